@@ -1,0 +1,25 @@
+//! Server settings: what the CLI parses and what tests set directly.
+use std::path::PathBuf;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: String,
+    pub brokers: Option<PathBuf>,
+    pub testing: bool,
+    pub timezone: String,
+    pub public_url: Option<String>,
+    pub max_body: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            listen: "127.0.0.1:6543".into(),
+            brokers: None,
+            testing: false,
+            timezone: "Europe/Kyiv".into(),
+            public_url: None,
+            max_body: 10 * 1024 * 1024,
+        }
+    }
+}
