@@ -1,1 +1,64 @@
-fn main() {}
+//! `tender-registry`: the server.
+
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tender_registry::{Application, Settings};
+
+/// A reference implementation of the Tender Procurement Service Interface 2.3.
+#[derive(Debug, Parser)]
+#[command(name = "tender-registry", version, about)]
+struct Cli {
+    /// Address to listen on.
+    #[arg(long, env = "TENDER_LISTEN", default_value = "127.0.0.1:6543")]
+    listen: String,
+    /// Brokers file in upstream auth.ini form ([brokers] entries `name = key[,levels]`).
+    /// Without it the brokers `broker`, `broker1` and `broker2` exist, each with its name
+    /// as key and every accreditation level.
+    #[arg(long, env = "TENDER_BROKERS")]
+    brokers: Option<PathBuf>,
+    /// Sandbox facilities: the clock control API at /testing/clock, and the
+    /// procurementMethodDetails / submissionMethodDetails acceleration fields.
+    #[arg(long, env = "TENDER_TESTING")]
+    testing: bool,
+    /// Time zone of the service: input without an offset is read in it, output is shown in it.
+    #[arg(long, env = "TENDER_TIMEZONE", default_value = "Europe/Kyiv")]
+    timezone: String,
+    /// Public base address for Location headers and auction addresses
+    /// (default: taken from each request's Host header).
+    #[arg(long, env = "TENDER_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "TENDER_MAX_BODY", default_value_t = 10 * 1024 * 1024)]
+    max_body: usize,
+    /// Log level: error, warn, info (one line per request), debug or trace.
+    #[arg(long, env = "TENDER_LOG", default_value = "info")]
+    log: tracing::Level,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_max_level(cli.log)
+        .with_target(false)
+        .init();
+    let settings = Settings {
+        listen: cli.listen,
+        brokers: cli.brokers,
+        testing: cli.testing,
+        timezone: cli.timezone,
+        public_url: cli.public_url,
+        max_body: cli.max_body,
+    };
+    let app = match Application::build(settings.clone()).await {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("tender-registry: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(address = %app.base_url(), testing = settings.testing, timezone = %settings.timezone, "tender-registry listening");
+    app.spawn().run_until_stopped().await;
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,173 @@
+//! Who is calling: brokers identified by the HTTP Basic user name, and the access tokens
+//! that bind a tender or a bid to the broker that created it.
+
+use base64::Engine;
+use salvo::http::header::AUTHORIZATION;
+use salvo::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Accreditation levels a broker gets when its entry names none.
+const ALL_LEVELS: &str = "1234";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    /// The entry name: it becomes the `owner` of what the broker creates.
+    pub name: String,
+    levels: String,
+}
+
+/// Accreditation a write needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Level 1: creating tenders.
+    Tenders,
+    /// Level 2: bids and questions.
+    Participation,
+}
+
+impl Broker {
+    pub fn accredited(&self, level: Level) -> bool {
+        let needed = match level {
+            Level::Tenders => '1',
+            Level::Participation => '2',
+        };
+        self.levels.contains(needed)
+    }
+
+    /// A broker accredited for test tenders only (level `t`).
+    pub fn test_only(&self) -> bool {
+        self.levels.contains('t')
+    }
+}
+
+/// The brokers known to the server, by API key.
+#[derive(Debug, Clone)]
+pub struct Brokers {
+    by_key: HashMap<String, Broker>,
+}
+
+impl Brokers {
+    /// `broker`, `broker1` and `broker2`, each with its name as key and every level.
+    pub fn builtin() -> Brokers {
+        let by_key = ["broker", "broker1", "broker2"]
+            .iter()
+            .map(|n| {
+                (
+                    n.to_string(),
+                    Broker {
+                        name: n.to_string(),
+                        levels: ALL_LEVELS.into(),
+                    },
+                )
+            })
+            .collect();
+        Brokers { by_key }
+    }
+
+    /// Reads an upstream-style `auth.ini`: sections are groups, entries `name = key[,levels]`.
+    /// Only the `[brokers]` group may act through this API.
+    pub fn load(path: &Path) -> Result<Brokers, String> {
+        let ini = ini::Ini::load_from_file(path)
+            .map_err(|e| format!("cannot read brokers file {}: {e}", path.display()))?;
+        let section = ini
+            .section(Some("brokers"))
+            .ok_or_else(|| format!("{} has no [brokers] section", path.display()))?;
+        let mut by_key = HashMap::new();
+        for (name, entry) in section.iter() {
+            let (key, levels) = entry.split_once(',').unwrap_or((entry, ALL_LEVELS));
+            let key = key.trim();
+            if key.is_empty() {
+                return Err(format!(
+                    "broker {name} in {} has an empty key",
+                    path.display()
+                ));
+            }
+            by_key.insert(
+                key.to_string(),
+                Broker {
+                    name: name.to_string(),
+                    levels: levels.trim().to_string(),
+                },
+            );
+        }
+        Ok(Brokers { by_key })
+    }
+
+    /// The broker named by the request's `Authorization` (Basic user name, or Bearer key).
+    /// An unknown key is the same as none.
+    pub fn identify(&self, req: &Request) -> Option<&Broker> {
+        let header = req.headers().get(AUTHORIZATION)?.to_str().ok()?;
+        let (scheme, credentials) = header.trim().split_once(' ')?;
+        let key = if scheme.eq_ignore_ascii_case("basic") {
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(credentials.trim())
+                .ok()?;
+            let text = String::from_utf8(decoded).ok()?;
+            text.split_once(':')
+                .map_or(text.clone(), |(user, _)| user.to_string())
+        } else if scheme.eq_ignore_ascii_case("bearer") {
+            credentials.trim().to_string()
+        } else {
+            return None;
+        };
+        self.by_key.get(&key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
+
+/// The access token a request presents: `?acc_token=`, `X-Access-Token`, or `access.token`
+/// in a JSON body (passed in by the caller once the body is read).
+pub fn presented_token(req: &Request, body_token: Option<&str>) -> Option<String> {
+    req.query::<String>("acc_token")
+        .filter(|t| !t.is_empty())
+        .or_else(|| {
+            req.headers()
+                .get("X-Access-Token")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        })
+        .or_else(|| body_token.map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn loads_brokers_with_levels() {
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(
+            file,
+            "[brokers]\nbroker = secret\ntester = t1,1t\n[auction]\nauction = auction"
+        )
+        .expect("write");
+        let brokers = Brokers::load(file.path()).expect("valid file");
+        assert_eq!(brokers.len(), 2);
+        let b = &brokers.by_key["secret"];
+        assert_eq!(b.name, "broker");
+        assert!(
+            b.accredited(Level::Tenders) && b.accredited(Level::Participation) && !b.test_only()
+        );
+        let t = &brokers.by_key["t1"];
+        assert!(
+            t.accredited(Level::Tenders) && !t.accredited(Level::Participation) && t.test_only()
+        );
+        assert!(!brokers.by_key.contains_key("auction"));
+    }
+
+    #[test]
+    fn a_file_without_brokers_is_refused() {
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(file, "[auction]\nauction = auction").expect("write");
+        assert!(Brokers::load(file.path()).is_err());
+    }
+}

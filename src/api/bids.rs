@@ -1,0 +1,203 @@
+//! `/tenders/{tender_id}/bids`: registered by brokers, each bid read and changed with its
+//! own token; confidential while tendering and during the auction.
+
+use super::auth::{Broker, Level, presented_token};
+use super::error::ApiError;
+use super::{app, body, param, reply};
+use crate::domain::bid::Bid;
+use crate::domain::tender::Tender;
+use crate::domain::{Change, Refusal};
+use salvo::prelude::*;
+use serde_json::Value as Json;
+
+fn is_bidder(bid: &Bid, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    matches!((broker, token), (Some(b), Some(tok)) if b.name == bid.owner && bid.token.matches(tok))
+}
+
+fn bid_json(bid: &Bid) -> Json {
+    serde_json::to_value(bid).unwrap_or_default()
+}
+
+#[handler]
+pub async fn list(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let bids = app.store.read(&param(req, "tender_id"), |t: &Tender| {
+        if t.status.reveals_bids()
+            || t.status == crate::domain::tender::TenderStatus::ActiveEnquiries
+        {
+            Ok(Json::Array(t.bids.iter().map(bid_json).collect()))
+        } else {
+            Err(Refusal::phase(format!(
+                "Can't view bids in current ({}) tender status",
+                t.status
+            )))
+        }
+    });
+    reply::ok(
+        req,
+        res,
+        bids.ok_or_else(|| ApiError::not_found("tender_id"))??,
+    );
+    Ok(())
+}
+
+#[handler]
+pub async fn show(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "bid_id");
+    let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
+    let bid = app.store.read(&param(req, "tender_id"), |t| {
+        let bid = t.bid(&id)?;
+        if t.status.reveals_bids() || is_bidder(bid, broker, token.as_deref()) {
+            Ok(bid_json(bid))
+        } else {
+            Err(Refusal::phase(format!(
+                "Can't view bid in current ({}) tender status",
+                t.status
+            )))
+        }
+    });
+    reply::ok(
+        req,
+        res,
+        bid.ok_or_else(|| ApiError::not_found("tender_id"))??,
+    );
+    Ok(())
+}
+
+#[handler]
+pub async fn place(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let tender_id = param(req, "tender_id");
+    let is_test = app
+        .store
+        .read(&tender_id, |t| t.is_test())
+        .ok_or_else(|| ApiError::not_found("tender_id"))?;
+    let body = body::read(req, app.max_body).await?;
+    let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
+    let data = body.data()?;
+    let refused = |name| Refusal::Forbidden {
+        location: "procurementMethodType",
+        name,
+        description: "Broker Accreditation level does not permit bid creation".into(),
+    };
+    if !broker.accredited(Level::Participation) {
+        return Err(refused("accreditation").into());
+    }
+    if broker.test_only() && !is_test {
+        return Err(refused("mode").into());
+    }
+    let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
+    let mut placed: Option<(Json, String)> = None;
+    app.store.update(
+        &tender_id,
+        now,
+        |t| {
+            let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root)?;
+            placed = Some((bid_json(bid), token));
+            Ok(Change::Silent)
+        },
+        |_| (),
+    )?;
+    let (bid, token) = placed.unwrap_or_default();
+    let location = format!(
+        "{api_root}/tenders/{tender_id}/bids/{}",
+        bid["id"].as_str().unwrap_or_default()
+    );
+    reply::created(req, res, &location, bid, Some(token));
+    Ok(())
+}
+
+/// The checks a bidder's write shares: 404s, Content-Type (when a body is expected), the
+/// bid's own credentials.
+async fn bidder_write(
+    req: &mut Request,
+    depot: &Depot,
+    with_body: bool,
+) -> Result<
+    (
+        std::sync::Arc<super::App>,
+        String,
+        String,
+        Option<body::Body>,
+    ),
+    ApiError,
+> {
+    let app = app(depot)?;
+    let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
+    app.store
+        .read(&tender_id, |t| t.bid(&id).map(|_| ()))
+        .ok_or_else(|| ApiError::not_found("tender_id"))??;
+    let body = if with_body {
+        Some(body::read(req, app.max_body).await?)
+    } else {
+        None
+    };
+    let broker = app.brokers.identify(req);
+    let token = presented_token(req, body.as_ref().and_then(|b| b.token()));
+    let allowed = app
+        .store
+        .read(&tender_id, |t| {
+            t.bid(&id)
+                .is_ok_and(|b| is_bidder(b, broker, token.as_deref()))
+        })
+        .unwrap_or(false);
+    if !allowed {
+        return Err(ApiError::forbidden());
+    }
+    Ok((app, tender_id, id, body))
+}
+
+#[handler]
+pub async fn change(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let (app, tender_id, id, body) = bidder_write(req, depot, true).await?;
+    let body = body.ok_or_else(ApiError::forbidden)?;
+    let data = body.data()?;
+    let (cx, now) = (app.cx(), app.now());
+    let view = app.store.update(
+        &tender_id,
+        now,
+        |t| t.change_bid(&id, data, &cx, now),
+        |t| t.bid(&id).map(bid_json),
+    )??;
+    reply::ok(req, res, view);
+    Ok(())
+}
+
+#[handler]
+pub async fn withdraw(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let (app, tender_id, id, _) = bidder_write(req, depot, false).await?;
+    let now = app.now();
+    let mut removed = Json::Null;
+    app.store.update(
+        &tender_id,
+        now,
+        |t| {
+            removed = bid_json(&t.withdraw_bid(&id, now)?);
+            Ok(Change::Silent)
+        },
+        |_| (),
+    )?;
+    reply::ok(req, res, removed);
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! Reading a JSON request body: the Content-Type, the size limit, the decoding and the
+//! `{"data": {...}}` envelope, each with upstream's error.
+
+use super::error::ApiError;
+use salvo::http::ParseError;
+use salvo::http::StatusCode;
+use salvo::http::header::CONTENT_TYPE;
+use salvo::prelude::*;
+use serde_json::Value as Json;
+
+/// A request body that passed the Content-Type check. Decoding problems are kept, not
+/// raised, because a missing permission outranks them.
+pub struct Body {
+    json: Option<Json>,
+}
+
+/// Only `application/json` is accepted (parameters such as `charset` may follow).
+pub fn check_content_type(req: &Request) -> Result<(), ApiError> {
+    let ok = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "header",
+            "Content-Type",
+            "Content-Type header should be one of ['application/json']",
+        ))
+    }
+}
+
+pub async fn read(req: &mut Request, max_body: usize) -> Result<Body, ApiError> {
+    check_content_type(req)?;
+    let bytes = match req.payload_with_max_size(max_body).await {
+        Ok(bytes) => bytes,
+        Err(ParseError::PayloadTooLarge) => {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body",
+                "data",
+                format!("Request body is larger than the limit of {max_body} bytes"),
+            ));
+        }
+        Err(e) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "body",
+                "data",
+                format!("Could not read the body: {e}"),
+            ));
+        }
+    };
+    Ok(Body {
+        json: serde_json::from_slice(bytes).ok(),
+    })
+}
+
+impl Body {
+    /// `access.token` at the top level of the body.
+    pub fn token(&self) -> Option<&str> {
+        self.json.as_ref()?.get("access")?.get("token")?.as_str()
+    }
+
+    /// `options.pretty` at the top level asks for indented output.
+    pub fn pretty(&self) -> bool {
+        self.json
+            .as_ref()
+            .and_then(|j| j.get("options")?.get("pretty")?.as_bool())
+            .unwrap_or(false)
+    }
+
+    /// The `data` object.
+    pub fn data(&self) -> Result<&Json, ApiError> {
+        let json = self.json.as_ref().ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "body",
+                "data",
+                "No JSON object could be decoded",
+            )
+        })?;
+        json.get("data").filter(|d| d.is_object()).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "body",
+                "data",
+                "Data not available",
+            )
+        })
+    }
+}

@@ -1,0 +1,116 @@
+//! The clock control API (only with `--testing`): `GET` and `POST /testing/clock`.
+//!
+//! A POST answers only after every transition that became due has been applied, so the
+//! caller sees a settled world.
+
+use super::error::ApiError;
+use super::{app, body, reply};
+use crate::clock::ClockError;
+use crate::domain::Refusal;
+use crate::domain::parse::{Obj, Problem};
+use crate::domain::time::Timestamp;
+use salvo::prelude::*;
+use serde_json::{Value as Json, json};
+use time::Duration;
+
+fn state(app: &super::App) -> Json {
+    json!({"now": app.now(), "frozen": app.clock.is_frozen()})
+}
+
+#[handler]
+pub async fn show(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    reply::ok(req, res, state(&app));
+    Ok(())
+}
+
+/// An ISO 8601 duration such as `P2DT3H`, `PT90S` or `P1W`.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let rest = text.strip_prefix('P')?;
+    let (date, time) = rest.split_once('T').unwrap_or((rest, ""));
+    if date.is_empty() && time.is_empty() {
+        return None;
+    }
+    let mut total = Duration::ZERO;
+    for (part, units) in [
+        (date, [('W', 604_800.0), ('D', 86_400.0), ('_', 0.0)]),
+        (time, [('H', 3_600.0), ('M', 60.0), ('S', 1.0)]),
+    ] {
+        let mut number = String::new();
+        for c in part.chars() {
+            if c.is_ascii_digit() || c == '.' {
+                number.push(c);
+                continue;
+            }
+            let seconds = units.iter().find(|(u, _)| *u == c)?.1;
+            let n: f64 = number.parse().ok()?;
+            total += Duration::seconds_f64(n * seconds);
+            number.clear();
+        }
+        if !number.is_empty() {
+            return None;
+        }
+    }
+    Some(total)
+}
+
+#[handler]
+pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let body = body::read(req, app.max_body).await?;
+    let data = body.data()?;
+    let cx = app.cx();
+    let mut o = Obj::new(data, &cx, "Clock").map_err(Refusal::from)?;
+    let now: Option<Timestamp> = o.opt("now");
+    let advance: Option<String> = o.opt("advance");
+    let frozen: Option<bool> = o.opt("frozen");
+    let advance = match advance {
+        Some(text) => match parse_duration(&text) {
+            Some(d) => Some(d),
+            None => {
+                o.fail(
+                    "advance",
+                    Problem::msg(format!(
+                        "Could not parse {text}. Should be an ISO 8601 duration such as P2DT3H."
+                    )),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+    o.done(|| Some(())).map_err(Refusal::from)?;
+    let moved = app.clock.set(now.map(|t| t.instant()), advance, frozen);
+    if moved == Err(ClockError::Backwards) {
+        let message = format!("The clock only moves forward; it is now {}.", app.now());
+        return Err(Refusal::field(
+            if now.is_some() { "now" } else { "advance" },
+            Problem::msg(message),
+        )
+        .into());
+    }
+    app.store.run_due(app.now());
+    reply::ok(req, res, state(&app));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use time::Duration;
+
+    #[test]
+    fn iso_durations() {
+        assert_eq!(parse_duration("P2DT3H"), Some(Duration::hours(51)));
+        assert_eq!(parse_duration("PT90S"), Some(Duration::seconds(90)));
+        assert_eq!(parse_duration("P1W"), Some(Duration::days(7)));
+        assert_eq!(parse_duration("PT0.5S"), Some(Duration::milliseconds(500)));
+        for bad in ["", "P", "2D", "PT", "P2X", "PT5"] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Documents of tenders, bids and contracts: `…/documents[/{document_id}]`.
+//!
+//! Tender and contract documents belong to the tender owner; bid documents to the bid's
+//! owner, and while bids are confidential only that owner may read them.
+
+use super::auth::{Broker, presented_token};
+use super::error::ApiError;
+use super::{App, app, body, is_owner, param, reply};
+use crate::domain::Refusal;
+use crate::domain::attachments::Holder;
+use crate::domain::document::UrlStyle;
+use crate::domain::tender::Tender;
+use salvo::http::StatusCode;
+use salvo::http::header::{HeaderValue, LOCATION};
+use salvo::prelude::*;
+use serde_json::Value as Json;
+
+fn holder(req: &Request) -> Holder {
+    if let Some(bid) = req.param::<String>("bid_id") {
+        Holder::Bid(bid)
+    } else if let Some(contract) = req.param::<String>("contract_id") {
+        Holder::Contract(contract)
+    } else {
+        Holder::Tender
+    }
+}
+
+/// The collection address of the holder's documents.
+fn collection(app: &App, req: &Request, tender_id: &str, holder: &Holder) -> String {
+    let root = format!("{}/tenders/{tender_id}", app.api_root(req));
+    match holder {
+        Holder::Tender => format!("{root}/documents"),
+        Holder::Bid(id) => format!("{root}/bids/{id}/documents"),
+        Holder::Contract(id) => format!("{root}/contracts/{id}/documents"),
+    }
+}
+
+/// May the caller change the holder's documents?
+fn may_write(t: &Tender, holder: &Holder, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    match holder {
+        Holder::Bid(id) => t.bid(id).is_ok_and(|b| matches!((broker, token), (Some(br), Some(tok)) if br.name == b.owner && b.token.matches(tok))),
+        _ => is_owner(t, broker, token),
+    }
+}
+
+/// Reads of bid documents while bids are confidential need the bid's own credentials.
+fn may_read(
+    t: &Tender,
+    holder: &Holder,
+    broker: Option<&Broker>,
+    token: Option<&str>,
+    what: &str,
+) -> Result<(), Refusal> {
+    match holder {
+        Holder::Bid(_) if !t.status.reveals_bids() && !may_write(t, holder, broker, token) => {
+            Err(Refusal::phase(format!(
+                "Can't view {what} in current ({}) tender status",
+                t.status
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Looks up the tender and the holder, so that unknown ids answer 404 before anything else.
+fn find(
+    app: &App,
+    tender_id: &str,
+    holder: &Holder,
+    document_id: Option<&str>,
+) -> Result<(), ApiError> {
+    let found = app.store.read(tender_id, |t| {
+        t.documents_of(holder)?;
+        match document_id {
+            Some(id) => t.document(holder, id).map(|_| ()),
+            None => Ok(()),
+        }
+    });
+    match found {
+        None => Err(ApiError::not_found("tender_id")),
+        Some(result) => result.map_err(ApiError::from),
+    }
+}
+
+#[handler]
+pub async fn list(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (tender_id, holder) = (param(req, "tender_id"), holder(req));
+    find(&app, &tender_id, &holder, None)?;
+    let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
+    let docs = app.store.read(&tender_id, |t| -> Result<Json, Refusal> {
+        may_read(t, &holder, broker, token.as_deref(), "bid documents")?;
+        let mut docs: Vec<_> = t.documents_of(&holder)?.iter().collect();
+        docs.sort_by_key(|d| d.current.date_modified);
+        Ok(serde_json::to_value(docs).unwrap_or_default())
+    });
+    let docs = docs.ok_or_else(|| ApiError::not_found("tender_id"))??;
+    reply::ok(req, res, docs);
+    Ok(())
+}
+
+#[handler]
+pub async fn show(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (tender_id, holder, id) = (
+        param(req, "tender_id"),
+        holder(req),
+        param(req, "document_id"),
+    );
+    find(&app, &tender_id, &holder, Some(&id))?;
+    let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
+    let download = req.query::<String>("download");
+    let found = app
+        .store
+        .read(&tender_id, |t| -> Result<Result<Json, String>, Refusal> {
+            may_read(t, &holder, broker, token.as_deref(), "bid document")?;
+            let doc = t.document(&holder, &id)?;
+            match &download {
+                Some(key) => doc
+                    .download(key)
+                    .map(|url| Err(url.to_string()))
+                    .ok_or(Refusal::NotFound("download")),
+                None => Ok(Ok(doc.with_versions())),
+            }
+        });
+    match found.ok_or_else(|| ApiError::not_found("tender_id"))?? {
+        Ok(view) => reply::ok(req, res, view),
+        Err(url) => {
+            res.status_code(StatusCode::FOUND);
+            let location =
+                HeaderValue::from_str(&url).map_err(|_| ApiError::not_found("download"))?;
+            res.headers_mut().insert(LOCATION, location);
+        }
+    }
+    Ok(())
+}
+
+/// The checks every write shares: 404s, Content-Type, the holder's credentials, the body.
+async fn writable(
+    req: &mut Request,
+    app: &App,
+    holder: &Holder,
+    document_id: Option<&str>,
+) -> Result<(String, body::Body), ApiError> {
+    let tender_id = param(req, "tender_id");
+    find(app, &tender_id, holder, document_id)?;
+    let body = body::read(req, app.max_body).await?;
+    let broker = app.brokers.identify(req);
+    let token = presented_token(req, body.token());
+    let allowed = app
+        .store
+        .read(&tender_id, |t| {
+            may_write(t, holder, broker, token.as_deref())
+        })
+        .unwrap_or(false);
+    if !allowed {
+        return Err(ApiError::forbidden());
+    }
+    body.data()?;
+    Ok((tender_id, body))
+}
+
+fn style<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> UrlStyle<'a> {
+    match holder {
+        Holder::Bid(_) => UrlStyle::Download(collection(app, req, tender_id, holder)),
+        _ => UrlStyle::Signed(&app.signer),
+    }
+}
+
+#[handler]
+pub async fn upload(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let holder = holder(req);
+    let (tender_id, body) = writable(req, &app, &holder, None).await?;
+    let data = body.data()?;
+    let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
+    let new_id = std::cell::OnceCell::new();
+    let view = app.store.update(
+        &tender_id,
+        now,
+        |t| {
+            let (id, change) = t.attach(&holder, data, &cx, now, &style)?;
+            let _ = new_id.set(id);
+            Ok(change)
+        },
+        |t| {
+            t.document(&holder, new_id.get().map_or("", String::as_str))
+                .map(|d| serde_json::to_value(d).unwrap_or_default())
+        },
+    )??;
+    let new_id = new_id.get().cloned().unwrap_or_default();
+    let location = format!("{}/{new_id}", collection(&app, req, &tender_id, &holder));
+    reply::created(req, res, &location, view, None);
+    Ok(())
+}
+
+#[handler]
+pub async fn replace(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (holder, id) = (holder(req), param(req, "document_id"));
+    let (tender_id, body) = writable(req, &app, &holder, Some(&id)).await?;
+    let data = body.data()?;
+    let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
+    let view = app.store.update(
+        &tender_id,
+        now,
+        |t| t.replace_document(&holder, &id, data, &cx, now, &style),
+        |t| {
+            t.document(&holder, &id)
+                .map(|d| serde_json::to_value(d).unwrap_or_default())
+        },
+    )??;
+    reply::ok(req, res, view);
+    Ok(())
+}
+
+#[handler]
+pub async fn describe(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (holder, id) = (holder(req), param(req, "document_id"));
+    let (tender_id, body) = writable(req, &app, &holder, Some(&id)).await?;
+    let data = body.data()?;
+    let (cx, now) = (app.cx(), app.now());
+    let view = app.store.update(
+        &tender_id,
+        now,
+        |t| t.describe_document(&holder, &id, data, &cx, now),
+        |t| {
+            t.document(&holder, &id)
+                .map(|d| serde_json::to_value(d).unwrap_or_default())
+        },
+    )??;
+    reply::ok(req, res, view);
+    Ok(())
+}

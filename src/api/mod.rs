@@ -1,0 +1,242 @@
+//! The HTTP layer: routing, the envelope and errors, authentication, and one module per
+//! resource. [`router`] reads like the spec's endpoint table.
+
+mod auctions;
+pub mod auth;
+mod awards;
+mod bids;
+pub mod body;
+mod clock;
+mod documents;
+pub mod error;
+mod listing;
+mod questions;
+pub mod reply;
+mod tenders;
+
+use crate::clock::Clock;
+use crate::domain::document::Signer;
+use crate::domain::parse::Cx;
+use crate::domain::tender::Tender;
+use crate::domain::time::{Timestamp, Zone};
+use crate::store::Store;
+use auth::{Broker, Brokers};
+use error::ApiError;
+use salvo::catcher::Catcher;
+use salvo::http::header::{HOST, HeaderValue};
+use salvo::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const API_PREFIX: &str = "/api/2.3";
+
+/// Everything a request handler needs, shared by all requests of one server.
+pub struct App {
+    pub store: Arc<Store>,
+    pub clock: Arc<Clock>,
+    pub brokers: Brokers,
+    pub zone: Zone,
+    pub testing: bool,
+    pub public_url: Option<String>,
+    pub max_body: usize,
+    pub signer: Signer,
+}
+
+impl App {
+    pub fn now(&self) -> Timestamp {
+        self.zone.at(self.clock.now())
+    }
+
+    pub fn cx(&self) -> Cx {
+        Cx {
+            zone: self.zone,
+            testing: self.testing,
+        }
+    }
+
+    /// The server's public base address: `--public-url`, else taken from the request's Host.
+    pub fn base_url(&self, req: &Request) -> String {
+        if let Some(url) = &self.public_url {
+            return url.trim_end_matches('/').to_string();
+        }
+        let host = req
+            .headers()
+            .get(HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        format!(
+            "http://{}",
+            host.unwrap_or_else(|| req.local_addr().to_string())
+        )
+    }
+
+    /// `{base}/api/2.3`.
+    pub fn api_root(&self, req: &Request) -> String {
+        format!("{}{API_PREFIX}", self.base_url(req))
+    }
+}
+
+/// The app of the current request.
+pub fn app(depot: &Depot) -> Result<Arc<App>, ApiError> {
+    depot.get_typed::<Arc<App>>().ok().cloned().ok_or_else(|| {
+        ApiError::new(
+            salvo::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "url",
+            "state",
+            "Server state is missing",
+        )
+    })
+}
+
+/// A path parameter (always present on the routes that use it).
+pub fn param(req: &Request, name: &str) -> String {
+    req.param::<String>(name).unwrap_or_default()
+}
+
+/// The tender's owner: the broker that created it, presenting its token.
+pub fn is_owner(t: &Tender, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    matches!((broker, token), (Some(b), Some(tok)) if b.name == t.owner && t.owner_token.matches(tok))
+}
+
+struct InjectApp(Arc<App>);
+
+#[async_trait]
+impl Handler for InjectApp {
+    async fn handle(
+        &self,
+        _req: &mut Request,
+        depot: &mut Depot,
+        _res: &mut Response,
+        _ctrl: &mut FlowCtrl,
+    ) {
+        depot.insert_typed(self.0.clone());
+    }
+}
+
+/// One log line per request, and an `X-Request-ID` on every response.
+#[handler]
+async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+    let started = Instant::now();
+    let request_id = format!("req-{}", crate::domain::ids::new_id());
+    ctrl.call_next(req, depot, res).await;
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        res.headers_mut().insert("X-Request-ID", value);
+    }
+    let status = res.status_code.map_or(200, |s| s.as_u16());
+    tracing::info!(
+        method = %req.method(),
+        path = %req.uri().path(),
+        status,
+        micros = started.elapsed().as_micros() as u64,
+        request_id,
+        "request"
+    );
+}
+
+/// The whole API surface.
+pub fn router(testing: bool) -> Router {
+    let tender = Router::with_path("{tender_id}")
+        .get(tenders::show)
+        .patch(tenders::change)
+        .push(
+            Router::with_path("documents")
+                .get(documents::list)
+                .post(documents::upload)
+                .push(
+                    Router::with_path("{document_id}")
+                        .get(documents::show)
+                        .patch(documents::describe)
+                        .put(documents::replace),
+                ),
+        )
+        .push(
+            Router::with_path("questions")
+                .get(questions::list)
+                .post(questions::ask)
+                .push(
+                    Router::with_path("{question_id}")
+                        .get(questions::show)
+                        .patch(questions::answer),
+                ),
+        )
+        .push(
+            Router::with_path("bids")
+                .get(bids::list)
+                .post(bids::place)
+                .push(
+                    Router::with_path("{bid_id}")
+                        .get(bids::show)
+                        .patch(bids::change)
+                        .delete(bids::withdraw)
+                        .push(
+                            Router::with_path("documents")
+                                .get(documents::list)
+                                .post(documents::upload)
+                                .push(
+                                    Router::with_path("{document_id}")
+                                        .get(documents::show)
+                                        .patch(documents::describe)
+                                        .put(documents::replace),
+                                ),
+                        ),
+                ),
+        )
+        .push(
+            Router::with_path("awards").get(awards::list).push(
+                Router::with_path("{award_id}")
+                    .get(awards::show)
+                    .patch(awards::decide),
+            ),
+        )
+        .push(
+            Router::with_path("contracts").get(awards::contracts).push(
+                Router::with_path("{contract_id}")
+                    .get(awards::contract)
+                    .patch(awards::change_contract)
+                    .push(
+                        Router::with_path("documents")
+                            .get(documents::list)
+                            .post(documents::upload)
+                            .push(
+                                Router::with_path("{document_id}")
+                                    .get(documents::show)
+                                    .patch(documents::describe)
+                                    .put(documents::replace),
+                            ),
+                    ),
+            ),
+        );
+    let api = Router::with_path("api/2.3")
+        .push(
+            Router::with_path("spore")
+                .get(tenders::spore)
+                .head(tenders::spore),
+        )
+        .push(
+            Router::with_path("tenders")
+                .get(listing::list)
+                .head(listing::list)
+                .post(tenders::create)
+                .push(tender),
+        );
+    let mut root = Router::new()
+        .push(api)
+        .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
+    if testing {
+        root = root.push(
+            Router::with_path("testing/clock")
+                .get(clock::show)
+                .post(clock::set),
+        );
+    }
+    root
+}
+
+/// The service: the router with the shared state, the access log and JSON errors.
+pub fn service(app: Arc<App>) -> Service {
+    let testing = app.testing;
+    Service::new(router(testing))
+        .hoop(InjectApp(app))
+        .hoop(access_log)
+        .catcher(Catcher::default().hoop(error::catcher))
+}

@@ -1,0 +1,132 @@
+//! The one source of "now": the wall clock plus an offset, optionally frozen.
+//!
+//! Time only moves forward. Tests and brokers move it through the clock control API (with
+//! `--testing`); the scheduler wakes whenever it moves.
+
+use std::sync::Mutex;
+use time::{Duration, OffsetDateTime};
+use tokio::sync::watch;
+
+#[derive(Debug, Clone, Copy)]
+struct State {
+    offset: Duration,
+    frozen_at: Option<OffsetDateTime>,
+    /// The latest moment handed out, so that a wall clock stepping back never shows.
+    last: OffsetDateTime,
+}
+
+pub struct Clock {
+    state: Mutex<State>,
+    moved: watch::Sender<u64>,
+}
+
+/// Refused clock moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClockError {
+    Backwards,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::new()
+    }
+}
+
+impl Clock {
+    pub fn new() -> Clock {
+        let (moved, _) = watch::channel(0);
+        Clock {
+            state: Mutex::new(State {
+                offset: Duration::ZERO,
+                frozen_at: None,
+                last: OffsetDateTime::UNIX_EPOCH,
+            }),
+            moved,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn read(state: &mut State) -> OffsetDateTime {
+        let now = state
+            .frozen_at
+            .unwrap_or_else(|| OffsetDateTime::now_utc() + state.offset);
+        state.last = state.last.max(now);
+        state.last
+    }
+
+    pub fn now(&self) -> OffsetDateTime {
+        Clock::read(&mut self.lock())
+    }
+
+    pub fn is_frozen(&self) -> bool {
+        self.lock().frozen_at.is_some()
+    }
+
+    /// Moves the clock to `target` (never back) and optionally freezes or thaws it there.
+    pub fn set(
+        &self,
+        target: Option<OffsetDateTime>,
+        advance: Option<Duration>,
+        frozen: Option<bool>,
+    ) -> Result<OffsetDateTime, ClockError> {
+        let mut state = self.lock();
+        let now = Clock::read(&mut state);
+        let target = match (target, advance) {
+            (Some(t), _) => t,
+            (None, Some(d)) => now + d,
+            (None, None) => now,
+        };
+        if target < now {
+            return Err(ClockError::Backwards);
+        }
+        let freeze = frozen.unwrap_or(state.frozen_at.is_some());
+        state.offset = target - OffsetDateTime::now_utc();
+        state.frozen_at = freeze.then_some(target);
+        state.last = target;
+        drop(state);
+        self.moved.send_modify(|n| *n += 1);
+        Ok(target)
+    }
+
+    /// A receiver that sees every move of the clock.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.moved.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_forward_and_freezes() {
+        let clock = Clock::new();
+        let start = clock.now();
+        let later = clock
+            .set(None, Some(Duration::days(2)), Some(true))
+            .expect("forward");
+        assert!(later - start >= Duration::days(2));
+        assert!(clock.is_frozen());
+        assert_eq!(clock.now(), later);
+        assert_eq!(
+            clock.set(Some(start), None, None),
+            Err(ClockError::Backwards)
+        );
+        assert_eq!(clock.now(), later);
+    }
+
+    #[test]
+    fn thawed_clock_runs_from_where_it_was_set() {
+        let clock = Clock::new();
+        let target = clock.now() + Duration::days(10);
+        clock.set(Some(target), None, Some(false)).expect("forward");
+        let now = clock.now();
+        assert!(now >= target && now - target < Duration::seconds(5));
+        assert!(!clock.is_frozen());
+    }
+}

@@ -1,0 +1,151 @@
+//! The embedded auction: when it starts, how long it runs, and how bids are ranked.
+//!
+//! There is no live bidding: at its planned end the auction settles on the bids' values,
+//! ranked by upstream's normalised price, so a whole flow runs inside one server.
+
+use super::bid::Bid;
+use super::item::Feature;
+use super::time::{Timestamp, Zone};
+use super::working_days::next_working_day;
+use std::collections::HashMap;
+use time::{Date, Duration, Time};
+
+/// Auctions start on the half hour from 11:00; the last slot starts at 15:30.
+const FIRST_SLOT: Time = time::macros::time!(11:00);
+const SLOT: Duration = Duration::minutes(30);
+const SLOTS_PER_DAY: u32 = 10;
+/// Auctions that may run side by side in one slot.
+const STREAMS: u32 = 10;
+
+/// Books auction slots day by day, so that planning is deterministic.
+#[derive(Debug, Default)]
+pub struct AuctionCalendar {
+    booked: HashMap<Date, u32>,
+}
+
+impl AuctionCalendar {
+    /// Plans a start at or after `earliest`: on a working day from the slot grid, the
+    /// same day only while the candidate (an hour after `earliest`) is before 11:00.
+    pub fn plan(&mut self, zone: &Zone, earliest: Timestamp) -> Timestamp {
+        let candidate = zone.shift(earliest, Duration::hours(1));
+        let mut day = zone.date_of(candidate);
+        if candidate.instant().time() >= FIRST_SLOT {
+            day = day.next_day().unwrap_or(day);
+        }
+        loop {
+            day = next_working_day(day);
+            let booked = self.booked.entry(day).or_default();
+            if *booked < SLOTS_PER_DAY * STREAMS {
+                let slot = *booked / STREAMS;
+                *booked += 1;
+                let start = zone.local(day, FIRST_SLOT);
+                return zone.shift(start, SLOT * slot as i32);
+            }
+            day = day.next_day().unwrap_or(day);
+        }
+    }
+}
+
+/// When the auction may start: the tendering end, rounded up to the next local midnight
+/// unless the sandbox asks for a quick auction.
+pub fn should_start_after(zone: &Zone, tender_end: Timestamp, quick: bool) -> Timestamp {
+    if quick || tender_end.instant().time() == Time::MIDNIGHT {
+        return tender_end;
+    }
+    let next = zone
+        .date_of(tender_end)
+        .next_day()
+        .unwrap_or_else(|| zone.date_of(tender_end));
+    zone.local(next, Time::MIDNIGHT)
+}
+
+/// The planned length of an auction: three rounds of two minutes per bidder, plus the
+/// pauses upstream allowed for.
+pub fn duration(bids: usize, accelerator: Option<u32>) -> Duration {
+    let plain = Duration::minutes(6) * bids as i32 + Duration::minutes(24);
+    plain / accelerator.unwrap_or(1).max(1)
+}
+
+/// A bid's price for ranking: its amount reduced by the weight of its feature answers.
+pub fn normalised_price(bid: &Bid, features: &[Feature]) -> f64 {
+    if features.is_empty() {
+        return bid.value.amount;
+    }
+    let max_sum: f64 = features.iter().map(Feature::max_value).sum();
+    let answered: f64 = bid.parameters.iter().map(|p| p.value).sum();
+    bid.value.amount / (1.0 + answered / (1.0 - max_sum))
+}
+
+/// Bids from best to worst: lowest normalised price, ties to the earlier bid.
+pub fn ranking<'a>(bids: impl Iterator<Item = &'a Bid>, features: &[Feature]) -> Vec<&'a Bid> {
+    let mut ranked: Vec<&Bid> = bids.collect();
+    ranked.sort_by(|a, b| {
+        normalised_price(a, features)
+            .total_cmp(&normalised_price(b, features))
+            .then(a.date.cmp(&b.date))
+    });
+    ranked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone() -> Zone {
+        Zone::named("Europe/Kyiv").expect("zone")
+    }
+
+    fn at(s: &str) -> Timestamp {
+        zone().parse(s).expect("date")
+    }
+
+    #[test]
+    fn should_start_after_rounds_up_to_midnight() {
+        assert_eq!(
+            should_start_after(&zone(), at("2017-07-25T17:36"), false),
+            at("2017-07-26T00:00")
+        );
+        assert_eq!(
+            should_start_after(&zone(), at("2017-07-26T00:00"), false),
+            at("2017-07-26T00:00")
+        );
+        assert_eq!(
+            should_start_after(&zone(), at("2017-07-25T17:36"), true),
+            at("2017-07-25T17:36")
+        );
+    }
+
+    #[test]
+    fn auctions_start_on_working_days_in_half_hour_slots() {
+        let mut calendar = AuctionCalendar::default();
+        // Midnight Wednesday → 11:00 Wednesday.
+        assert_eq!(
+            calendar.plan(&zone(), at("2017-07-26T00:00")),
+            at("2017-07-26T11:00")
+        );
+        for _ in 1..STREAMS {
+            calendar.plan(&zone(), at("2017-07-26T00:00"));
+        }
+        // The first slot is full: the next auction takes 11:30.
+        assert_eq!(
+            calendar.plan(&zone(), at("2017-07-26T00:00")),
+            at("2017-07-26T11:30")
+        );
+        // Midnight Saturday → Monday.
+        assert_eq!(
+            calendar.plan(&zone(), at("2017-07-29T00:00")),
+            at("2017-07-31T11:00")
+        );
+        // After ten in the morning → the next working day.
+        assert_eq!(
+            calendar.plan(&zone(), at("2017-07-27T10:30")),
+            at("2017-07-28T11:00")
+        );
+    }
+
+    #[test]
+    fn duration_grows_with_bidders() {
+        assert_eq!(duration(2, None), Duration::minutes(36));
+        assert_eq!(duration(2, Some(36)), Duration::minutes(1));
+    }
+}

@@ -1,0 +1,219 @@
+//! Awards: the owner's decision on the best remaining bid.
+
+use super::contract::{Contract, ContractStatus};
+use super::ids;
+use super::lifecycle;
+use super::money::{Money, Period};
+use super::organization::Organization;
+use super::parse::{Cx, Obj};
+use super::tender::{Tender, TenderStatus};
+use super::time::{Timestamp, Zone};
+use super::working_days::add_working_days;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+/// The stand-still after a decision, in working days.
+pub const STAND_STILL_DAYS: u32 = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AwardStatus {
+    Pending,
+    Active,
+    Unsuccessful,
+    Cancelled,
+}
+
+impl AwardStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AwardStatus::Pending => "pending",
+            AwardStatus::Active => "active",
+            AwardStatus::Unsuccessful => "unsuccessful",
+            AwardStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Award {
+    pub id: String,
+    #[serde(rename = "bid_id")]
+    pub bid_id: String,
+    pub status: AwardStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub date: Timestamp,
+    pub value: Money,
+    pub suppliers: Vec<Organization>,
+    pub complaint_period: Period,
+}
+
+impl Award {
+    pub fn new(
+        bid_id: String,
+        value: Money,
+        suppliers: Vec<Organization>,
+        now: Timestamp,
+    ) -> Award {
+        Award {
+            id: ids::new_id(),
+            bid_id,
+            status: AwardStatus::Pending,
+            title: None,
+            description: None,
+            date: now,
+            value,
+            suppliers,
+            complaint_period: Period {
+                start_date: Some(now),
+                end_date: None,
+            },
+        }
+    }
+}
+
+impl Tender {
+    pub fn award(&self, id: &str) -> Result<&Award, Refusal> {
+        self.awards
+            .iter()
+            .find(|a| a.id == id)
+            .ok_or(Refusal::NotFound("award_id"))
+    }
+
+    /// The owner's decision on an award: `pending` → `active` (a contract is prepared),
+    /// `pending` → `unsuccessful` (the next bid is awarded), `active` → `cancelled` (its
+    /// contract is cancelled and the bid is awarded anew, pending).
+    pub fn decide_award(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        let index = self
+            .awards
+            .iter()
+            .position(|a| a.id == id)
+            .ok_or(Refusal::NotFound("award_id"))?;
+        let mut o = Obj::new(data, cx, "Award")?;
+        o.skip(&[
+            "id",
+            "bid_id",
+            "date",
+            "value",
+            "suppliers",
+            "complaintPeriod",
+            "documents",
+            "complaints",
+            "lotID",
+        ]);
+        let statuses = ["pending", "active", "unsuccessful", "cancelled"];
+        let status = o.choice("status", &statuses);
+        let title: Option<String> = o.opt("title");
+        let description: Option<String> = o.opt("description");
+        o.done(|| Some(()))?;
+        if !matches!(
+            self.status,
+            TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded
+        ) {
+            return Err(Refusal::phase(format!(
+                "Can't update award in current ({}) tender status",
+                self.status
+            )));
+        }
+        let zone = cx.zone;
+        let accelerator = lifecycle::accelerator(self);
+        let award = &self.awards[index];
+        let from = award.status;
+        let to = match status.as_deref() {
+            Some("active") => AwardStatus::Active,
+            Some("unsuccessful") => AwardStatus::Unsuccessful,
+            Some("cancelled") => AwardStatus::Cancelled,
+            _ => from,
+        };
+        let mut change = Change::None;
+        if title.is_some() && title != award.title
+            || description.is_some() && description != award.description
+        {
+            let award = &mut self.awards[index];
+            award.title = title.or(award.title.take());
+            award.description = description.or(award.description.take());
+            change = Change::Public;
+        }
+        match (from, to) {
+            (f, t) if f == t => {}
+            (AwardStatus::Pending, AwardStatus::Active) => {
+                self.settle_award(index, to, now, &zone, accelerator);
+                self.prepare_contract(index, now);
+                lifecycle::add_next_award(self, now);
+                change = Change::Public;
+            }
+            (AwardStatus::Pending, AwardStatus::Unsuccessful) => {
+                self.settle_award(index, to, now, &zone, accelerator);
+                lifecycle::add_next_award(self, now);
+                change = Change::Public;
+            }
+            (AwardStatus::Active, AwardStatus::Cancelled) => {
+                let award = &mut self.awards[index];
+                award.status = AwardStatus::Cancelled;
+                award.date = now;
+                award.complaint_period.end_date = Some(now);
+                let award_id = award.id.clone();
+                for contract in self.contracts.iter_mut().filter(|c| c.award_id == award_id) {
+                    contract.status = ContractStatus::Cancelled;
+                    contract.date = now;
+                }
+                lifecycle::add_next_award(self, now);
+                change = Change::Public;
+            }
+            _ => {
+                return Err(Refusal::phase(format!(
+                    "Can't update award in current ({}) status",
+                    from.as_str()
+                )));
+            }
+        }
+        Ok(change)
+    }
+
+    fn settle_award(
+        &mut self,
+        index: usize,
+        to: AwardStatus,
+        now: Timestamp,
+        zone: &Zone,
+        accelerator: Option<u32>,
+    ) {
+        let award = &mut self.awards[index];
+        award.status = to;
+        award.date = now;
+        award.complaint_period.end_date =
+            Some(add_working_days(zone, now, STAND_STILL_DAYS, accelerator));
+    }
+
+    fn prepare_contract(&mut self, award_index: usize, now: Timestamp) {
+        let award = &self.awards[award_index];
+        let contract = Contract {
+            id: ids::new_id(),
+            contract_id: format!("{}-{}", self.tender_id, self.contracts.len() + 1),
+            award_id: award.id.clone(),
+            status: ContractStatus::Pending,
+            title: None,
+            description: None,
+            contract_number: None,
+            value: award.value.clone(),
+            items: self.terms.items.clone(),
+            suppliers: award.suppliers.clone(),
+            date_signed: None,
+            period: None,
+            documents: Vec::new(),
+            date: now,
+        };
+        self.contracts.push(contract);
+    }
+}

@@ -1,0 +1,399 @@
+//! Bids: registered step by step (draft, then active) or in one batch with documents.
+//!
+//! Bid activity is confidential while tendering: it never refreshes the tender's
+//! `dateModified`, and only the bid's own token reads it.
+
+use super::document::{DocumentInput, DocumentRecord, UrlStyle};
+use super::ids::{self, TokenHash};
+use super::item::Feature;
+use super::merge::merge;
+use super::money::{Money, MoneyInput};
+use super::organization::Organization;
+use super::parse::{Cx, FromJson, Obj, Problem};
+use super::tender::{Tender, TenderStatus};
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BidStatus {
+    Draft,
+    Active,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Parameter {
+    pub code: String,
+    pub value: f64,
+}
+
+impl FromJson for Parameter {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        let mut o = Obj::new(v, cx, "Parameter")?;
+        let code = o.req("code");
+        let value = o.req("value");
+        o.done(|| {
+            Some(Parameter {
+                code: code?,
+                value: value?,
+            })
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bid {
+    pub id: String,
+    pub status: BidStatus,
+    pub value: Money,
+    pub tenderers: Vec<Organization>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
+    pub date: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub participation_url: Option<String>,
+    #[serde(skip)]
+    pub owner: String,
+    #[serde(skip)]
+    pub token: TokenHash,
+}
+
+/// What the bidder states and may change while tendering.
+#[derive(Debug, Clone, PartialEq)]
+struct BidTerms {
+    value: MoneyInput,
+    tenderers: Vec<Organization>,
+    parameters: Vec<Parameter>,
+    status: Option<String>,
+}
+
+const READ_ONLY: [&str; 4] = ["id", "date", "participationUrl", "owner"];
+
+fn read_bid_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<BidTerms> + use<'a> {
+    let value: Option<MoneyInput> = o.req("value");
+    let tenderers: Option<Vec<Organization>> = o.req("tenderers");
+    match tenderers.as_ref().map(Vec::len) {
+        Some(0) => o.fail("tenderers", Problem::msg("Please provide at least 1 item.")),
+        Some(n) if n > 1 => o.fail(
+            "tenderers",
+            Problem::msg("Please provide no more than 1 item."),
+        ),
+        _ => {}
+    }
+    let parameters: Option<Vec<Parameter>> = o.opt("parameters");
+    let status = o.choice("status", &["draft", "active"]);
+    move || {
+        Some(BidTerms {
+            value: value?,
+            tenderers: tenderers?,
+            parameters: parameters.unwrap_or_default(),
+            status,
+        })
+    }
+}
+
+impl Tender {
+    fn check_bid_terms(&self, terms: &BidTerms, parameters_sent: bool) -> Result<Money, Refusal> {
+        let tender_value = &self.terms.value;
+        let value = terms.value.clone().or_defaults(
+            &tender_value.currency,
+            tender_value.value_added_tax_included,
+        );
+        let mut problems = Vec::new();
+        if value.amount > tender_value.amount {
+            problems.push((
+                "value",
+                Problem::msg("value of bid should be less than value of tender"),
+            ));
+        } else if value.currency != tender_value.currency {
+            problems.push((
+                "value",
+                Problem::msg("currency of bid should be identical to currency of value of tender"),
+            ));
+        } else if value.value_added_tax_included != tender_value.value_added_tax_included {
+            problems.push((
+                "value",
+                Problem::msg("valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of tender"),
+            ));
+        }
+        if let Err(p) = check_parameters(&terms.parameters, &self.terms.features, parameters_sent) {
+            problems.push(("parameters", p));
+        }
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(Refusal::Invalid(
+                problems
+                    .into_iter()
+                    .map(|(k, p)| (k.to_string(), p))
+                    .collect(),
+            ))
+        }
+    }
+
+    fn tendering_window(&self, now: Timestamp, action: &str) -> Result<(), Refusal> {
+        let verb = if action == "add" { "added" } else { "updated" };
+        if self.status != TenderStatus::ActiveTendering {
+            return Err(Refusal::phase(format!(
+                "Can't {action} bid in current ({}) tender status",
+                self.status
+            )));
+        }
+        let period = &self.terms.tender_period;
+        let inside =
+            period.start_date.is_none_or(|s| now >= s) && period.end_date.is_none_or(|e| now < e);
+        if inside {
+            return Ok(());
+        }
+        let show = |t: Option<Timestamp>| t.map(|t| t.to_string()).unwrap_or_default();
+        Err(Refusal::phase(format!(
+            "Bid can be {verb} only during the tendering period: from ({}) to ({}).",
+            show(period.start_date),
+            show(period.end_date)
+        )))
+    }
+
+    /// Registers a bid. Without a status and with `documents` it is a batch registration,
+    /// created `active`. Returns the bid and its token.
+    pub fn place_bid(
+        &mut self,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+        owner: &str,
+        api_root: &str,
+    ) -> Result<(&Bid, String), Refusal> {
+        let mut o = Obj::new(data, cx, "Bid")?;
+        o.skip(&READ_ONLY);
+        let build = read_bid_terms(&mut o);
+        let documents: Option<Vec<DocumentInput>> = o.opt("documents");
+        let parameters_sent = o.has("parameters");
+        let terms = o.done(build)?;
+        let value = self.check_bid_terms(&terms, parameters_sent)?;
+        if let Some(docs) = &documents {
+            let problems: Vec<Problem> = docs
+                .iter()
+                .map(|d| {
+                    super::document::check_related(d, &self.item_ids())
+                        .err()
+                        .unwrap_or(Problem::Fields(Vec::new()))
+                })
+                .collect();
+            if problems.iter().any(|p| *p != Problem::Fields(Vec::new())) {
+                return Err(Refusal::field("documents", Problem::Items(problems)));
+            }
+        }
+        self.tendering_window(now, "add")?;
+        let id = ids::new_id();
+        let style = UrlStyle::Download(format!(
+            "{api_root}/tenders/{}/bids/{id}/documents",
+            self.id
+        ));
+        let documents = documents
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| DocumentRecord::upload(d, now, &style))
+            .collect();
+        let (token, token_hash) = ids::new_token();
+        self.bids.push(Bid {
+            id,
+            status: if terms.status.as_deref() == Some("draft") {
+                BidStatus::Draft
+            } else {
+                BidStatus::Active
+            },
+            value,
+            tenderers: terms.tenderers,
+            parameters: terms.parameters,
+            documents,
+            date: now,
+            participation_url: None,
+            owner: owner.to_string(),
+            token: token_hash,
+        });
+        let bid = self.bids.last().ok_or(Refusal::NotFound("bid_id"))?;
+        Ok((bid, token))
+    }
+
+    pub fn bid(&self, id: &str) -> Result<&Bid, Refusal> {
+        self.bids
+            .iter()
+            .find(|b| b.id == id)
+            .ok_or(Refusal::NotFound("bid_id"))
+    }
+
+    pub fn bid_mut(&mut self, id: &str) -> Result<&mut Bid, Refusal> {
+        self.bids
+            .iter_mut()
+            .find(|b| b.id == id)
+            .ok_or(Refusal::NotFound("bid_id"))
+    }
+
+    /// The bidder's change: value, tenderers, parameters, and `draft` → `active`.
+    pub fn change_bid(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        let mut wanted = data.as_object().cloned().unwrap_or_default();
+        let bid = self.bid(id)?;
+        let mut current = serde_json::json!({
+            "value": {"amount": bid.value.amount, "currency": bid.value.currency, "valueAddedTaxIncluded": bid.value.value_added_tax_included},
+            "tenderers": bid.tenderers,
+            "parameters": bid.parameters,
+            "status": bid.status,
+        });
+        wanted.retain(|k, v| !(v.is_null() || READ_ONLY.contains(&k.as_str()) || k == "documents"));
+        merge(&mut current, &Json::Object(wanted));
+        let mut o = Obj::new(&current, cx, "Bid")?;
+        let build = read_bid_terms(&mut o);
+        let terms = o.done(build)?;
+        let value = self.check_bid_terms(&terms, true)?;
+        self.tendering_window(now, "update")?;
+        let bid = self.bid_mut(id)?;
+        let status = match terms.status.as_deref() {
+            Some("draft") if bid.status == BidStatus::Active => {
+                return Err(Refusal::Forbidden {
+                    location: "body",
+                    name: "bid",
+                    description: "Can't update bid to (draft) status".into(),
+                });
+            }
+            Some("active") => BidStatus::Active,
+            _ => bid.status,
+        };
+        let before = bid.clone();
+        if value.amount != bid.value.amount {
+            bid.date = now;
+        }
+        bid.value = value;
+        bid.tenderers = terms.tenderers;
+        bid.parameters = terms.parameters;
+        bid.status = status;
+        Ok(if *bid == before {
+            Change::None
+        } else {
+            Change::Silent
+        })
+    }
+
+    /// Withdraws a bid while tendering: it is removed entirely.
+    pub fn withdraw_bid(&mut self, id: &str, now: Timestamp) -> Result<Bid, Refusal> {
+        let index = self
+            .bids
+            .iter()
+            .position(|b| b.id == id)
+            .ok_or(Refusal::NotFound("bid_id"))?;
+        if self.status != TenderStatus::ActiveTendering {
+            return Err(Refusal::phase(format!(
+                "Can't delete bid in current ({}) tender status",
+                self.status
+            )));
+        }
+        if let Err(Refusal::Forbidden { description, .. }) = self.tendering_window(now, "update") {
+            return Err(Refusal::phase(
+                description.replace("can be updated", "can be deleted"),
+            ));
+        }
+        Ok(self.bids.remove(index))
+    }
+
+    /// Bid documents may be added while tendering, or in qualification by the bid whose
+    /// award is pending.
+    pub fn bid_document_window(
+        &self,
+        bid_id: &str,
+        now: Timestamp,
+        action: &str,
+    ) -> Result<(), Refusal> {
+        match self.status {
+            TenderStatus::ActiveTendering => {
+                let period = &self.terms.tender_period;
+                let inside = period.start_date.is_none_or(|s| now >= s)
+                    && period.end_date.is_none_or(|e| now < e);
+                if inside {
+                    return Ok(());
+                }
+                let show = |t: Option<Timestamp>| t.map(|t| t.to_string()).unwrap_or_default();
+                Err(Refusal::phase(format!(
+                    "Document can be {action} only during the tendering period: from ({}) to ({}).",
+                    show(period.start_date),
+                    show(period.end_date)
+                )))
+            }
+            TenderStatus::ActiveQualification => {
+                let pending = self
+                    .awards
+                    .iter()
+                    .any(|a| a.bid_id == bid_id && a.status == super::award::AwardStatus::Pending);
+                if pending {
+                    Ok(())
+                } else {
+                    Err(Refusal::phase(
+                        "Can't add document because award of bid is not in pending state",
+                    ))
+                }
+            }
+            status => {
+                let verb = if action == "added" { "add" } else { "update" };
+                Err(Refusal::phase(format!(
+                    "Can't {verb} document in current ({status}) tender status"
+                )))
+            }
+        }
+    }
+}
+
+/// Feature parameters of a bid: every feature answered once, with one of its values.
+fn check_parameters(
+    parameters: &[Parameter],
+    features: &[Feature],
+    sent: bool,
+) -> Result<(), Problem> {
+    if features.is_empty() {
+        return Ok(());
+    }
+    if !sent && parameters.is_empty() {
+        return Err(Problem::msg(super::parse::REQUIRED));
+    }
+    let mut per_parameter = Vec::with_capacity(parameters.len());
+    let mut failed = false;
+    for p in parameters {
+        let problem = match features.iter().find(|f| f.code == p.code) {
+            None => Problem::field("code", Problem::msg("code should be one of feature code.")),
+            Some(f) if !f.values.iter().any(|v| v.value == p.value) => Problem::field(
+                "value",
+                Problem::msg("value should be one of feature value."),
+            ),
+            Some(_) => Problem::Fields(Vec::new()),
+        };
+        failed |= problem != Problem::Fields(Vec::new());
+        per_parameter.push(problem);
+    }
+    if failed {
+        return Err(Problem::Items(per_parameter));
+    }
+    if parameters
+        .iter()
+        .enumerate()
+        .any(|(i, p)| parameters[..i].iter().any(|q| q.code == p.code))
+    {
+        return Err(Problem::msg(
+            "Parameter code should be uniq for all parameters",
+        ));
+    }
+    if features
+        .iter()
+        .any(|f| !parameters.iter().any(|p| p.code == f.code))
+    {
+        return Err(Problem::msg("All features parameters is required."));
+    }
+    Ok(())
+}

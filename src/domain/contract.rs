@@ -1,0 +1,232 @@
+//! Contracts: prepared when an award becomes active, signed by the owner after the
+//! stand-still, which completes the tender.
+
+use super::document::DocumentRecord;
+use super::item::Item;
+use super::money::{Money, MoneyInput, Period};
+use super::organization::Organization;
+use super::parse::{Cx, Obj, Problem};
+use super::tender::{Tender, TenderStatus};
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContractStatus {
+    Pending,
+    Active,
+    Cancelled,
+    Terminated,
+}
+
+impl ContractStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContractStatus::Pending => "pending",
+            ContractStatus::Active => "active",
+            ContractStatus::Cancelled => "cancelled",
+            ContractStatus::Terminated => "terminated",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Contract {
+    pub id: String,
+    #[serde(rename = "contractID")]
+    pub contract_id: String,
+    #[serde(rename = "awardID")]
+    pub award_id: String,
+    pub status: ContractStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract_number: Option<String>,
+    pub value: Money,
+    pub items: Vec<Item>,
+    pub suppliers: Vec<Organization>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date_signed: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<Period>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
+    pub date: Timestamp,
+}
+
+/// A float the way upstream prints it: `500.0`, `499.5`.
+pub fn py_float(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+impl Tender {
+    pub fn contract(&self, id: &str) -> Result<&Contract, Refusal> {
+        self.contracts
+            .iter()
+            .find(|c| c.id == id)
+            .ok_or(Refusal::NotFound("contract_id"))
+    }
+
+    /// The owner's change of a contract: number, title, description, value (no higher than
+    /// awarded; currency and VAT flag fixed), period, signature date, and signing.
+    pub fn change_contract(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        let index = self
+            .contracts
+            .iter()
+            .position(|c| c.id == id)
+            .ok_or(Refusal::NotFound("contract_id"))?;
+        let mut o = Obj::new(data, cx, "Contract")?;
+        o.skip(&[
+            "id",
+            "contractID",
+            "awardID",
+            "date",
+            "items",
+            "suppliers",
+            "documents",
+        ]);
+        let status = o.choice("status", &["pending", "active", "cancelled", "terminated"]);
+        let title: Option<String> = o.opt("title");
+        let description: Option<String> = o.opt("description");
+        let contract_number: Option<String> = o.opt("contractNumber");
+        let value: Option<MoneyInput> = o.opt("value");
+        let period: Option<Period> = o.opt("period");
+        let date_signed: Option<Timestamp> = o.opt("dateSigned");
+        o.done(|| Some(()))?;
+        if !matches!(
+            self.status,
+            TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded
+        ) {
+            return Err(Refusal::phase(format!(
+                "Can't update contract in current ({}) tender status",
+                self.status
+            )));
+        }
+        let contract = &self.contracts[index];
+        if !matches!(
+            contract.status,
+            ContractStatus::Pending | ContractStatus::Active
+        ) {
+            return Err(Refusal::phase(format!(
+                "Can't update contract in current ({}) status",
+                contract.status.as_str()
+            )));
+        }
+        let award = self
+            .awards
+            .iter()
+            .find(|a| a.id == contract.award_id)
+            .ok_or(Refusal::NotFound("award_id"))?;
+        let stand_still_end = award.complaint_period.end_date;
+        let mut next = contract.clone();
+        if let Some(v) = value {
+            if v.currency
+                .as_ref()
+                .is_some_and(|c| *c != next.value.currency)
+            {
+                return Err(Refusal::phase("Can't update currency for contract value"));
+            }
+            if v.value_added_tax_included
+                .is_some_and(|vat| vat != next.value.value_added_tax_included)
+            {
+                return Err(Refusal::phase(
+                    "Can't update valueAddedTaxIncluded for contract value",
+                ));
+            }
+            if v.amount > award.value.amount {
+                return Err(Refusal::phase(format!(
+                    "Value amount should be less or equal to awarded amount ({})",
+                    py_float(award.value.amount)
+                )));
+            }
+            next.value.amount = v.amount;
+        }
+        if let Some(signed) = date_signed {
+            if let Some(end) = stand_still_end
+                && signed <= end
+            {
+                return Err(Refusal::field(
+                    "dateSigned",
+                    Problem::msg(format!(
+                        "Contract signature date should be after award complaint period end date ({end})"
+                    )),
+                ));
+            }
+            if signed > now {
+                return Err(Refusal::field(
+                    "dateSigned",
+                    Problem::msg("Contract signature date can't be in the future"),
+                ));
+            }
+            next.date_signed = Some(signed);
+        }
+        next.title = title.or(next.title);
+        next.description = description.or(next.description);
+        next.contract_number = contract_number.or(next.contract_number);
+        if period.is_some() {
+            next.period = period;
+        }
+        match (contract.status, status.as_deref()) {
+            (ContractStatus::Pending, Some("active")) => {
+                if let Some(end) = stand_still_end
+                    && end > now
+                {
+                    return Err(Refusal::phase(format!(
+                        "Can't sign contract before stand-still period end ({end})"
+                    )));
+                }
+                next.status = ContractStatus::Active;
+                next.date = now;
+                next.date_signed = next.date_signed.or(Some(now));
+            }
+            (current, Some(wanted)) if wanted != current.as_str() => {
+                return Err(Refusal::phase("Can't update contract status"));
+            }
+            _ => {}
+        }
+        if next == self.contracts[index] {
+            return Ok(Change::None);
+        }
+        let signed = next.status == ContractStatus::Active;
+        self.contracts[index] = next;
+        if signed
+            && self
+                .contracts
+                .last()
+                .is_some_and(|c| c.status == ContractStatus::Active)
+        {
+            self.status = TenderStatus::Complete;
+            self.date = now;
+            if let Some(period) = &mut self.award_period {
+                period.end_date = period.end_date.or(Some(now));
+            }
+        }
+        Ok(Change::Public)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_float;
+
+    #[test]
+    fn floats_print_like_upstream() {
+        assert_eq!(py_float(500.0), "500.0");
+        assert_eq!(py_float(499.5), "499.5");
+    }
+}

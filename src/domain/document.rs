@@ -1,0 +1,504 @@
+//! Documents of a tender, a bid or a contract, with their versions.
+//!
+//! The client uploads the file to an external store and registers it here by URL. The stored
+//! address is never shown as sent: tender documents show it signed with the server's key, bid
+//! documents show a download address under the service's own path that redirects to it.
+
+use super::ids;
+use super::merge::merge;
+use super::parse::{Cx, FromJson, Obj, Problem, rules};
+use super::time::Timestamp;
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Serialize, Serializer};
+use serde_json::Value as Json;
+use sha2::Sha256;
+
+pub const DOCUMENT_TYPES: [&str; 29] = [
+    "tenderNotice",
+    "awardNotice",
+    "contractNotice",
+    "notice",
+    "biddingDocuments",
+    "technicalSpecifications",
+    "evaluationCriteria",
+    "clarifications",
+    "shortlistedFirms",
+    "riskProvisions",
+    "billOfQuantity",
+    "bidders",
+    "conflictOfInterest",
+    "debarments",
+    "evaluationReports",
+    "winningBid",
+    "complaints",
+    "contractSigned",
+    "contractArrangements",
+    "contractSchedule",
+    "contractAnnexe",
+    "contractGuarantees",
+    "subContract",
+    "eligibilityCriteria",
+    "contractProforma",
+    "commercialProposal",
+    "qualificationDocuments",
+    "eligibilityDocuments",
+    "registerExtract",
+];
+pub const DOCUMENT_OF: [&str; 3] = ["tender", "item", "lot"];
+/// Fields a client may send back but never set.
+const READ_ONLY: [&str; 5] = [
+    "id",
+    "datePublished",
+    "dateModified",
+    "previousVersions",
+    "author",
+];
+
+/// Document metadata as the client sends it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentInput {
+    pub title: String,
+    #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
+    pub title_en: Option<String>,
+    #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
+    pub title_ru: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
+    #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
+    pub description_ru: Option<String>,
+    pub format: String,
+    pub url: String,
+    pub hash: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_type: Option<String>,
+    pub document_of: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_item: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+}
+
+fn check_format(format: &str) -> bool {
+    let Some((kind, sub)) = format.split_once('/') else {
+        return false;
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    !kind.is_empty()
+        && kind.chars().all(word)
+        && !sub.is_empty()
+        && sub.chars().all(|c| word(c) || c == '.' || c == '+')
+}
+
+fn check_hash(hash: &str) -> Result<(), Problem> {
+    let (algorithm, digest) = hash.split_once(':').unwrap_or(("", hash));
+    let length = match algorithm {
+        "md5" => 32,
+        "sha1" => 40,
+        "sha256" => 64,
+        "sha512" => 128,
+        _ => return Err(Problem::msg("Hash type is not supported.")),
+    };
+    if digest.len() != length {
+        Err(Problem::msg("Hash value is wrong length."))
+    } else if !digest.chars().all(|c| c.is_ascii_hexdigit()) {
+        Err(Problem::msg("Hash value is not hexadecimal."))
+    } else {
+        Ok(())
+    }
+}
+
+impl FromJson for DocumentInput {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        let mut o = Obj::new(v, cx, "Document")?;
+        o.skip(&READ_ONLY);
+        let title = o.req("title");
+        let title_en = o.opt("title_en");
+        let title_ru = o.opt("title_ru");
+        let description = o.opt("description");
+        let description_en = o.opt("description_en");
+        let description_ru = o.opt("description_ru");
+        let format: Option<String> = o.req("format");
+        if format.as_deref().is_some_and(|f| !check_format(f)) {
+            o.fail(
+                "format",
+                Problem::msg("String value did not match validation regex."),
+            );
+        }
+        let url: Option<String> = o.req("url");
+        if let Some(Err(p)) = url.as_deref().map(rules::url) {
+            o.fail("url", p);
+        }
+        let hash: Option<String> = o.req("hash");
+        if let Some(Err(p)) = hash.as_deref().map(check_hash) {
+            o.fail("hash", p);
+        }
+        let document_type = o.choice("documentType", &DOCUMENT_TYPES);
+        let document_of = o.choice("documentOf", &DOCUMENT_OF);
+        let related_item: Option<String> = o.opt("relatedItem");
+        if document_of.as_deref().is_some_and(|d| d != "tender") && related_item.is_none() {
+            o.fail("relatedItem", Problem::msg(super::parse::REQUIRED));
+        }
+        let language = o.choice("language", &["uk", "en", "ru"]);
+        o.done(|| {
+            Some(DocumentInput {
+                title: title?,
+                title_en,
+                title_ru,
+                description,
+                description_en,
+                description_ru,
+                format: format?,
+                url: url?,
+                hash: hash?,
+                document_type,
+                document_of: document_of.unwrap_or_else(|| "tender".to_string()),
+                related_item,
+                language,
+            })
+        })
+    }
+}
+
+/// How a document's address is shown.
+#[derive(Debug, Clone)]
+pub enum UrlStyle<'a> {
+    /// The stored address with `Signature` and `KeyID` from the server key.
+    Signed(&'a Signer),
+    /// `{prefix}/{document id}?download={key}`: the service's own download address.
+    Download(String),
+}
+
+/// Signs document addresses with a key the server makes at start.
+#[derive(Debug, Clone)]
+pub struct Signer {
+    key: Vec<u8>,
+    key_id: String,
+}
+
+impl Signer {
+    pub fn generate() -> Signer {
+        let key = format!("{}{}", ids::new_id(), ids::new_id()).into_bytes();
+        let key_id = ids::new_id()[..8].to_string();
+        Signer { key, key_id }
+    }
+
+    fn signature(&self, message: &str) -> String {
+        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) else {
+            return String::new();
+        };
+        mac.update(message.as_bytes());
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// `url` with its `Signature` and `KeyID` query parameters replaced by the server's.
+    pub fn sign(&self, url: &str, key: &str, hash: &str) -> String {
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let kept = form_urlencoded::parse(query.as_bytes())
+            .filter(|(k, _)| k != "Signature" && k != "KeyID");
+        let mut out = form_urlencoded::Serializer::new(String::new());
+        out.extend_pairs(kept);
+        out.append_pair("Signature", &self.signature(&format!("{key}\0{hash}")));
+        out.append_pair("KeyID", &self.key_id);
+        format!("{base}?{}", out.finish())
+    }
+}
+
+/// One version of a document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    pub id: String,
+    #[serde(flatten)]
+    meta: DocumentMeta,
+    pub url: String,
+    pub hash: String,
+    pub date_published: Timestamp,
+    pub date_modified: Timestamp,
+    #[serde(skip)]
+    pub source_url: String,
+    #[serde(skip)]
+    pub key: String,
+}
+
+/// Everything in [`DocumentInput`] but the file itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DocumentMeta {
+    title: String,
+    #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
+    title_en: Option<String>,
+    #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
+    title_ru: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
+    description_en: Option<String>,
+    #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
+    description_ru: Option<String>,
+    format: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document_type: Option<String>,
+    document_of: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    related_item: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<String>,
+}
+
+fn split(input: DocumentInput) -> (DocumentMeta, String, String) {
+    let meta = DocumentMeta {
+        title: input.title,
+        title_en: input.title_en,
+        title_ru: input.title_ru,
+        description: input.description,
+        description_en: input.description_en,
+        description_ru: input.description_ru,
+        format: input.format,
+        document_type: input.document_type,
+        document_of: input.document_of,
+        related_item: input.related_item,
+        language: input.language,
+    };
+    (meta, input.url, input.hash)
+}
+
+impl Document {
+    fn build(
+        id: String,
+        input: DocumentInput,
+        published: Timestamp,
+        now: Timestamp,
+        style: &UrlStyle<'_>,
+    ) -> Document {
+        let key = ids::new_id();
+        let (meta, source_url, hash) = split(input);
+        let url = match style {
+            UrlStyle::Signed(signer) => signer.sign(&source_url, &key, &hash),
+            UrlStyle::Download(prefix) => format!("{prefix}/{id}?download={key}"),
+        };
+        Document {
+            id,
+            meta,
+            url,
+            hash,
+            date_published: published,
+            date_modified: now,
+            source_url,
+            key,
+        }
+    }
+
+    pub fn related_item(&self) -> Option<&str> {
+        self.meta.related_item.as_deref()
+    }
+
+    pub fn title(&self) -> &str {
+        &self.meta.title
+    }
+
+    /// The document as the client would send it back, for merging a change into.
+    fn as_input(&self) -> Json {
+        let mut v = serde_json::to_value(&self.meta).unwrap_or_default();
+        v["url"] = Json::from(self.source_url.clone());
+        v["hash"] = Json::from(self.hash.clone());
+        v
+    }
+}
+
+/// A document with its earlier versions; shown as its latest version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentRecord {
+    pub current: Document,
+    pub previous: Vec<Document>,
+}
+
+impl Serialize for DocumentRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.current.serialize(serializer)
+    }
+}
+
+impl DocumentRecord {
+    pub fn upload(input: DocumentInput, now: Timestamp, style: &UrlStyle<'_>) -> DocumentRecord {
+        DocumentRecord {
+            current: Document::build(ids::new_id(), input, now, now, style),
+            previous: Vec::new(),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.current.id
+    }
+
+    /// A new version from a PUT: the file and title come from the request, other metadata
+    /// carries over unless sent; `id` and `datePublished` are kept.
+    pub fn replace(
+        &mut self,
+        body: &Json,
+        cx: &Cx,
+        now: Timestamp,
+        style: &UrlStyle<'_>,
+    ) -> Result<(), Problem> {
+        let mut merged = self.current.as_input();
+        if let Json::Object(m) = &mut merged {
+            for key in ["title", "url", "hash", "format"] {
+                m.remove(key);
+            }
+        }
+        merge(&mut merged, body);
+        let input = DocumentInput::from_json(&merged, cx)?;
+        let next = Document::build(
+            self.current.id.clone(),
+            input,
+            self.current.date_published,
+            now,
+            style,
+        );
+        self.previous
+            .push(std::mem::replace(&mut self.current, next));
+        Ok(())
+    }
+
+    /// A metadata change from a PATCH: the file, ids and dates cannot change, and
+    /// `dateModified` stays. Returns whether anything changed.
+    pub fn patch(&mut self, body: &Json, cx: &Cx) -> Result<bool, Problem> {
+        let mut merged = self.current.as_input();
+        let mut body = body.clone();
+        if let Json::Object(b) = &mut body {
+            for key in ["url", "hash"] {
+                b.remove(key);
+            }
+        }
+        merge(&mut merged, &body);
+        let (meta, _, _) = split(DocumentInput::from_json(&merged, cx)?);
+        let changed = meta != self.current.meta;
+        self.current.meta = meta;
+        Ok(changed)
+    }
+
+    /// The single-document view: the latest version plus every earlier version whose file
+    /// differs from it.
+    pub fn with_versions(&self) -> Json {
+        let mut v = serde_json::to_value(&self.current).unwrap_or_default();
+        let previous: Vec<Json> = self
+            .previous
+            .iter()
+            .filter(|p| p.source_url != self.current.source_url)
+            .map(|p| serde_json::to_value(p).unwrap_or_default())
+            .collect();
+        v["previousVersions"] = Json::Array(previous);
+        v
+    }
+
+    /// The stored address of the version whose download key is `key`.
+    pub fn download(&self, key: &str) -> Option<&str> {
+        std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|d| d.key == key)
+            .map(|d| d.source_url.as_str())
+    }
+}
+
+/// `documentOf: item` must name one of the tender's items.
+pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Problem> {
+    match (input.document_of.as_str(), &input.related_item) {
+        ("item", Some(r)) if !item_ids.contains(&r.as_str()) => Err(Problem::field(
+            "relatedItem",
+            Problem::msg("relatedItem should be one of items"),
+        )),
+        ("lot", Some(_)) => Err(Problem::field(
+            "relatedItem",
+            Problem::msg("relatedItem should be one of lots"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    fn cx() -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing: false,
+        }
+    }
+
+    fn body(url: &str) -> Json {
+        json!({"title": "Notice.pdf", "url": url, "hash": "md5:00000000000000000000000000000000", "format": "application/pdf"})
+    }
+
+    #[test]
+    fn input_rules() {
+        let err = DocumentInput::from_json(
+            &json!({"title": "a", "url": "nope", "hash": "md5:12", "format": "pdf"}),
+            &cx(),
+        )
+        .expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!({"format": ["String value did not match validation regex."], "url": ["Not a well formed URL."], "hash": ["Hash value is wrong length."]})
+        );
+        let err = DocumentInput::from_json(
+            &json!({"title": "a", "url": "http://x/y", "hash": "crc:1", "format": "a/b"}),
+            &cx(),
+        )
+        .expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!({"hash": ["Hash type is not supported."]})
+        );
+    }
+
+    #[test]
+    fn signed_urls_replace_old_signatures() {
+        let signer = Signer::generate();
+        let signed = signer.sign("http://ds/get/abc?Signature=old&KeyID=x&a=1", "k", "md5:0");
+        assert!(
+            signed.starts_with("http://ds/get/abc?a=1&Signature="),
+            "{signed}"
+        );
+        assert!(!signed.contains("old"));
+        assert!(signed.ends_with(&format!("&KeyID={}", signer.key_id)));
+    }
+
+    #[test]
+    fn put_keeps_id_and_date_published() {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let t0 = zone.parse("2017-01-01T10:00").expect("date");
+        let t1 = zone.parse("2017-01-02T10:00").expect("date");
+        let style = UrlStyle::Download("http://h/api/2.3/tenders/t/bids/b/documents".into());
+        let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
+        let mut doc = DocumentRecord::upload(input, t0, &style);
+        assert!(
+            doc.patch(
+                &json!({"documentType": "technicalSpecifications", "url": "http://evil"}),
+                &cx()
+            )
+            .expect("valid")
+        );
+        let id = doc.id().to_string();
+        doc.replace(&body("http://ds/2"), &cx(), t1, &style)
+            .expect("valid");
+        assert_eq!(doc.id(), id);
+        assert_eq!(doc.current.date_published, t0);
+        assert_eq!(doc.current.date_modified, t1);
+        let v = doc.with_versions();
+        assert_eq!(v["documentType"], "technicalSpecifications");
+        assert_eq!(v["previousVersions"].as_array().map(Vec::len), Some(1));
+        assert_eq!(doc.download(&doc.previous[0].key), Some("http://ds/1"));
+        assert!(v["url"].as_str().is_some_and(|u| u.starts_with(&format!(
+            "http://h/api/2.3/tenders/t/bids/b/documents/{id}?download="
+        ))));
+    }
+}

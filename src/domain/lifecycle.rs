@@ -1,0 +1,204 @@
+//! The belowThreshold state machine: transitions by date (`next_check`) and awarding.
+
+use super::Change;
+use super::auction::{self, AuctionCalendar};
+use super::award::{Award, AwardStatus};
+use super::bid::BidStatus;
+use super::tender::{Tender, TenderStatus};
+use super::time::{Timestamp, Zone};
+
+/// The accelerator N of `procurementMethodDetails: "quick, accelerator=N"`; it must follow
+/// at least one other character, as upstream matched it.
+pub fn accelerator(tender: &Tender) -> Option<u32> {
+    let details = tender.procurement_method_details.as_deref()?;
+    let at = details.find("accelerator=").filter(|i| *i > 0)?;
+    let digits: String = details[at + "accelerator=".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().filter(|n| *n > 0)
+}
+
+/// `submissionMethodDetails` asking for an auction right after tendering.
+pub fn quick(tender: &Tender) -> bool {
+    tender
+        .submission_method_details
+        .as_deref()
+        .is_some_and(|d| d.contains("quick"))
+}
+
+impl Tender {
+    /// The next moment a transition by date is due, or none.
+    pub fn compute_next_check(&self, now: Timestamp) -> Option<Timestamp> {
+        let period = &self.terms;
+        match self.status {
+            TenderStatus::ActiveEnquiries => period
+                .tender_period
+                .start_date
+                .or(period.enquiry_period.end_date),
+            TenderStatus::ActiveTendering => period.tender_period.end_date,
+            TenderStatus::ActiveAuction => {
+                match (self.auction_period.start_date, self.auction_period.end_date) {
+                    (Some(start), None) if now < start => Some(start),
+                    (Some(_), None) => self.auction_end(),
+                    _ => None,
+                }
+            }
+            TenderStatus::ActiveAwarded => {
+                let last_unsuccessful = self
+                    .awards
+                    .last()
+                    .is_some_and(|a| a.status == AwardStatus::Unsuccessful);
+                if last_unsuccessful {
+                    self.awards
+                        .iter()
+                        .filter_map(|a| a.complaint_period.end_date)
+                        .max()
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The planned end of the embedded auction.
+    pub fn auction_end(&self) -> Option<Timestamp> {
+        let start = self.auction_period.start_date?;
+        let length = auction::duration(self.bids.len(), accelerator(self));
+        Some(start.plus(length))
+    }
+}
+
+/// Applies every transition that is due at `now`. Returns whether the tender changed.
+pub fn advance(
+    tender: &mut Tender,
+    now: Timestamp,
+    zone: &Zone,
+    calendar: &mut AuctionCalendar,
+) -> Change {
+    let mut change = Change::None;
+    // Each step moves the tender forward or stops, so a few rounds always settle it.
+    for _ in 0..8 {
+        match tender.compute_next_check(now) {
+            Some(due) if due <= now => {}
+            _ => break,
+        }
+        let before = tender.status;
+        match tender.status {
+            TenderStatus::ActiveEnquiries => start_tendering(tender, now, zone, calendar),
+            TenderStatus::ActiveTendering => end_tendering(tender, now),
+            TenderStatus::ActiveAuction => {
+                if tender.auction_end().is_some_and(|end| end <= now) {
+                    finish_auction(tender, now);
+                } else {
+                    // The auction has started; nothing is visible until it ends.
+                    break;
+                }
+            }
+            TenderStatus::ActiveAwarded => {
+                tender.status = TenderStatus::Unsuccessful;
+                tender.date = now;
+            }
+            _ => break,
+        }
+        if tender.status != before {
+            change = Change::Public;
+        }
+    }
+    change
+}
+
+fn start_tendering(
+    tender: &mut Tender,
+    now: Timestamp,
+    zone: &Zone,
+    calendar: &mut AuctionCalendar,
+) {
+    tender.status = TenderStatus::ActiveTendering;
+    tender.date = now;
+    if let Some(end) = tender.terms.tender_period.end_date {
+        let quick = quick(tender);
+        let earliest = auction::should_start_after(zone, end, quick);
+        tender.auction_period.should_start_after = Some(earliest);
+        tender.auction_period.start_date = Some(if quick {
+            earliest
+        } else {
+            calendar.plan(zone, earliest)
+        });
+    }
+}
+
+fn end_tendering(tender: &mut Tender, now: Timestamp) {
+    tender.bids.retain(|b| b.status != BidStatus::Draft);
+    tender.date = now;
+    match tender.bids.len() {
+        0 => {
+            tender.status = TenderStatus::Unsuccessful;
+            tender.auction_period = Default::default();
+        }
+        1 => {
+            tender.auction_period = Default::default();
+            add_next_award(tender, now);
+        }
+        _ => {
+            tender.status = TenderStatus::ActiveAuction;
+            let url = format!("{}/auctions/{}", tender.origin, tender.id);
+            for bid in &mut tender.bids {
+                bid.participation_url = Some(format!("{url}?key_for_bid={}", bid.id));
+            }
+            tender.auction_url = Some(url);
+        }
+    }
+}
+
+fn finish_auction(tender: &mut Tender, now: Timestamp) {
+    tender.auction_period.end_date = Some(now);
+    tender.auction_period.should_start_after = None;
+    add_next_award(tender, now);
+}
+
+/// Awards the best bid that has no unsuccessful award yet, unless an award is already
+/// pending or active; then puts the tender in qualification (an award is pending) or
+/// awarded (none is).
+pub fn add_next_award(tender: &mut Tender, now: Timestamp) {
+    let open = tender
+        .awards
+        .last()
+        .is_some_and(|a| matches!(a.status, AwardStatus::Pending | AwardStatus::Active));
+    if !open {
+        let refused: Vec<&str> = tender
+            .awards
+            .iter()
+            .filter(|a| a.status == AwardStatus::Unsuccessful)
+            .map(|a| a.bid_id.as_str())
+            .collect();
+        let candidates = tender
+            .bids
+            .iter()
+            .filter(|b| b.status == BidStatus::Active && !refused.contains(&b.id.as_str()));
+        let best = auction::ranking(candidates, &tender.terms.features)
+            .first()
+            .map(|b| (b.id.clone(), b.value.clone(), b.tenderers.clone()));
+        if let Some((bid_id, value, suppliers)) = best {
+            tender
+                .awards
+                .push(Award::new(bid_id, value, suppliers, now));
+            let period = tender.award_period.get_or_insert_with(Default::default);
+            period.start_date = period.start_date.or(Some(now));
+        }
+    }
+    let pending = tender
+        .awards
+        .last()
+        .is_some_and(|a| a.status == AwardStatus::Pending);
+    let period = tender.award_period.get_or_insert_with(Default::default);
+    if pending {
+        period.end_date = None;
+        tender.status = TenderStatus::ActiveQualification;
+    } else {
+        period.end_date = Some(now);
+        tender.status = TenderStatus::ActiveAwarded;
+    }
+    tender.date = now;
+}

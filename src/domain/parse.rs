@@ -1,0 +1,435 @@
+//! Reading client JSON into typed values, collecting every problem at once.
+//!
+//! Problems are shaped like upstream's descriptions, because brokers match on them: a list of
+//! messages for a field, a map for a nested object, a list of maps for a list of objects, and
+//! the plain string `Rogue field` for an unknown name.
+
+use super::time::{Timestamp, Zone};
+use serde_json::{Map, Value as Json};
+
+pub const REQUIRED: &str = "This field is required.";
+
+/// What is wrong with one value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    Messages(Vec<String>),
+    Rogue,
+    Fields(Vec<(String, Problem)>),
+    Items(Vec<Problem>),
+}
+
+impl Problem {
+    pub fn msg(text: impl Into<String>) -> Problem {
+        Problem::Messages(vec![text.into()])
+    }
+
+    pub fn field(name: &str, problem: Problem) -> Problem {
+        Problem::Fields(vec![(name.to_string(), problem)])
+    }
+
+    pub fn to_json(&self) -> Json {
+        match self {
+            Problem::Messages(m) => Json::from(m.clone()),
+            Problem::Rogue => Json::from("Rogue field"),
+            Problem::Fields(f) => {
+                Json::Object(f.iter().map(|(k, p)| (k.clone(), p.to_json())).collect())
+            }
+            Problem::Items(items) => Json::Array(items.iter().map(Problem::to_json).collect()),
+        }
+    }
+
+    /// Top-level problems, one per field, in the order found.
+    pub fn into_fields(self) -> Vec<(String, Problem)> {
+        match self {
+            Problem::Fields(f) => f,
+            other => vec![("data".to_string(), other)],
+        }
+    }
+}
+
+/// What parsing may need beyond the JSON itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Cx {
+    pub zone: Zone,
+    /// The sandbox switch: acceleration fields exist only with it.
+    pub testing: bool,
+}
+
+/// A value that can be read from client JSON.
+pub trait FromJson: Sized {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem>;
+}
+
+/// Python-style name of a JSON type, as upstream's messages print it.
+fn kind(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "NoneType",
+        Json::Bool(_) => "bool",
+        Json::Number(n) if n.is_f64() => "float",
+        Json::Number(_) => "int",
+        Json::String(_) => "unicode",
+        Json::Array(_) => "list",
+        Json::Object(_) => "dict",
+    }
+}
+
+fn shown(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl FromJson for String {
+    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+        match v {
+            Json::String(s) => Ok(s.clone()),
+            Json::Number(n) => Ok(n.to_string()),
+            other => Err(Problem::msg(format!(
+                "Couldn't interpret '{}' as string.",
+                shown(other)
+            ))),
+        }
+    }
+}
+
+impl FromJson for f64 {
+    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+        match v {
+            Json::Number(n) => n
+                .as_f64()
+                .filter(|f| f.is_finite())
+                .ok_or_else(|| Problem::msg(format!("Value '{n}' is not float."))),
+            other => Err(Problem::msg(format!(
+                "Value '{}' is not float.",
+                shown(other)
+            ))),
+        }
+    }
+}
+
+impl FromJson for i64 {
+    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+        let bad = || Problem::msg(format!("Value '{}' is not int.", shown(v)));
+        match v {
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Ok(i),
+                None => n
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .map(|f| f as i64)
+                    .ok_or_else(bad),
+            },
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl FromJson for bool {
+    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+        v.as_bool()
+            .ok_or_else(|| Problem::msg("Must be either true or false."))
+    }
+}
+
+impl FromJson for Timestamp {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        v.as_str().and_then(|s| cx.zone.parse(s)).ok_or_else(|| {
+            Problem::msg(format!("Could not parse {}. Should be ISO8601.", shown(v)))
+        })
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        let Json::Array(list) = v else {
+            return Err(Problem::msg("Could not interpret the value as a list"));
+        };
+        let mut out = Vec::with_capacity(list.len());
+        let mut problems = Vec::with_capacity(list.len());
+        let mut failed = false;
+        for item in list {
+            match T::from_json(item, cx) {
+                Ok(value) => {
+                    out.push(value);
+                    problems.push(Problem::Fields(Vec::new()));
+                }
+                Err(p) => {
+                    failed = true;
+                    problems.push(p);
+                }
+            }
+        }
+        if failed {
+            Err(Problem::Items(problems))
+        } else {
+            Ok(out)
+        }
+    }
+}
+
+/// A JSON object being read field by field. Every field that is read, or declared known with
+/// [`Obj::skip`], is accounted for; the rest are rogue.
+pub struct Obj<'a> {
+    map: &'a Map<String, Json>,
+    cx: &'a Cx,
+    seen: Vec<&'a str>,
+    problems: Vec<(String, Problem)>,
+}
+
+impl<'a> Obj<'a> {
+    /// `model` names the expected object in the message for a non-object.
+    pub fn new(v: &'a Json, cx: &'a Cx, model: &str) -> Result<Obj<'a>, Problem> {
+        match v {
+            Json::Object(map) => Ok(Obj {
+                map,
+                cx,
+                seen: Vec::new(),
+                problems: Vec::new(),
+            }),
+            other => Err(Problem::msg(format!(
+                "Please use a mapping for this field or {model} instance instead of {}.",
+                kind(other)
+            ))),
+        }
+    }
+
+    pub fn cx(&self) -> &'a Cx {
+        self.cx
+    }
+
+    fn take(&mut self, key: &'a str) -> Option<&'a Json> {
+        self.seen.push(key);
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    pub fn req<T: FromJson>(&mut self, key: &'a str) -> Option<T> {
+        match self.take(key) {
+            None => {
+                self.fail(key, Problem::msg(REQUIRED));
+                None
+            }
+            Some(v) => self.convert(key, v),
+        }
+    }
+
+    pub fn opt<T: FromJson>(&mut self, key: &'a str) -> Option<T> {
+        let v = self.take(key)?;
+        self.convert(key, v)
+    }
+
+    /// An optional string restricted to `choices`.
+    pub fn choice(&mut self, key: &'a str, choices: &[&str]) -> Option<String> {
+        let value: String = self.opt(key)?;
+        if choices.contains(&value.as_str()) {
+            Some(value)
+        } else {
+            self.fail(key, Problem::msg(one_of(choices)));
+            None
+        }
+    }
+
+    /// A known field that the caller may send but not set here: dropped without a word.
+    pub fn skip(&mut self, keys: &[&'a str]) {
+        self.seen.extend_from_slice(keys);
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.map.get(key).is_some_and(|v| !v.is_null())
+    }
+
+    pub fn fail(&mut self, key: &str, problem: Problem) {
+        match self.problems.iter_mut().find(|(k, _)| k == key) {
+            Some((_, Problem::Messages(existing))) => {
+                if let Problem::Messages(more) = problem {
+                    existing.extend(more);
+                }
+            }
+            Some(_) => {}
+            None => self.problems.push((key.to_string(), problem)),
+        }
+    }
+
+    pub fn failed(&self, key: &str) -> bool {
+        self.problems.iter().any(|(k, _)| k == key)
+    }
+
+    fn convert<T: FromJson>(&mut self, key: &str, v: &Json) -> Option<T> {
+        match T::from_json(v, self.cx) {
+            Ok(value) => Some(value),
+            Err(p) => {
+                self.fail(key, p);
+                None
+            }
+        }
+    }
+
+    /// Ends the reading: rogue fields are reported, then `build` assembles the value from the
+    /// parts read (it gets to run only when nothing was wrong).
+    pub fn done<T>(mut self, build: impl FnOnce() -> Option<T>) -> Result<T, Problem> {
+        for key in self.map.keys() {
+            if !self.seen.contains(&key.as_str()) {
+                self.problems.push((key.clone(), Problem::Rogue));
+            }
+        }
+        if !self.problems.is_empty() {
+            return Err(Problem::Fields(self.problems));
+        }
+        build().ok_or_else(|| Problem::msg(REQUIRED))
+    }
+}
+
+/// Upstream's "Value must be one of ['a', 'b']." message.
+pub fn one_of(choices: &[&str]) -> String {
+    let listed: Vec<String> = choices.iter().map(|c| format!("'{c}'")).collect();
+    format!("Value must be one of [{}].", listed.join(", "))
+}
+
+/// Checks shared by several models.
+pub mod rules {
+    use super::Problem;
+
+    pub fn min_float(v: f64, min: f64) -> Result<(), Problem> {
+        if v < min {
+            Err(Problem::msg(format!(
+                "Float value should be greater than {}.",
+                trim(min)
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    pub fn max_float(v: f64, max: f64) -> Result<(), Problem> {
+        if v > max {
+            Err(Problem::msg(format!(
+                "Float value should be less than {}.",
+                trim(max)
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn trim(f: f64) -> String {
+        if f.fract() == 0.0 {
+            format!("{}", f as i64)
+        } else {
+            format!("{f}")
+        }
+    }
+
+    pub fn url(s: &str) -> Result<(), Problem> {
+        let rest = s
+            .strip_prefix("https://")
+            .or_else(|| s.strip_prefix("http://"));
+        let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+        match host {
+            Some(h) if !h.is_empty() && !s.chars().any(char::is_whitespace) => Ok(()),
+            _ => Err(Problem::msg("Not a well formed URL.")),
+        }
+    }
+
+    pub fn email(s: &str) -> Result<(), Problem> {
+        let ok = match s.split_once('@') {
+            Some((user, domain)) => {
+                !user.is_empty()
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+            }
+            None => false,
+        };
+        if ok && !s.chars().any(char::is_whitespace) {
+            Ok(())
+        } else {
+            Err(Problem::msg("Not a well formed email address."))
+        }
+    }
+
+    pub fn length(s: &str, min: usize, max: usize) -> Result<(), Problem> {
+        let n = s.chars().count();
+        if n < min {
+            Err(Problem::msg("String value is too short."))
+        } else if n > max {
+            Err(Problem::msg("String value is too long."))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cx() -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing: false,
+        }
+    }
+
+    #[derive(Debug)]
+    struct Pair {
+        a: f64,
+        b: Option<String>,
+    }
+
+    impl FromJson for Pair {
+        fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+            let mut o = Obj::new(v, cx, "Pair")?;
+            let a = o.req("a");
+            let b = o.opt("b");
+            o.done(|| Some(Pair { a: a?, b }))
+        }
+    }
+
+    #[test]
+    fn collects_every_problem() {
+        let err = Pair::from_json(&json!({"a": "x", "b": {}, "c": 1}), &cx()).expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!({"a": ["Value 'x' is not float."], "b": ["Couldn't interpret '{}' as string."], "c": "Rogue field"})
+        );
+    }
+
+    #[test]
+    fn null_counts_as_missing() {
+        let err = Pair::from_json(&json!({"a": null}), &cx()).expect_err("invalid");
+        assert_eq!(err.to_json(), json!({"a": ["This field is required."]}));
+        let ok = Pair::from_json(&json!({"a": 5, "b": null}), &cx()).expect("valid");
+        assert_eq!((ok.a, ok.b), (5.0, None));
+    }
+
+    #[test]
+    fn lists_report_per_index() {
+        let err = Vec::<Pair>::from_json(&json!([{"a": 1}, {}]), &cx()).expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!([{}, {"a": ["This field is required."]}])
+        );
+        let err = Vec::<Pair>::from_json(&json!("x"), &cx()).expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!(["Could not interpret the value as a list"])
+        );
+    }
+
+    #[test]
+    fn non_object_names_the_model() {
+        let err = Pair::from_json(&json!("str"), &cx()).expect_err("invalid");
+        assert_eq!(
+            err.to_json(),
+            json!(["Please use a mapping for this field or Pair instance instead of unicode."])
+        );
+    }
+
+    #[test]
+    fn integers_accept_whole_floats_only() {
+        assert_eq!(i64::from_json(&json!(5.0), &cx()).ok(), Some(5));
+        assert!(i64::from_json(&json!(5.5), &cx()).is_err());
+        assert!(i64::from_json(&json!("5"), &cx()).is_err());
+    }
+}

@@ -1,0 +1,157 @@
+//! Questions asked about a tender during enquiries, and the owner's answers.
+
+use super::ids;
+use super::organization::Organization;
+use super::parse::{Cx, FromJson, Obj, Problem};
+use super::tender::{Tender, TenderStatus};
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    pub id: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Hidden from everyone but the asker until qualification (the views drop it).
+    pub author: Organization,
+    pub question_of: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_item: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    pub date: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date_answered: Option<Timestamp>,
+}
+
+const READ_ONLY: [&str; 4] = ["id", "date", "dateAnswered", "answer"];
+
+struct NewQuestion {
+    title: String,
+    description: Option<String>,
+    author: Organization,
+    question_of: String,
+    related_item: Option<String>,
+}
+
+impl FromJson for NewQuestion {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        let mut o = Obj::new(v, cx, "Question")?;
+        o.skip(&READ_ONLY);
+        let title = o.req("title");
+        let description = o.opt("description");
+        let author = o.req("author");
+        let question_of = o.choice("questionOf", &["tender", "item", "lot"]);
+        let related_item: Option<String> = o.opt("relatedItem");
+        if question_of.as_deref().is_some_and(|q| q != "tender") && related_item.is_none() {
+            o.fail("relatedItem", Problem::msg(super::parse::REQUIRED));
+        }
+        o.done(|| {
+            Some(NewQuestion {
+                title: title?,
+                description,
+                author: author?,
+                question_of: question_of.unwrap_or_else(|| "tender".into()),
+                related_item,
+            })
+        })
+    }
+}
+
+impl Tender {
+    /// Anyone with broker credentials may ask, while enquiries are open and within the
+    /// enquiry period (a late question is refused even before the status moves).
+    pub fn ask(&mut self, data: &Json, cx: &Cx, now: Timestamp) -> Result<&Question, Refusal> {
+        let input = NewQuestion::from_json(data, cx)?;
+        match (input.question_of.as_str(), &input.related_item) {
+            ("item", Some(r)) if !self.item_ids().contains(&r.as_str()) => {
+                return Err(Refusal::field(
+                    "relatedItem",
+                    Problem::msg("relatedItem should be one of items"),
+                ));
+            }
+            ("lot", Some(_)) => {
+                return Err(Refusal::field(
+                    "relatedItem",
+                    Problem::msg("relatedItem should be one of lots"),
+                ));
+            }
+            _ => {}
+        }
+        let period = &self.terms.enquiry_period;
+        let open = self.status == TenderStatus::ActiveEnquiries
+            && period.start_date.is_none_or(|s| now >= s)
+            && period.end_date.is_none_or(|e| now <= e);
+        if !open {
+            return Err(Refusal::phase("Can add question only in enquiryPeriod"));
+        }
+        self.questions.push(Question {
+            id: ids::new_id(),
+            title: input.title,
+            description: input.description,
+            author: input.author,
+            question_of: input.question_of,
+            related_item: input.related_item,
+            answer: None,
+            date: now,
+            date_answered: None,
+        });
+        self.questions
+            .last()
+            .ok_or(Refusal::NotFound("question_id"))
+    }
+
+    pub fn question(&self, id: &str) -> Result<&Question, Refusal> {
+        self.questions
+            .iter()
+            .find(|q| q.id == id)
+            .ok_or(Refusal::NotFound("question_id"))
+    }
+
+    /// The owner answers (or re-answers) while enquiries are open; only `answer` can change.
+    pub fn answer(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        let status = self.status;
+        let index = self
+            .questions
+            .iter()
+            .position(|q| q.id == id)
+            .ok_or(Refusal::NotFound("question_id"))?;
+        let mut o = Obj::new(data, cx, "Question")?;
+        o.skip(&[
+            "id",
+            "date",
+            "dateAnswered",
+            "title",
+            "description",
+            "author",
+            "questionOf",
+            "relatedItem",
+        ]);
+        let answer: Option<String> = o.opt("answer");
+        o.done(|| Some(()))?;
+        if status != TenderStatus::ActiveEnquiries {
+            return Err(Refusal::phase(format!(
+                "Can't update question in current ({status}) tender status"
+            )));
+        }
+        let question = &mut self.questions[index];
+        match answer {
+            Some(answer) if question.answer.as_ref() != Some(&answer) => {
+                question.answer = Some(answer);
+                question.date_answered = Some(now);
+                Ok(Change::Public)
+            }
+            _ => Ok(Change::None),
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! The tender: its fields, its creation (single- and two-phase) and the owner's changes.
+
+use super::award::Award;
+use super::bid::Bid;
+use super::contract::Contract;
+use super::document::DocumentRecord;
+use super::ids::TokenHash;
+use super::item::{Feature, Item, check_features, check_items};
+use super::merge::merge;
+use super::money::{Guarantee, Money, Period, PeriodEndRequired};
+use super::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
+use super::parse::{Cx, Obj, Problem};
+use super::question::Question;
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+
+pub const PROCUREMENT_METHOD_TYPE: &str = "belowThreshold";
+const TEST_PREFIX: &str = "[ТЕСТУВАННЯ] ";
+const TEST_PREFIX_EN: &str = "[TESTING] ";
+const TEST_PREFIX_RU: &str = "[ТЕСТИРОВАНИЕ] ";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum TenderStatus {
+    #[serde(rename = "draft")]
+    Draft,
+    #[serde(rename = "active.enquiries")]
+    ActiveEnquiries,
+    #[serde(rename = "active.tendering")]
+    ActiveTendering,
+    #[serde(rename = "active.auction")]
+    ActiveAuction,
+    #[serde(rename = "active.qualification")]
+    ActiveQualification,
+    #[serde(rename = "active.awarded")]
+    ActiveAwarded,
+    #[serde(rename = "complete")]
+    Complete,
+    #[serde(rename = "cancelled")]
+    Cancelled,
+    #[serde(rename = "unsuccessful")]
+    Unsuccessful,
+}
+
+impl TenderStatus {
+    pub const ALL: [TenderStatus; 9] = [
+        TenderStatus::Draft,
+        TenderStatus::ActiveEnquiries,
+        TenderStatus::ActiveTendering,
+        TenderStatus::ActiveAuction,
+        TenderStatus::ActiveQualification,
+        TenderStatus::ActiveAwarded,
+        TenderStatus::Complete,
+        TenderStatus::Cancelled,
+        TenderStatus::Unsuccessful,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TenderStatus::Draft => "draft",
+            TenderStatus::ActiveEnquiries => "active.enquiries",
+            TenderStatus::ActiveTendering => "active.tendering",
+            TenderStatus::ActiveAuction => "active.auction",
+            TenderStatus::ActiveQualification => "active.qualification",
+            TenderStatus::ActiveAwarded => "active.awarded",
+            TenderStatus::Complete => "complete",
+            TenderStatus::Cancelled => "cancelled",
+            TenderStatus::Unsuccessful => "unsuccessful",
+        }
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TenderStatus::Complete | TenderStatus::Cancelled | TenderStatus::Unsuccessful
+        )
+    }
+
+    /// Bids, their owners and question authors are public from qualification on.
+    pub fn reveals_bids(self) -> bool {
+        !matches!(
+            self,
+            TenderStatus::Draft
+                | TenderStatus::ActiveEnquiries
+                | TenderStatus::ActiveTendering
+                | TenderStatus::ActiveAuction
+        )
+    }
+}
+
+impl std::fmt::Display for TenderStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the owner states about the tender and may change while enquiries are open.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TenderTerms {
+    pub title: String,
+    #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
+    pub title_en: Option<String>,
+    #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
+    pub title_ru: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
+    #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
+    pub description_ru: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub procurement_method_rationale: Option<String>,
+    pub value: Money,
+    pub minimal_step: Money,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarantee: Option<Guarantee>,
+    pub enquiry_period: Period,
+    pub tender_period: Period,
+    pub procuring_entity: Organization,
+    pub items: Vec<Item>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<Feature>,
+}
+
+/// Reads the terms from a tender object; the returned builder runs once the object is done.
+fn read_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<TenderTerms> + use<'a> {
+    let title = o.req("title");
+    let title_en = o.opt("title_en");
+    let title_ru = o.opt("title_ru");
+    let description = o.opt("description");
+    let description_en = o.opt("description_en");
+    let description_ru = o.opt("description_ru");
+    let procurement_method_rationale = o.opt("procurementMethodRationale");
+    let value: Option<Money> = o.req("value");
+    let minimal_step: Option<Money> = o.req("minimalStep");
+    let guarantee = o.opt("guarantee");
+    let enquiry_period: Option<PeriodEndRequired> = o.req("enquiryPeriod");
+    let tender_period: Option<PeriodEndRequired> = o.req("tenderPeriod");
+    let procuring_entity: Option<ProcuringEntity> = o.req("procuringEntity");
+    let items: Option<Vec<Item>> = o.req("items");
+    let features = o.opt("features");
+    move || {
+        Some(TenderTerms {
+            title: title?,
+            title_en,
+            title_ru,
+            description,
+            description_en,
+            description_ru,
+            procurement_method_rationale,
+            value: value?,
+            minimal_step: minimal_step?,
+            guarantee,
+            enquiry_period: enquiry_period?.0,
+            tender_period: tender_period?.0,
+            procuring_entity: procuring_entity?.0,
+            items: items?,
+            features: features.unwrap_or_default(),
+        })
+    }
+}
+
+impl TenderTerms {
+    /// Rules between fields, each reported on its field.
+    fn check(&self) -> Result<(), Problem> {
+        let mut problems = Vec::new();
+        let step = &self.minimal_step;
+        if step.amount > self.value.amount {
+            problems.push((
+                "minimalStep",
+                Problem::msg("value should be less than value of tender"),
+            ));
+        } else if step.currency != self.value.currency {
+            problems.push((
+                "minimalStep",
+                Problem::msg("currency should be identical to currency of value of tender"),
+            ));
+        } else if step.value_added_tax_included != self.value.value_added_tax_included {
+            problems.push((
+                "minimalStep",
+                Problem::msg("valueAddedTaxIncluded should be identical to valueAddedTaxIncluded of value of tender"),
+            ));
+        }
+        if let (Some(start), Some(enquiry_end)) =
+            (self.tender_period.start_date, self.enquiry_period.end_date)
+            && start < enquiry_end
+        {
+            problems.push((
+                "tenderPeriod",
+                Problem::msg("period should begin after enquiryPeriod"),
+            ));
+        }
+        if self
+            .tender_period
+            .start_date
+            .zip(self.tender_period.end_date)
+            .is_some_and(|(s, e)| s > e)
+        {
+            problems.push((
+                "tenderPeriod",
+                Problem::field(
+                    "startDate",
+                    Problem::msg("period should begin before its end"),
+                ),
+            ));
+        }
+        if let Err(p) = check_items(&self.items) {
+            problems.push(("items", p));
+        }
+        if let Err(p) = check_features(&self.features, &self.items) {
+            problems.push(("features", p));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Problem::Fields(
+                problems
+                    .into_iter()
+                    .map(|(k, p)| (k.to_string(), p))
+                    .collect(),
+            ))
+        }
+    }
+
+    /// Test-mode titles carry their markers in every language, created when absent.
+    fn mark_test(&mut self) {
+        if !self.title.starts_with(TEST_PREFIX) {
+            self.title = format!("{TEST_PREFIX}{}", self.title);
+        }
+        for (title, prefix) in [
+            (&mut self.title_en, TEST_PREFIX_EN),
+            (&mut self.title_ru, TEST_PREFIX_RU),
+        ] {
+            let current = title.take().unwrap_or_default();
+            *title = Some(if current.starts_with(prefix) {
+                current
+            } else {
+                format!("{prefix}{current}")
+            });
+        }
+    }
+}
+
+/// The embedded auction's period: planned start, end, and the earliest allowed start.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuctionPeriod {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub should_start_after: Option<Timestamp>,
+}
+
+impl AuctionPeriod {
+    pub fn is_empty(&self) -> bool {
+        self.start_date.is_none() && self.end_date.is_none() && self.should_start_after.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tender {
+    pub id: String,
+    #[serde(rename = "tenderID")]
+    pub tender_id: String,
+    pub status: TenderStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    #[serde(flatten)]
+    pub terms: TenderTerms,
+    pub procurement_method_type: String,
+    pub procurement_method: &'static str,
+    pub award_criteria: &'static str,
+    pub submission_method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub procurement_method_details: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submission_method_details: Option<String>,
+    #[serde(skip_serializing_if = "AuctionPeriod::is_empty")]
+    pub auction_period: AuctionPeriod,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auction_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub award_period: Option<Period>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<Question>,
+    /// Shown only from qualification on, by the views.
+    #[serde(skip)]
+    pub bids: Vec<Bid>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub awards: Vec<Award>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contracts: Vec<Contract>,
+    pub owner: String,
+    pub date: Timestamp,
+    pub date_modified: Timestamp,
+    #[serde(rename = "next_check", skip_serializing_if = "Option::is_none")]
+    pub next_check: Option<Timestamp>,
+    #[serde(skip)]
+    pub owner_token: TokenHash,
+    /// The base address the owner used, for the auction's addresses.
+    #[serde(skip)]
+    pub origin: String,
+}
+
+/// Names the client may send in a tender but never set (dropped without a word).
+const READ_ONLY: [&str; 18] = [
+    "id",
+    "tenderID",
+    "owner",
+    "date",
+    "dateModified",
+    "next_check",
+    "procurementMethod",
+    "awardCriteria",
+    "submissionMethod",
+    "auctionPeriod",
+    "auctionUrl",
+    "awardPeriod",
+    "documents",
+    "questions",
+    "bids",
+    "numberOfBids",
+    "awards",
+    "contracts",
+];
+/// The names of [`TenderTerms`] as the client sends them.
+const TERM_NAMES: [&str; 15] = [
+    "title",
+    "title_en",
+    "title_ru",
+    "description",
+    "description_en",
+    "description_ru",
+    "procurementMethodRationale",
+    "value",
+    "minimalStep",
+    "guarantee",
+    "enquiryPeriod",
+    "tenderPeriod",
+    "procuringEntity",
+    "items",
+    "features",
+];
+/// Settable at creation only.
+const CREATE_ONLY: [&str; 3] = ["mode", "procurementMethodType", "status"];
+/// Settable at creation only, and only on a server in testing mode.
+const SANDBOX: [&str; 2] = ["procurementMethodDetails", "submissionMethodDetails"];
+
+/// A validated creation request.
+#[derive(Debug, Clone)]
+pub struct NewTender {
+    pub terms: TenderTerms,
+    pub draft: bool,
+    pub mode: Option<String>,
+    pub procurement_method_details: Option<String>,
+    pub submission_method_details: Option<String>,
+}
+
+impl NewTender {
+    /// Reads a creation body. An unknown procedure type is refused before anything else.
+    pub fn parse(data: &Json, cx: &Cx) -> Result<NewTender, Refusal> {
+        if let Some(kind) = data.get("procurementMethodType").and_then(Json::as_str)
+            && kind != PROCUREMENT_METHOD_TYPE
+        {
+            return Err(Refusal::Unsupported {
+                location: "data",
+                name: "procurementMethodType",
+                description: "Not implemented".into(),
+            });
+        }
+        let mut o = Obj::new(data, cx, "Tender")?;
+        o.skip(&READ_ONLY);
+        let statuses: Vec<&str> = TenderStatus::ALL.iter().map(|s| s.as_str()).collect();
+        let status = o.choice("status", &statuses);
+        let mode = o.choice("mode", &["test"]);
+        let _type: Option<String> = o.req("procurementMethodType");
+        let (pmd, smd) = if cx.testing {
+            (
+                o.opt("procurementMethodDetails"),
+                o.opt("submissionMethodDetails"),
+            )
+        } else {
+            (None, None)
+        };
+        let build = read_terms(&mut o);
+        let mut terms = o.done(build)?;
+        terms.check()?;
+        let kind = terms.procuring_entity.kind.clone().unwrap_or_default();
+        if !ENTITY_KINDS.contains(&kind.as_str()) {
+            return Err(Refusal::Forbidden {
+                location: "procuringEntity",
+                name: "kind",
+                description: format!(
+                    "'{kind}' procuringEntity cannot publish this type of procedure. Only general, special, defense, other are allowed."
+                ),
+            });
+        }
+        if mode.is_some() {
+            terms.mark_test();
+        }
+        Ok(NewTender {
+            terms,
+            draft: status.as_deref() == Some("draft"),
+            mode,
+            procurement_method_details: pmd,
+            submission_method_details: smd,
+        })
+    }
+}
+
+impl Tender {
+    /// A new tender: in `draft` when asked, otherwise published at once in `active.enquiries`.
+    /// The service sets the period starts: enquiries start now, tendering at the enquiry end.
+    pub fn create(
+        mut input: NewTender,
+        id: String,
+        tender_id: String,
+        owner: String,
+        owner_token: TokenHash,
+        origin: String,
+        now: Timestamp,
+    ) -> Tender {
+        input.terms.enquiry_period.start_date = Some(now);
+        input.terms.tender_period.start_date = input.terms.enquiry_period.end_date;
+        let mut tender = Tender {
+            id,
+            tender_id,
+            status: if input.draft {
+                TenderStatus::Draft
+            } else {
+                TenderStatus::ActiveEnquiries
+            },
+            mode: input.mode,
+            terms: input.terms,
+            procurement_method_type: PROCUREMENT_METHOD_TYPE.to_string(),
+            procurement_method: "open",
+            award_criteria: "lowestCost",
+            submission_method: "electronicAuction",
+            procurement_method_details: input.procurement_method_details,
+            submission_method_details: input.submission_method_details,
+            auction_period: AuctionPeriod::default(),
+            auction_url: None,
+            award_period: None,
+            documents: Vec::new(),
+            questions: Vec::new(),
+            bids: Vec::new(),
+            awards: Vec::new(),
+            contracts: Vec::new(),
+            owner,
+            date: now,
+            date_modified: now,
+            next_check: None,
+            owner_token,
+            origin,
+        };
+        tender.next_check = tender.compute_next_check(now);
+        tender
+    }
+
+    pub fn is_test(&self) -> bool {
+        self.mode.is_some()
+    }
+
+    pub fn item_ids(&self) -> Vec<&str> {
+        self.terms.items.iter().map(|i| i.id.as_str()).collect()
+    }
+
+    /// The owner's PATCH of the tender itself.
+    ///
+    /// In `draft` only publication is accepted (the rest of the body is ignored, so a client
+    /// may send back the whole object). While enquiries are open the terms may change; later
+    /// nothing changes but the answer is still 200; in a terminal status the PATCH is refused.
+    pub fn patch(&mut self, data: &Json, cx: &Cx, now: Timestamp) -> Result<Change, Refusal> {
+        let empty = Map::new();
+        let patch = data.as_object().unwrap_or(&empty);
+        if self.status.is_terminal() {
+            return Err(Refusal::phase(format!(
+                "Can't update tender in current ({}) status",
+                self.status
+            )));
+        }
+        if self.status == TenderStatus::Draft {
+            if patch.get("status").and_then(Json::as_str)
+                != Some(TenderStatus::ActiveEnquiries.as_str())
+            {
+                return Err(Refusal::phase(
+                    "Can't update tender in current (draft) status",
+                ));
+            }
+            self.status = TenderStatus::ActiveEnquiries;
+            self.date = now;
+            return Ok(Change::Public);
+        }
+        let mut rogue = Vec::new();
+        let mut wanted = Map::new();
+        for (key, value) in patch {
+            if TERM_NAMES.contains(&key.as_str()) {
+                if !value.is_null() {
+                    wanted.insert(key.clone(), value.clone());
+                }
+            } else if !(READ_ONLY.contains(&key.as_str())
+                || CREATE_ONLY.contains(&key.as_str())
+                || (cx.testing && SANDBOX.contains(&key.as_str())))
+            {
+                rogue.push((key.clone(), Problem::Rogue));
+            }
+        }
+        if self.status != TenderStatus::ActiveEnquiries {
+            return if rogue.is_empty() {
+                Ok(Change::None)
+            } else {
+                Err(Refusal::Invalid(rogue))
+            };
+        }
+        let mut merged =
+            serde_json::to_value(&self.terms).map_err(|e| Refusal::phase(e.to_string()))?;
+        merge(&mut merged, &Json::Object(wanted));
+        // The entity's kind is fixed at creation.
+        if let Some(entity) = merged
+            .get_mut("procuringEntity")
+            .and_then(Json::as_object_mut)
+        {
+            match &self.terms.procuring_entity.kind {
+                Some(kind) => entity.insert("kind".into(), Json::from(kind.clone())),
+                None => entity.remove("kind"),
+            };
+        }
+        let mut problems = rogue;
+        let mut o = Obj::new(&merged, cx, "Tender").map_err(Refusal::from)?;
+        let build = read_terms(&mut o);
+        let terms = match o.done(build) {
+            Ok(terms) => Some(terms),
+            Err(p) => {
+                problems.extend(p.into_fields());
+                None
+            }
+        };
+        let Some(mut terms) = terms.filter(|_| problems.is_empty()) else {
+            return Err(Refusal::Invalid(problems));
+        };
+        for (name, old, new) in [
+            (
+                "enquiryPeriod",
+                &self.terms.enquiry_period,
+                &terms.enquiry_period,
+            ),
+            (
+                "tenderPeriod",
+                &self.terms.tender_period,
+                &terms.tender_period,
+            ),
+        ] {
+            if old.start_date.is_some() && new.start_date.is_none() {
+                problems.push((
+                    name.to_string(),
+                    Problem::field("startDate", Problem::msg("This field cannot be deleted")),
+                ));
+            }
+        }
+        if let Err(p) = terms.check() {
+            problems.extend(p.into_fields());
+        }
+        if !problems.is_empty() {
+            return Err(Refusal::Invalid(problems));
+        }
+        if self.is_test() {
+            terms.mark_test();
+        }
+        if terms == self.terms {
+            return Ok(Change::None);
+        }
+        self.terms = terms;
+        Ok(Change::Public)
+    }
+}

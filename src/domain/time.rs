@@ -1,0 +1,214 @@
+//! Timestamps as the service shows them: in the server's time zone, with offset and microseconds.
+//!
+//! Every timestamp the service stores has already been converted into the server zone, so
+//! serialising one needs no context: `2017-07-25T17:36:55.659566+03:00`.
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+use time::format_description::FormatItem;
+use time::macros::format_description;
+use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+use time_tz::{OffsetDateTimeExt, PrimitiveDateTimeExt, Tz, timezones};
+
+const OUTPUT: &[FormatItem<'static>] = format_description!(
+    "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6][offset_hour sign:mandatory]:[offset_minute]"
+);
+const DATE: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]");
+const DATE_TIME: &[FormatItem<'static>] = format_description!(
+    "[year]-[month]-[day]T[hour]:[minute][optional [:[second][optional [.[subsecond]]]]]"
+);
+
+/// A moment, held in the server zone's offset for that moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(OffsetDateTime);
+
+impl Timestamp {
+    pub fn instant(&self) -> OffsetDateTime {
+        self.0
+    }
+
+    /// The moment `d` later, keeping this offset (use [`Zone::shift`] to re-read the offset).
+    pub fn plus(&self, d: Duration) -> Timestamp {
+        Timestamp(self.0.saturating_add(d))
+    }
+
+    /// Microseconds since the Unix epoch: a compact, ordered key for indexes.
+    pub fn micros(&self) -> i64 {
+        (self.0.unix_timestamp_nanos() / 1_000) as i64
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.format(OUTPUT) {
+            Ok(s) => f.write_str(&s),
+            Err(_) => Err(fmt::Error),
+        }
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// The server's time zone (default Europe/Kyiv), with its daylight-saving rules.
+#[derive(Clone, Copy)]
+pub struct Zone(&'static Tz);
+
+impl fmt::Debug for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Zone")
+    }
+}
+
+impl Zone {
+    pub fn named(name: &str) -> Option<Zone> {
+        timezones::get_by_name(name).map(Zone)
+    }
+
+    /// The moment `t`, truncated to microseconds and shown in this zone.
+    pub fn at(&self, t: OffsetDateTime) -> Timestamp {
+        let micros = t.unix_timestamp_nanos() / 1_000 * 1_000;
+        let t = OffsetDateTime::from_unix_timestamp_nanos(micros).unwrap_or(t);
+        Timestamp(t.to_timezone(self.0))
+    }
+
+    /// `t` moved by `d`, re-expressed in the zone (the offset may change across DST).
+    pub fn shift(&self, t: Timestamp, d: Duration) -> Timestamp {
+        self.at(t.0.saturating_add(d))
+    }
+
+    /// A local wall-clock time in this zone; in a DST gap the later offset is used, in an
+    /// overlap the earlier moment.
+    pub fn local(&self, date: Date, time: Time) -> Timestamp {
+        let local = PrimitiveDateTime::new(date, time);
+        let moment = local
+            .assume_timezone(self.0)
+            .take_first()
+            .unwrap_or_else(|| local.assume_timezone_utc(self.0));
+        self.at(moment)
+    }
+
+    /// The local calendar date of a moment in this zone.
+    pub fn date_of(&self, t: Timestamp) -> Date {
+        t.0.to_timezone(self.0).date()
+    }
+
+    /// Reads ISO 8601 input: a date, or a date and time with optional seconds, fraction and
+    /// offset. Input without an offset is local time in this zone.
+    pub fn parse(&self, input: &str) -> Option<Timestamp> {
+        let text = input.trim();
+        let (body, offset) = split_offset(text)?;
+        let body = body.replacen(' ', "T", 1);
+        let local = if body.len() == 10 {
+            Date::parse(&body, DATE).ok()?.midnight()
+        } else {
+            PrimitiveDateTime::parse(&body, DATE_TIME).ok()?
+        };
+        match offset {
+            Some(offset) => Some(self.at(local.assume_offset(offset))),
+            None => Some(self.local(local.date(), local.time())),
+        }
+    }
+}
+
+/// Splits a trailing `Z`, `±hh:mm`, `±hhmm` or `±hh` from a timestamp.
+fn split_offset(text: &str) -> Option<(&str, Option<UtcOffset>)> {
+    if let Some(body) = text.strip_suffix('Z').or_else(|| text.strip_suffix('z')) {
+        return Some((body, Some(UtcOffset::UTC)));
+    }
+    // An offset sign can only appear after the time part ("T..."), never in the date.
+    let Some(time_start) = text.find(['T', 't', ' ']).map(|i| i + 1) else {
+        return Some((text, None));
+    };
+    let Some(sign_at) = text[time_start..].find(['+', '-']).map(|i| i + time_start) else {
+        return Some((text, None));
+    };
+    let (body, offset) = text.split_at(sign_at);
+    let sign: i8 = if offset.starts_with('-') { -1 } else { 1 };
+    let digits: String = offset[1..].chars().filter(|c| *c != ':').collect();
+    if !digits.chars().all(|c| c.is_ascii_digit()) || !(digits.len() == 2 || digits.len() == 4) {
+        return None;
+    }
+    let hours: i8 = digits[..2].parse().ok()?;
+    let minutes: i8 = if digits.len() == 4 {
+        digits[2..].parse().ok()?
+    } else {
+        0
+    };
+    let offset = UtcOffset::from_hms(sign * hours, sign * minutes, 0).ok()?;
+    Some((body, Some(offset)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    fn kyiv() -> Zone {
+        Zone::named("Europe/Kyiv").expect("zone in the database")
+    }
+
+    #[test]
+    fn output_has_offset_and_six_fraction_digits() {
+        let t = kyiv().at(datetime!(2017-07-25 14:36:55.659566 UTC));
+        assert_eq!(t.to_string(), "2017-07-25T17:36:55.659566+03:00");
+        let winter = kyiv().at(datetime!(2017-01-05 10:00 UTC));
+        assert_eq!(winter.to_string(), "2017-01-05T12:00:00.000000+02:00");
+    }
+
+    #[test]
+    fn input_without_offset_is_local_time() {
+        let z = kyiv();
+        assert_eq!(
+            z.parse("2017-07-25T17:36")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("2017-07-25T17:36:00.000000+03:00")
+        );
+        assert_eq!(
+            z.parse("2017-12-25").map(|t| t.to_string()).as_deref(),
+            Some("2017-12-25T00:00:00.000000+02:00")
+        );
+    }
+
+    #[test]
+    fn input_with_offset_is_converted_to_the_zone() {
+        let z = kyiv();
+        assert_eq!(
+            z.parse("2017-07-25T14:36:00Z")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("2017-07-25T17:36:00.000000+03:00")
+        );
+        assert_eq!(
+            z.parse("2017-07-25T17:36:00.5+0300")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("2017-07-25T17:36:00.500000+03:00")
+        );
+        assert_eq!(
+            z.parse("2017-07-25T12:36:00-02:00")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("2017-07-25T17:36:00.000000+03:00")
+        );
+    }
+
+    #[test]
+    fn garbage_is_refused() {
+        let z = kyiv();
+        for bad in [
+            "",
+            "invalid_value",
+            "2017-13-01",
+            "2017-07-25T25:00",
+            "2017-07-25T10:00+3:0",
+            "12345",
+        ] {
+            assert!(z.parse(bad).is_none(), "{bad} should not parse");
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The working-day calendar: weekends and Ukrainian public holidays are days off.
+//!
+//! Upstream counted award complaint periods in working days and planned auctions on working
+//! days only; this calendar answers both questions for any date.
+
+use super::time::{Timestamp, Zone};
+use time::{Date, Duration, Month, Time, Weekday};
+
+/// Public holidays that fall on the same date every year.
+const FIXED_HOLIDAYS: [(Month, u8); 7] = [
+    (Month::January, 1),
+    (Month::March, 8),
+    (Month::May, 1),
+    (Month::June, 28),
+    (Month::August, 24),
+    (Month::October, 14),
+    (Month::December, 25),
+];
+
+pub fn is_working_day(date: Date) -> bool {
+    let weekend = matches!(date.weekday(), Weekday::Saturday | Weekday::Sunday);
+    let holiday = FIXED_HOLIDAYS
+        .iter()
+        .any(|(m, d)| date.month() == *m && date.day() == *d);
+    !weekend && !holiday
+}
+
+/// `start` plus `days` working days, as upstream counts them: from a day off, counting
+/// starts at the next midnight; then each day off is skipped. With an accelerator the
+/// plain duration is divided instead.
+pub fn add_working_days(
+    zone: &Zone,
+    start: Timestamp,
+    days: u32,
+    accelerator: Option<u32>,
+) -> Timestamp {
+    if let Some(n) = accelerator {
+        return zone.shift(start, Duration::days(i64::from(days)) / n.max(1));
+    }
+    let mut date = zone.date_of(start);
+    let mut time = start.instant().time();
+    if !is_working_day(date) {
+        time = Time::MIDNIGHT;
+        date = date.next_day().unwrap_or(date);
+    }
+    let mut left = days;
+    while left > 0 {
+        date = date.next_day().unwrap_or(date);
+        if is_working_day(date) {
+            left -= 1;
+        }
+    }
+    zone.local(date, time)
+}
+
+/// The first working day on or after `date`.
+pub fn next_working_day(mut date: Date) -> Date {
+    while !is_working_day(date) {
+        date = date.next_day().unwrap_or(date);
+    }
+    date
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone() -> Zone {
+        Zone::named("Europe/Kyiv").expect("zone")
+    }
+
+    fn at(s: &str) -> Timestamp {
+        zone().parse(s).expect("date")
+    }
+
+    #[test]
+    fn two_working_days_skip_the_weekend() {
+        // Thursday 2017-07-27 → Monday 2017-07-31.
+        assert_eq!(
+            add_working_days(&zone(), at("2017-07-27T15:00"), 2, None),
+            at("2017-07-31T15:00")
+        );
+        // Tuesday → Thursday.
+        assert_eq!(
+            add_working_days(&zone(), at("2017-07-25T15:00"), 2, None),
+            at("2017-07-27T15:00")
+        );
+    }
+
+    #[test]
+    fn from_a_day_off_counting_starts_at_the_next_midnight() {
+        // Saturday 2017-07-29 → Sunday midnight, then Monday and Tuesday.
+        assert_eq!(
+            add_working_days(&zone(), at("2017-07-29T15:00"), 2, None),
+            at("2017-08-01T00:00")
+        );
+    }
+
+    #[test]
+    fn holidays_are_days_off() {
+        // Wednesday 2017-08-23; Thursday 24th is Independence Day.
+        assert_eq!(
+            add_working_days(&zone(), at("2017-08-23T10:00"), 2, None),
+            at("2017-08-28T10:00")
+        );
+    }
+
+    #[test]
+    fn accelerator_divides_plain_days() {
+        assert_eq!(
+            add_working_days(&zone(), at("2017-07-29T15:00"), 2, Some(1440)),
+            at("2017-07-29T15:02")
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Indexes over the published tenders: the listing ordered by `dateModified`, the schedule
+//! ordered by `next_check`, the `dateModified` stamp source, and the daily tenderID counter.
+
+use crate::domain::tender::{Tender, TenderStatus};
+use crate::domain::time::{Timestamp, Zone};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
+use time::{Date, OffsetDateTime};
+
+#[derive(Debug, Clone)]
+pub struct ListingRow {
+    pub id: String,
+    pub date_modified: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+struct Listed {
+    id: String,
+    date_modified: Timestamp,
+    test: bool,
+}
+
+/// Which tenders a listing shows, by test mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModeFilter {
+    Real,
+    Test,
+    All,
+}
+
+#[derive(Debug, Clone)]
+pub struct PageRequest {
+    /// The `dateModified` to start from (inclusive; the row equal to it is skipped).
+    pub offset: Option<Timestamp>,
+    pub limit: usize,
+    pub descending: bool,
+    pub modes: ModeFilter,
+}
+
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub rows: Vec<ListingRow>,
+}
+
+#[derive(Default)]
+pub struct Indexes {
+    listing: BTreeMap<i64, Listed>,
+    schedule: BTreeSet<(i64, String)>,
+    last_stamp: i64,
+    daily: HashMap<Date, u32>,
+}
+
+impl Indexes {
+    pub fn next_daily_number(&mut self, date: Date) -> u32 {
+        self.daily.retain(|d, _| *d >= date);
+        let n = self.daily.entry(date).or_default();
+        *n += 1;
+        *n
+    }
+
+    /// A `dateModified` for a change at `now`, strictly after every earlier one.
+    pub fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
+        let micros = now.micros().max(self.last_stamp + 1);
+        self.last_stamp = micros;
+        let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
+            .unwrap_or(now.instant());
+        zone.at(instant)
+    }
+
+    /// Replaces `old`'s entries with `new`'s. Drafts are neither listed nor scheduled.
+    pub fn put(&mut self, new: &Tender, old: Option<&Tender>) {
+        if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
+            self.listing.remove(&old.date_modified.micros());
+            if let Some(check) = old.next_check {
+                self.schedule.remove(&(check.micros(), old.id.clone()));
+            }
+        }
+        if new.status == TenderStatus::Draft {
+            return;
+        }
+        self.listing.insert(
+            new.date_modified.micros(),
+            Listed {
+                id: new.id.clone(),
+                date_modified: new.date_modified,
+                test: new.is_test(),
+            },
+        );
+        if let Some(check) = new.next_check {
+            self.schedule.insert((check.micros(), new.id.clone()));
+        }
+    }
+
+    pub fn due(&self, now: Timestamp) -> Vec<String> {
+        self.schedule
+            .range(..=(now.micros(), String::from("\u{10FFFF}")))
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+
+    pub fn earliest_check(&self, zone: &Zone) -> Option<Timestamp> {
+        let (micros, _) = self.schedule.first()?;
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(*micros) * 1_000)
+            .ok()
+            .map(|t| zone.at(t))
+    }
+
+    pub fn page(&self, request: &PageRequest) -> Page {
+        let wanted = |l: &&Listed| match request.modes {
+            ModeFilter::All => true,
+            ModeFilter::Test => l.test,
+            ModeFilter::Real => !l.test,
+        };
+        let start = request.offset.map(|t| t.micros());
+        let range: Box<dyn Iterator<Item = &Listed>> = match (start, request.descending) {
+            (None, false) => Box::new(self.listing.values()),
+            (None, true) => Box::new(self.listing.values().rev()),
+            (Some(s), false) => Box::new(
+                self.listing
+                    .range((Bound::Included(s), Bound::Unbounded))
+                    .map(|(_, l)| l),
+            ),
+            (Some(s), true) => Box::new(
+                self.listing
+                    .range((Bound::Unbounded, Bound::Included(s)))
+                    .rev()
+                    .map(|(_, l)| l),
+            ),
+        };
+        let mut rows: Vec<ListingRow> = range
+            .filter(wanted)
+            .take(request.limit + 1)
+            .map(|l| ListingRow {
+                id: l.id.clone(),
+                date_modified: l.date_modified,
+            })
+            .collect();
+        if start.is_some_and(|s| rows.first().is_some_and(|r| r.date_modified.micros() == s)) {
+            rows.remove(0);
+        }
+        rows.truncate(request.limit);
+        Page { rows }
+    }
+}

@@ -1,0 +1,165 @@
+//! Brokers and tokens: where a token may be presented, and who may use it.
+
+use crate::common::*;
+use serde_json::json;
+use std::io::Write;
+
+#[tokio::test]
+async fn token_in_query_header_or_body() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let path = format!("/api/2.3/tenders/{id}");
+    let q = s
+        .patch(&format!("{path}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"description": "1"}))
+        .send()
+        .await;
+    let h = s
+        .patch(&path)
+        .broker("broker")
+        .header("X-Access-Token", &token)
+        .data(json!({"description": "2"}))
+        .send()
+        .await;
+    let b = s
+        .patch(&path)
+        .broker("broker")
+        .json(&json!({"data": {"description": "3"}, "access": {"token": token}}))
+        .send()
+        .await;
+    assert_eq!([q.status, h.status, b.status], [200, 200, 200]);
+    assert_eq!(s.tender(&id).await["description"], "3");
+}
+
+#[tokio::test]
+async fn a_token_is_bound_to_its_broker() {
+    let s = TestServer::start().await;
+    let (id, token, before) = s.published().await;
+    let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
+    for r in [
+        s.patch(&path)
+            .broker("broker1")
+            .data(json!({"description": "x"}))
+            .send()
+            .await,
+        s.patch(&path)
+            .data(json!({"description": "x"}))
+            .send()
+            .await,
+        s.patch(&path)
+            .broker("nobody")
+            .data(json!({"description": "x"}))
+            .send()
+            .await,
+        s.patch(&format!("/api/2.3/tenders/{id}?acc_token=wrong"))
+            .broker("broker")
+            .data(json!({"description": "x"}))
+            .send()
+            .await,
+    ] {
+        assert_eq!(
+            (r.status, r.error()),
+            (403, ("url".into(), "permission".into(), json!("Forbidden"))),
+            "{}",
+            r.text
+        );
+    }
+    assert_eq!(s.tender(&id).await, before);
+    let anonymous = s
+        .post("/api/2.3/tenders")
+        .data(tender_body(&s.now().await, 1, 4))
+        .send()
+        .await;
+    assert_eq!(anonymous.status, 403);
+}
+
+#[tokio::test]
+async fn reads_are_open_and_spore_answers_head() {
+    let s = TestServer::start().await;
+    let (id, _, _) = s.published().await;
+    assert_eq!(
+        s.get(&format!("/api/2.3/tenders/{id}")).send().await.status,
+        200
+    );
+    assert_eq!(
+        s.call(reqwest::Method::HEAD, "/api/2.3/spore")
+            .send()
+            .await
+            .status,
+        200
+    );
+}
+
+#[tokio::test]
+async fn brokers_file_names_owners_and_levels() {
+    let mut file = tempfile::NamedTempFile::new().expect("temp file");
+    writeln!(
+        file,
+        "[brokers]\nacme = acme-key\nviewer = viewer-key,2\ntester = tester-key,1t"
+    )
+    .expect("write");
+    let s = TestServer::start_with(tender_registry::Settings {
+        testing: true,
+        brokers: Some(file.path().to_path_buf()),
+        ..Default::default()
+    })
+    .await;
+    let body = tender_body(&s.now().await, 1, 4);
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("acme-key")
+        .data(body.clone())
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.body["data"]["owner"].clone()),
+        (201, json!("acme"))
+    );
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("viewer-key")
+        .data(body.clone())
+        .send()
+        .await;
+    assert_eq!(
+        r.error(),
+        (
+            "procurementMethodType".into(),
+            "accreditation".into(),
+            json!("Broker Accreditation level does not permit tender creation")
+        )
+    );
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("tester-key")
+        .data(body.clone())
+        .send()
+        .await;
+    assert_eq!(
+        r.error().1,
+        "mode",
+        "a test-only broker creates test tenders only"
+    );
+    let mut test = body;
+    test["mode"] = json!("test");
+    assert_eq!(
+        s.post("/api/2.3/tenders")
+            .broker("tester-key")
+            .data(test)
+            .send()
+            .await
+            .status,
+        201
+    );
+    assert_eq!(
+        s.post("/api/2.3/tenders")
+            .broker("broker")
+            .data(tender_body(&s.now().await, 1, 4))
+            .send()
+            .await
+            .status,
+        403,
+        "built-in brokers are replaced"
+    );
+}

@@ -1,0 +1,216 @@
+//! Bids: step by step and batch, their tokens, and their confidentiality.
+
+use crate::common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn no_bid_before_tendering() {
+    let s = TestServer::start().await;
+    let (id, _, _) = s.published().await;
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(bid_body(400.0))
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.error(),
+        (
+            "body".into(),
+            "data".into(),
+            json!("Can't add bid in current (active.enquiries) tender status")
+        )
+    );
+}
+
+#[tokio::test]
+async fn step_by_step_registration_with_the_bid_token() {
+    let s = TestServer::start().await;
+    let (id, _) = s.tendering().await;
+    let before = s.tender(&id).await;
+    let mut body = bid_body(400.0);
+    body["status"] = json!("draft");
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let (bid, token) = (r.id(), r.token());
+    assert_eq!(
+        r.header("location"),
+        Some(format!("{}/api/2.3/tenders/{id}/bids/{bid}", s.base).as_str())
+    );
+    assert_eq!(r.body["data"]["status"], "draft");
+    assert_eq!(
+        r.body["data"]["value"],
+        json!({"amount": 400.0, "currency": "UAH", "valueAddedTaxIncluded": true}),
+        "currency comes from the tender"
+    );
+
+    let path = format!("/api/2.3/tenders/{id}/bids/{bid}");
+    let activated = s
+        .patch(&format!("{path}?acc_token={token}"))
+        .broker("broker1")
+        .data(json!({"status": "active"}))
+        .send()
+        .await;
+    assert_eq!(activated.status, 200, "{}", activated.text);
+    assert_eq!(activated.body["data"]["status"], "active");
+    let back = s
+        .patch(&format!("{path}?acc_token={token}"))
+        .broker("broker1")
+        .data(json!({"status": "draft"}))
+        .send()
+        .await;
+    assert_eq!(
+        back.error(),
+        (
+            "body".into(),
+            "bid".into(),
+            json!("Can't update bid to (draft) status")
+        )
+    );
+
+    let own = s
+        .get(&format!("{path}?acc_token={token}"))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!((own.status, own.id()), (200, bid.clone()));
+    let stolen = s
+        .get(&format!("{path}?acc_token={token}"))
+        .broker("broker2")
+        .send()
+        .await;
+    assert_eq!(
+        stolen.error(),
+        (
+            "body".into(),
+            "data".into(),
+            json!("Can't view bid in current (active.tendering) tender status")
+        )
+    );
+    let collection = s.get(&format!("/api/2.3/tenders/{id}/bids")).send().await;
+    assert_eq!(
+        collection.error().2,
+        json!("Can't view bids in current (active.tendering) tender status")
+    );
+
+    let after = s.tender(&id).await;
+    assert!(
+        after.get("bids").is_none(),
+        "bids stay hidden while tendering"
+    );
+    assert_eq!(
+        after["dateModified"], before["dateModified"],
+        "bid activity does not reach the feed"
+    );
+}
+
+#[tokio::test]
+async fn bid_rules() {
+    let s = TestServer::start().await;
+    let (id, _) = s.tendering().await;
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(bid_body(501.0))
+        .send()
+        .await;
+    assert_eq!(
+        r.error(),
+        (
+            "body".into(),
+            "value".into(),
+            json!(["value of bid should be less than value of tender"])
+        )
+    );
+    let mut body = bid_body(400.0);
+    body["value"]["currency"] = json!("USD");
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        r.error().2,
+        json!(["currency of bid should be identical to currency of value of tender"])
+    );
+    let mut body = bid_body(400.0);
+    body["tenderers"] = json!([]);
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        (r.error().1, r.error().2),
+        (
+            "tenderers".into(),
+            json!(["Please provide at least 1 item."])
+        )
+    );
+    let anonymous = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .data(bid_body(400.0))
+        .send()
+        .await;
+    assert_eq!(anonymous.error().1, "permission");
+}
+
+#[tokio::test]
+async fn bid_documents_and_withdrawal() {
+    let s = TestServer::start().await;
+    let (id, _) = s.tendering().await;
+    let (bid, token) = s.bid(&id, 450.0).await;
+    let docs = format!("/api/2.3/tenders/{id}/bids/{bid}/documents");
+    let up = s
+        .post(&format!("{docs}?acc_token={token}"))
+        .broker("broker1")
+        .data(document_body("Offer.pdf"))
+        .send()
+        .await;
+    assert_eq!(up.status, 201, "{}", up.text);
+    assert!(
+        up.body["data"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(&format!("{}{docs}/{}?download=", s.base, up.id()))
+    );
+    let list = s
+        .get(&format!("{docs}?acc_token={token}"))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
+    let hidden = s.get(&docs).send().await;
+    assert_eq!(
+        hidden.error().2,
+        json!("Can't view bid documents in current (active.tendering) tender status")
+    );
+
+    let gone = s
+        .delete(&format!(
+            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
+        ))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!((gone.status, gone.id()), (200, bid.clone()));
+    let again = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
+        ))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(
+        again.error(),
+        ("url".into(), "bid_id".into(), json!("Not Found"))
+    );
+}

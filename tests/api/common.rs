@@ -1,0 +1,277 @@
+//! A server on an ephemeral port, a client that speaks as a broker, and request bodies.
+
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use tender_registry::{Application, RunningServer, Settings};
+
+pub struct TestServer {
+    pub base: String,
+    client: reqwest::Client,
+    _server: RunningServer,
+}
+
+/// What a test saw of a response.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The first error's `(location, name, description)`.
+    pub fn error(&self) -> (String, String, Value) {
+        let e = &self.body["errors"][0];
+        (
+            e["location"].as_str().unwrap_or_default().to_string(),
+            e["name"].as_str().unwrap_or_default().to_string(),
+            e["description"].clone(),
+        )
+    }
+
+    pub fn id(&self) -> String {
+        self.body["data"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    pub fn token(&self) -> String {
+        self.body["access"]["token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// A request being built: method, path, broker, token and body.
+pub struct Call<'a> {
+    server: &'a TestServer,
+    request: reqwest::RequestBuilder,
+}
+
+impl Call<'_> {
+    pub fn broker(mut self, name: &str) -> Self {
+        self.request = self.request.basic_auth(name, Some(""));
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.request = self.request.header(name, value);
+        self
+    }
+
+    pub fn json(mut self, body: &Value) -> Self {
+        self.request = self
+            .request
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+        self
+    }
+
+    pub fn data(self, data: Value) -> Self {
+        self.json(&json!({ "data": data }))
+    }
+
+    pub fn raw(mut self, content_type: &str, body: impl Into<reqwest::Body>) -> Self {
+        self.request = self.request.header("Content-Type", content_type).body(body);
+        self
+    }
+
+    pub async fn send(self) -> Reply {
+        let _ = self.server;
+        let response = self.request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("a readable body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            text,
+        }
+    }
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::start_with(Settings {
+            testing: true,
+            ..Settings::default()
+        })
+        .await
+    }
+
+    pub async fn start_with(mut settings: Settings) -> TestServer {
+        settings.listen = "127.0.0.1:0".into();
+        let app = Application::build(settings)
+            .await
+            .expect("the server builds");
+        let base = app.base_url();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        TestServer {
+            base,
+            client,
+            _server: app.spawn(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        if path.starts_with("http") {
+            path.to_string()
+        } else {
+            format!("{}{path}", self.base)
+        }
+    }
+
+    pub fn call(&self, method: reqwest::Method, path: &str) -> Call<'_> {
+        Call {
+            server: self,
+            request: self.client.request(method, self.url(path)),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Call<'_> {
+        self.call(reqwest::Method::GET, path)
+    }
+
+    pub fn post(&self, path: &str) -> Call<'_> {
+        self.call(reqwest::Method::POST, path)
+    }
+
+    pub fn patch(&self, path: &str) -> Call<'_> {
+        self.call(reqwest::Method::PATCH, path)
+    }
+
+    pub fn put(&self, path: &str) -> Call<'_> {
+        self.call(reqwest::Method::PUT, path)
+    }
+
+    pub fn delete(&self, path: &str) -> Call<'_> {
+        self.call(reqwest::Method::DELETE, path)
+    }
+
+    /// The server's now, from the clock control API.
+    pub async fn now(&self) -> String {
+        let r = self.get("/testing/clock").send().await;
+        r.body["data"]["now"]
+            .as_str()
+            .expect("the clock answers")
+            .to_string()
+    }
+
+    /// Moves the server clock forward by an ISO 8601 duration.
+    pub async fn advance(&self, duration: &str) -> Reply {
+        let r = self
+            .post("/testing/clock")
+            .data(json!({ "advance": duration }))
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "clock moved: {}", r.text);
+        r
+    }
+
+    /// Creates a tender as `broker` and returns (id, token, data).
+    pub async fn create(&self, data: Value) -> (String, String, Value) {
+        let r = self
+            .post("/api/2.3/tenders")
+            .broker("broker")
+            .data(data)
+            .send()
+            .await;
+        assert_eq!(r.status, 201, "tender created: {}", r.text);
+        (r.id(), r.token(), r.body["data"].clone())
+    }
+
+    pub async fn tender(&self, id: &str) -> Value {
+        let r = self.get(&format!("/api/2.3/tenders/{id}")).send().await;
+        assert_eq!(r.status, 200, "tender read: {}", r.text);
+        r.body["data"].clone()
+    }
+
+    /// A published tender with enquiries open for a day and tendering for three more.
+    pub async fn published(&self) -> (String, String, Value) {
+        self.create(tender_body(&self.now().await, 1, 4)).await
+    }
+
+    /// A tender in `active.tendering` (the clock moved a day forward).
+    pub async fn tendering(&self) -> (String, String) {
+        let (id, token, _) = self.published().await;
+        self.advance("P1DT1M").await;
+        assert_eq!(self.tender(&id).await["status"], "active.tendering");
+        (id, token)
+    }
+
+    /// Registers an active bid of `amount` as `broker1`; returns (bid id, bid token).
+    pub async fn bid(&self, tender: &str, amount: f64) -> (String, String) {
+        let r = self
+            .post(&format!("/api/2.3/tenders/{tender}/bids"))
+            .broker("broker1")
+            .data(bid_body(amount))
+            .send()
+            .await;
+        assert_eq!(r.status, 201, "bid placed: {}", r.text);
+        (r.id(), r.token())
+    }
+}
+
+/// A moment `days` after `now` (an RFC 3339 timestamp), as the server would read it.
+pub fn days_after(now: &str, days: i64) -> String {
+    let t = time::OffsetDateTime::parse(now, &time::format_description::well_known::Rfc3339)
+        .expect("an RFC 3339 now");
+    (t + time::Duration::days(days))
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("formats")
+}
+
+pub fn organization() -> Value {
+    json!({
+        "name": "Державне управління справами",
+        "identifier": {"scheme": "UA-EDR", "id": "00037256", "uri": "http://www.dus.gov.ua/"},
+        "address": {"countryName": "Україна", "postalCode": "01220", "region": "м. Київ", "streetAddress": "вул. Банкова, 11, корпус 1", "locality": "м. Київ"},
+        "contactPoint": {"name": "Державне управління справами", "telephone": "0440000000"}
+    })
+}
+
+/// A belowThreshold tender whose enquiries end `enquiry_days` and tendering
+/// `tender_days` after `now`.
+pub fn tender_body(now: &str, enquiry_days: i64, tender_days: i64) -> Value {
+    let mut entity = organization();
+    entity["kind"] = json!("general");
+    json!({
+        "procurementMethodType": "belowThreshold",
+        "title": "Послуги шкільних їдалень",
+        "value": {"amount": 500, "currency": "UAH"},
+        "minimalStep": {"amount": 15, "currency": "UAH"},
+        "enquiryPeriod": {"endDate": days_after(now, enquiry_days)},
+        "tenderPeriod": {"endDate": days_after(now, tender_days)},
+        "procuringEntity": entity,
+        "items": [{
+            "id": "item-1",
+            "description": "Послуги шкільних їдалень",
+            "classification": {"scheme": "ДК021", "id": "55523100-3", "description": "Послуги з харчування у школах"},
+            "additionalClassifications": [{"scheme": "ДКПП", "id": "55.51.10.300", "description": "Послуги шкільних їдалень"}],
+            "unit": {"code": "44617100-9", "name": "item"},
+            "quantity": 5,
+            "deliveryDate": {"endDate": days_after(now, 30)},
+            "deliveryAddress": {"countryName": "Україна", "postalCode": "79000", "region": "м. Київ", "streetAddress": "вул. Банкова 1", "locality": "м. Київ"}
+        }]
+    })
+}
+
+pub fn bid_body(amount: f64) -> Value {
+    json!({"value": {"amount": amount}, "tenderers": [organization()]})
+}
+
+pub fn document_body(name: &str) -> Value {
+    json!({"title": name, "url": format!("http://docs.example.net/get/{name}"), "hash": "md5:00000000000000000000000000000000", "format": "application/pdf"})
+}

@@ -1,0 +1,197 @@
+//! Tender documents: upload, versions, metadata, and the phase rule.
+
+use crate::common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn upload_put_patch_and_read_back() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let docs = format!("/api/2.3/tenders/{id}/documents");
+    let r = s
+        .post(&format!("{docs}?acc_token={token}"))
+        .broker("broker")
+        .data(document_body("Notice.pdf"))
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let doc = r.body["data"].clone();
+    let doc_id = r.id();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("{}{docs}/{doc_id}", s.base).as_str())
+    );
+    let url = doc["url"].as_str().unwrap_or_default();
+    assert!(
+        url.starts_with("http://docs.example.net/get/Notice.pdf?Signature=")
+            && url.contains("&KeyID="),
+        "{url}"
+    );
+    assert_eq!(doc["documentOf"], "tender");
+    assert_eq!(doc["datePublished"], doc["dateModified"]);
+
+    let described = s
+        .patch(&format!("{docs}/{doc_id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"documentType": "technicalSpecifications", "description": "ТЗ"}))
+        .send()
+        .await;
+    assert_eq!(described.status, 200, "{}", described.text);
+    assert_eq!(
+        described.body["data"]["documentType"],
+        "technicalSpecifications"
+    );
+    assert_eq!(
+        described.body["data"]["dateModified"], doc["dateModified"],
+        "a metadata change keeps dateModified"
+    );
+
+    let replaced = s
+        .put(&format!("{docs}/{doc_id}?acc_token={token}"))
+        .broker("broker")
+        .data(document_body("Notice-v2.pdf"))
+        .send()
+        .await;
+    assert_eq!(replaced.status, 200, "{}", replaced.text);
+    let v2 = &replaced.body["data"];
+    assert_eq!(v2["id"], doc_id);
+    assert_eq!(v2["datePublished"], doc["datePublished"]);
+    assert_ne!(v2["dateModified"], doc["dateModified"]);
+    assert_eq!(v2["title"], "Notice-v2.pdf");
+    assert_eq!(
+        v2["documentType"], "technicalSpecifications",
+        "metadata carries over to the new version"
+    );
+
+    let list = s.get(&docs).send().await;
+    assert_eq!(
+        list.body["data"].as_array().map(Vec::len),
+        Some(1),
+        "one entry per document"
+    );
+    assert_eq!(list.body["data"][0]["title"], "Notice-v2.pdf");
+    let single = s.get(&format!("{docs}/{doc_id}")).send().await;
+    assert_eq!(
+        single.body["data"]["previousVersions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(
+        single.body["data"]["previousVersions"][0]["title"],
+        "Notice.pdf"
+    );
+    assert_eq!(
+        s.tender(&id).await["documents"][0]["title"],
+        "Notice-v2.pdf"
+    );
+}
+
+#[tokio::test]
+async fn documents_only_during_enquiries_and_only_by_the_owner() {
+    let s = TestServer::start().await;
+    let (id, token) = s.tendering().await;
+    let docs = format!("/api/2.3/tenders/{id}/documents");
+    let other = s
+        .post(&format!("{docs}?acc_token=0000"))
+        .broker("broker")
+        .data(document_body("a.pdf"))
+        .send()
+        .await;
+    assert_eq!(
+        (other.status, other.error().1),
+        (403, "permission".to_string())
+    );
+    let late = s
+        .post(&format!("{docs}?acc_token={token}"))
+        .broker("broker")
+        .data(document_body("a.pdf"))
+        .send()
+        .await;
+    assert_eq!(late.status, 403);
+    assert_eq!(
+        late.error(),
+        (
+            "body".into(),
+            "data".into(),
+            json!("Can't add document in current (active.tendering) tender status")
+        )
+    );
+}
+
+#[tokio::test]
+async fn bad_document_fields_are_named() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/documents?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"}))
+        .send()
+        .await;
+    assert_eq!(r.status, 422);
+    let names: Vec<&str> = r.body["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(names, ["url", "hash"]);
+}
+
+#[tokio::test]
+async fn download_key_redirects_to_the_stored_file() {
+    let s = TestServer::start().await;
+    let (id, token) = s.tendering().await;
+    let mut body = bid_body(450.0);
+    body["documents"] = json!([document_body("Proposal.pdf")]);
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(
+        r.body["data"]["status"], "active",
+        "a batch registration is active at once"
+    );
+    let url = r.body["data"]["documents"][0]["url"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let prefix = format!("{}/api/2.3/tenders/{id}/bids/{}/documents/", s.base, r.id());
+    assert!(
+        url.starts_with(&prefix) && url.contains("?download="),
+        "{url}"
+    );
+    let go = s
+        .get(&format!("{url}&acc_token={}", r.token()))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(go.status, 302);
+    assert_eq!(
+        go.header("location"),
+        Some("http://docs.example.net/get/Proposal.pdf")
+    );
+    let document = url.split("?download=").next().unwrap_or_default();
+    let unknown = s
+        .get(&format!("{document}?download=nope&acc_token={}", r.token()))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.error().1),
+        (404, "download".to_string())
+    );
+    let stranger = s
+        .get(&format!("{url}&acc_token={token}"))
+        .broker("broker")
+        .send()
+        .await;
+    assert_eq!(
+        stranger.error().2,
+        json!("Can't view bid document in current (active.tendering) tender status")
+    );
+}

@@ -1,0 +1,164 @@
+//! The tender feed: order, paging, drafts, fields and modes.
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+async fn page(s: &TestServer, query: &str) -> Value {
+    let r = s.get(&format!("/api/2.3/tenders{query}")).send().await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body
+}
+
+fn ids(page: &Value) -> Vec<String> {
+    page["data"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn pages_follow_date_modified_and_end_with_an_echoing_empty_page() {
+    let s = TestServer::start().await;
+    let mut created = Vec::new();
+    for _ in 0..5 {
+        created.push(s.published().await.0);
+    }
+    let first = page(&s, "?limit=2").await;
+    assert_eq!(ids(&first), created[..2]);
+    assert_eq!(
+        first["data"][0].as_object().map(|o| o.len()),
+        Some(2),
+        "rows are id and dateModified"
+    );
+    assert!(first.get("prev_page").is_none());
+    let offset = first["next_page"]["offset"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(first["data"][1]["dateModified"], offset);
+    let path = first["next_page"]["path"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        path.starts_with("/api/2.3/tenders?limit=2&offset="),
+        "{path}"
+    );
+    assert_eq!(first["next_page"]["uri"], format!("{}{path}", s.base));
+
+    let second = page(&s, path.trim_start_matches("/api/2.3/tenders")).await;
+    assert_eq!(ids(&second), created[2..4]);
+    assert!(second.get("prev_page").is_some());
+    let third = page(
+        &s,
+        second["next_page"]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("/api/2.3/tenders"),
+    )
+    .await;
+    assert_eq!(ids(&third), created[4..]);
+    let last_offset = third["next_page"]["offset"].clone();
+    let empty = page(
+        &s,
+        third["next_page"]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("/api/2.3/tenders"),
+    )
+    .await;
+    assert!(ids(&empty).is_empty());
+    assert_eq!(
+        empty["next_page"]["offset"], last_offset,
+        "an empty page repeats the offset"
+    );
+
+    let all = page(&s, "").await;
+    assert_eq!(ids(&all), created);
+    let fresh = TestServer::start().await;
+    assert_eq!(page(&fresh, "").await["next_page"]["offset"], "");
+}
+
+#[tokio::test]
+async fn a_change_moves_the_tender_to_the_end_at_once() {
+    let s = TestServer::start().await;
+    let (a, token, _) = s.published().await;
+    let (b, _, _) = s.published().await;
+    assert_eq!(ids(&page(&s, "").await), [a.clone(), b.clone()]);
+    s.patch(&format!("/api/2.3/tenders/{a}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"description": "оновлено"}))
+        .send()
+        .await;
+    assert_eq!(ids(&page(&s, "").await), [b.clone(), a.clone()]);
+    assert_eq!(ids(&page(&s, "?descending=1").await), [a, b]);
+}
+
+#[tokio::test]
+async fn fields_modes_limits_and_drafts() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let (real, _, real_data) = s.published().await;
+    let mut test = tender_body(&now, 1, 4);
+    test["mode"] = json!("test");
+    let (test_id, _, _) = s.create(test).await;
+    let mut draft = tender_body(&now, 1, 4);
+    draft["status"] = json!("draft");
+    let (draft_id, _, _) = s.create(draft).await;
+
+    let everything = page(&s, "?mode=_all_").await;
+    assert_eq!(ids(&everything), [real.clone(), test_id.clone()]);
+    assert!(!ids(&page(&s, "").await).contains(&draft_id));
+    assert_eq!(ids(&page(&s, "?mode=test").await), [test_id]);
+    assert_eq!(
+        ids(&page(&s, "?limit=5000").await).len(),
+        2,
+        "an out-of-range limit falls back to 100"
+    );
+
+    let fields = page(&s, "?opt_fields=tenderID,status,title").await;
+    assert_eq!(fields["data"][0]["tenderID"], real_data["tenderID"]);
+    assert_eq!(fields["data"][0]["status"], "active.enquiries");
+    assert_eq!(fields["data"][0]["title"], real_data["title"]);
+    assert!(
+        fields["next_page"]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("opt_fields=tenderID%2Cstatus%2Ctitle")
+    );
+}
+
+#[tokio::test]
+async fn upstream_client_lookup_works() {
+    let s = TestServer::start().await;
+    let (id, _, data) = s.published().await;
+    let r = page(
+        &s,
+        "?feed=changes&mode=_all_&opt_fields=tenderID&descending=True&offset=",
+    )
+    .await;
+    assert_eq!(r["data"][0]["id"], id);
+    assert_eq!(r["data"][0]["tenderID"], data["tenderID"]);
+    assert!(r.get("prev_page").is_some());
+    let bad = s
+        .get("/api/2.3/tenders?feed=changes&offset=garbage")
+        .send()
+        .await;
+    assert_eq!(
+        bad.error(),
+        (
+            "params".into(),
+            "offset".into(),
+            json!("Offset expired/invalid")
+        )
+    );
+    let head = s
+        .call(reqwest::Method::HEAD, "/api/2.3/tenders")
+        .send()
+        .await;
+    assert_eq!(head.status, 200);
+}

@@ -1,0 +1,12 @@
+//! HTTP-level tests of the server on an ephemeral port: every endpoint's success path and
+//! its main refusals.
+
+mod auth;
+mod bids;
+mod common;
+mod conventions;
+mod documents;
+mod listing;
+mod malformed;
+mod questions;
+mod tenders;

@@ -1,0 +1,138 @@
+//! Questions: asked without a token, answered by the owner, authors hidden.
+
+use crate::common::*;
+use serde_json::json;
+
+fn question() -> serde_json::Value {
+    json!({"title": "Уточнення", "description": "Чи можна поставку частинами?", "author": organization()})
+}
+
+#[tokio::test]
+async fn ask_read_and_answer() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let r = s
+        .post(&format!("/api/2.3/tenders/{id}/questions"))
+        .broker("broker1")
+        .data(question())
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let q = r.id();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("{}/api/2.3/tenders/{id}/questions/{q}", s.base).as_str())
+    );
+    assert_eq!(
+        r.body["data"]["author"]["name"], "Державне управління справами",
+        "the asker sees the author"
+    );
+    assert_eq!(r.body["data"]["questionOf"], "tender");
+
+    let list = s
+        .get(&format!("/api/2.3/tenders/{id}/questions"))
+        .send()
+        .await;
+    assert_eq!(list.body["data"][0]["id"], q);
+    assert!(
+        list.body["data"][0].get("author").is_none(),
+        "readers do not see the author"
+    );
+    assert!(s.tender(&id).await["questions"][0].get("author").is_none());
+
+    let answered = s
+        .patch(&format!(
+            "/api/2.3/tenders/{id}/questions/{q}?acc_token={token}"
+        ))
+        .broker("broker")
+        .data(json!({"answer": "Так"}))
+        .send()
+        .await;
+    assert_eq!(answered.status, 200, "{}", answered.text);
+    assert_eq!(answered.body["data"]["answer"], "Так");
+    assert!(answered.body["data"].get("author").is_none());
+    assert_eq!(
+        s.get(&format!("/api/2.3/tenders/{id}/questions/{q}"))
+            .send()
+            .await
+            .body["data"]["answer"],
+        "Так"
+    );
+}
+
+#[tokio::test]
+async fn asking_needs_broker_credentials_and_the_enquiry_period() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let path = format!("/api/2.3/tenders/{id}/questions");
+    let anonymous = s.post(&path).data(question()).send().await;
+    assert_eq!(
+        anonymous.error(),
+        ("url".into(), "permission".into(), json!("Forbidden"))
+    );
+    let q = s
+        .post(&path)
+        .broker("broker1")
+        .data(question())
+        .send()
+        .await
+        .id();
+
+    s.advance("P1DT1M").await;
+    let late = s
+        .post(&path)
+        .broker("broker1")
+        .data(question())
+        .send()
+        .await;
+    assert_eq!(
+        (late.status, late.error().2),
+        (403, json!("Can add question only in enquiryPeriod"))
+    );
+    let answer = s
+        .patch(&format!("{path}/{q}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"answer": "Так"}))
+        .send()
+        .await;
+    assert_eq!(
+        (answer.status, answer.error().2),
+        (
+            403,
+            json!("Can't update question in current (active.tendering) tender status")
+        )
+    );
+}
+
+#[tokio::test]
+async fn answering_needs_the_owner_token() {
+    let s = TestServer::start().await;
+    let (id, _, _) = s.published().await;
+    let q = s
+        .post(&format!("/api/2.3/tenders/{id}/questions"))
+        .broker("broker1")
+        .data(question())
+        .send()
+        .await
+        .id();
+    let r = s
+        .patch(&format!(
+            "/api/2.3/tenders/{id}/questions/{q}?acc_token=wrong"
+        ))
+        .broker("broker")
+        .data(json!({"answer": "Так"}))
+        .send()
+        .await;
+    assert_eq!((r.status, r.error().1), (403, "permission".to_string()));
+    let unknown = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/questions/{}",
+            "0".repeat(32)
+        ))
+        .send()
+        .await;
+    assert_eq!(
+        unknown.error(),
+        ("url".into(), "question_id".into(), json!("Not Found"))
+    );
+}

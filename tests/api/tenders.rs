@@ -1,0 +1,347 @@
+//! Creating, publishing and changing a tender.
+
+use crate::common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["status"] = json!("draft");
+    let (id, token, draft) = s.create(body).await;
+    assert_eq!(draft["status"], "draft");
+    assert!(draft.get("next_check").is_none());
+    let listed = s.get("/api/2.3/tenders").send().await;
+    assert!(!listed.text.contains(&id), "a draft is not listed");
+
+    let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
+    let refused = s
+        .patch(&path)
+        .broker("broker")
+        .data(json!({"title": "інша назва"}))
+        .send()
+        .await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.error(),
+        (
+            "body".into(),
+            "data".into(),
+            json!("Can't update tender in current (draft) status")
+        )
+    );
+
+    let published = s
+        .patch(&path)
+        .broker("broker")
+        .data(json!({"status": "active.enquiries"}))
+        .send()
+        .await;
+    assert_eq!(published.status, 200, "{}", published.text);
+    let t = &published.body["data"];
+    assert_eq!(t["status"], "active.enquiries");
+    assert!(t["next_check"].is_string());
+    assert_ne!(t["date"], draft["date"], "publication refreshes date");
+    assert!(s.get("/api/2.3/tenders").send().await.text.contains(&id));
+
+    let again = s
+        .patch(&path)
+        .broker("broker")
+        .data(json!({"status": "active.enquiries"}))
+        .send()
+        .await;
+    assert_eq!(again.status, 200);
+    assert_eq!(
+        again.body["data"]["dateModified"], t["dateModified"],
+        "a repeated publication changes nothing"
+    );
+}
+
+#[tokio::test]
+async fn publication_accepts_the_whole_object_sent_back() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["status"] = json!("draft");
+    let (id, token, mut draft) = s.create(body).await;
+    draft["status"] = json!("active.enquiries");
+    let r = s
+        .patch(&format!("/api/2.3/tenders/{id}"))
+        .broker("broker")
+        .header("X-Access-Token", &token)
+        .data(draft)
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["data"]["status"], "active.enquiries");
+}
+
+#[tokio::test]
+async fn test_mode_prefixes_every_title() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["mode"] = json!("test");
+    let (id, token, data) = s.create(body).await;
+    assert_eq!(data["title"], "[ТЕСТУВАННЯ] Послуги шкільних їдалень");
+    assert_eq!(data["title_en"], "[TESTING] ");
+    assert_eq!(data["title_ru"], "[ТЕСТИРОВАНИЕ] ");
+    let r = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"title": "Нова назва", "mode": null}))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Нова назва");
+    assert_eq!(r.body["data"]["mode"], "test");
+}
+
+#[tokio::test]
+async fn owner_changes_terms_during_enquiries() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let (id, token, before) = s.published().await;
+    let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
+    let r = s
+        .patch(&path)
+        .broker("broker")
+        .data(json!({"tenderPeriod": {"endDate": days_after(&now, 5)}, "guarantee": {"amount": 10, "currency": "USD"}}))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let t = &r.body["data"];
+    assert_eq!(t["guarantee"], json!({"amount": 10.0, "currency": "USD"}));
+    assert_eq!(
+        t["tenderPeriod"]["startDate"], before["tenderPeriod"]["startDate"],
+        "nested objects merge"
+    );
+    assert!(t["dateModified"].as_str() > before["dateModified"].as_str());
+
+    let same = s
+        .patch(&path)
+        .broker("broker")
+        .data(json!({"guarantee": {"amount": 10}, "dateModified": "2000-01-01"}))
+        .send()
+        .await;
+    assert_eq!(same.status, 200);
+    assert_eq!(
+        same.body["data"]["dateModified"], t["dateModified"],
+        "a PATCH that changes nothing keeps dateModified"
+    );
+
+    let whole = s.patch(&path).broker("broker").data(t.clone()).send().await;
+    assert_eq!(
+        whole.status, 200,
+        "read-only fields sent back are ignored: {}",
+        whole.text
+    );
+    assert_eq!(whole.body["data"]["dateModified"], t["dateModified"]);
+}
+
+#[tokio::test]
+async fn lists_merge_by_index_and_a_shorter_list_truncates() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    let mut second = body["items"][0].clone();
+    second["id"] = json!("item-2");
+    body["items"].as_array_mut().expect("items").push(second);
+    let (id, token, _) = s.create(body).await;
+    let r = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"items": [{"quantity": 7}]}))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let items = r.body["data"]["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["id"], "item-1");
+    assert_eq!(items[0]["quantity"], 7);
+    assert_eq!(items[0]["description"], "Послуги шкільних їдалень");
+}
+
+#[tokio::test]
+async fn invalid_changes_are_refused_with_every_problem_and_change_nothing() {
+    let s = TestServer::start().await;
+    let (id, token, before) = s.published().await;
+    let r = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"minimalStep": {"amount": 900}, "value": {"currency": 5}, "colour": "red"}))
+        .send()
+        .await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let names: Vec<&str> = r.body["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"colour") && names.contains(&"value"),
+        "{names:?}"
+    );
+    assert_eq!(s.tender(&id).await, before);
+}
+
+#[tokio::test]
+async fn creation_validation_collects_every_field() {
+    let s = TestServer::start().await;
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(json!({"procurementMethodType": "belowThreshold"}))
+        .send()
+        .await;
+    assert_eq!(r.status, 422);
+    let mut names: Vec<String> = r.body["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "enquiryPeriod",
+            "items",
+            "minimalStep",
+            "procuringEntity",
+            "tenderPeriod",
+            "title",
+            "value"
+        ]
+    );
+    assert!(
+        r.body["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .all(|e| e["description"] == json!(["This field is required."]))
+    );
+}
+
+#[tokio::test]
+async fn creation_rules_between_fields() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let mut body = tender_body(&now, 1, 4);
+    body["minimalStep"] = json!({"amount": 600, "currency": "UAH"});
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "minimalStep".into(),
+                json!(["value should be less than value of tender"])
+            )
+        )
+    );
+
+    let mut body = tender_body(&now, 1, 4);
+    body["procurementMethodType"] = json!("aboveThresholdUA");
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            415,
+            (
+                "data".into(),
+                "procurementMethodType".into(),
+                json!("Not implemented")
+            )
+        )
+    );
+
+    let mut body = tender_body(&now, 1, 4);
+    body["procuringEntity"]["kind"] = json!("private");
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+    assert_eq!(r.error().1, "kind");
+    assert_eq!(
+        r.error().2,
+        json!(
+            "'private' procuringEntity cannot publish this type of procedure. Only general, special, defense, other are allowed."
+        )
+    );
+
+    let mut body = tender_body(&now, 1, 4);
+    body["procurementMethodType"] = json!(null);
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error().1),
+        (422, "procurementMethodType".to_string()),
+        "the spec requires the type"
+    );
+}
+
+#[tokio::test]
+async fn sandbox_fields_exist_only_in_testing_mode() {
+    let s = TestServer::start_with(tender_registry::Settings::default()).await;
+    let mut body = tender_body("2030-01-01T00:00:00+02:00", 1, 4);
+    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .data(body)
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "procurementMethodDetails".into(),
+                json!("Rogue field")
+            )
+        )
+    );
+    let clock = s.get("/testing/clock").send().await;
+    assert_eq!(
+        (clock.status, clock.error().1),
+        (404, "not_found".to_string())
+    );
+}
+
+#[tokio::test]
+async fn tender_ids_count_per_day_drafts_included() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let mut draft = tender_body(&now, 1, 4);
+    draft["status"] = json!("draft");
+    let (_, _, first) = s.create(draft).await;
+    let (_, _, second) = s.create(tender_body(&now, 1, 4)).await;
+    let n = |v: &serde_json::Value| {
+        v["tenderID"]
+            .as_str()
+            .unwrap_or_default()
+            .rsplit('-')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!((n(&first), n(&second)), ("000001".into(), "000002".into()));
+}
