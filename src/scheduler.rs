@@ -1,7 +1,8 @@
 //! The scheduler: applies transitions at each tender's `next_check`.
 //!
-//! It sleeps until the earliest `next_check` in the store, or until the clock moves, so it
-//! burns nothing while idle and reacts at once to time travel.
+//! It sleeps until the earliest `next_check` in the store, until an earlier check is
+//! scheduled, or until the clock moves, so it burns nothing while idle and reacts at once to
+//! time travel.
 
 use crate::clock::Clock;
 use crate::domain::time::Zone;
@@ -35,6 +36,7 @@ pub fn spawn(store: Arc<Store>, clock: Arc<Clock>, zone: Zone) -> JoinHandle<()>
             tokio::select! {
                 _ = tokio::time::sleep(sleep) => {}
                 changed = moved.changed() => if changed.is_err() { break },
+                _ = store.rescheduled() => {}
             }
         }
     })

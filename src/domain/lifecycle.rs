@@ -70,7 +70,8 @@ impl Tender {
     }
 }
 
-/// Applies every transition that is due at `now`. Returns whether the tender changed.
+/// Applies every transition that is due at `now`, each at the moment it fell due, so a
+/// clock that jumps ahead still leaves a true timeline. Returns whether the tender changed.
 pub fn advance(
     tender: &mut Tender,
     now: Timestamp,
@@ -80,25 +81,22 @@ pub fn advance(
     let mut change = Change::None;
     // Each step moves the tender forward or stops, so a few rounds always settle it.
     for _ in 0..8 {
-        match tender.compute_next_check(now) {
-            Some(due) if due <= now => {}
+        let due = match tender.compute_next_check(now) {
+            Some(due) if due <= now => due,
             _ => break,
-        }
+        };
         let before = tender.status;
         match tender.status {
-            TenderStatus::ActiveEnquiries => start_tendering(tender, now, zone, calendar),
-            TenderStatus::ActiveTendering => end_tendering(tender, now),
-            TenderStatus::ActiveAuction => {
-                if tender.auction_end().is_some_and(|end| end <= now) {
-                    finish_auction(tender, now);
-                } else {
-                    // The auction has started; nothing is visible until it ends.
-                    break;
-                }
-            }
+            TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),
+            TenderStatus::ActiveTendering => end_tendering(tender, due),
+            TenderStatus::ActiveAuction => match tender.auction_end() {
+                Some(end) if end <= now => finish_auction(tender, end),
+                // The auction has started; nothing shows until it ends.
+                _ => break,
+            },
             TenderStatus::ActiveAwarded => {
                 tender.status = TenderStatus::Unsuccessful;
-                tender.date = now;
+                tender.date = due;
             }
             _ => break,
         }

@@ -15,7 +15,7 @@ pub fn tender(t: &Tender) -> Json {
         v["numberOfBids"] = json!(t.bids.len());
     } else if let Some(questions) = v.get_mut("questions").and_then(Json::as_array_mut) {
         for q in questions.iter_mut().filter_map(Json::as_object_mut) {
-            q.remove("author");
+            q.shift_remove("author");
         }
     }
     v
@@ -27,7 +27,7 @@ pub fn question(q: &Question, status: TenderStatus) -> Json {
     if !status.reveals_bids()
         && let Some(map) = v.as_object_mut()
     {
-        map.remove("author");
+        map.shift_remove("author");
     }
     v
 }

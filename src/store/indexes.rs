@@ -68,7 +68,9 @@ impl Indexes {
     }
 
     /// Replaces `old`'s entries with `new`'s. Drafts are neither listed nor scheduled.
-    pub fn put(&mut self, new: &Tender, old: Option<&Tender>) {
+    /// Returns whether the earliest scheduled check moved earlier.
+    pub fn put(&mut self, new: &Tender, old: Option<&Tender>) -> bool {
+        let earliest = self.schedule.first().map(|(m, _)| *m);
         if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
             self.listing.remove(&old.date_modified.micros());
             if let Some(check) = old.next_check {
@@ -76,7 +78,7 @@ impl Indexes {
             }
         }
         if new.status == TenderStatus::Draft {
-            return;
+            return false;
         }
         self.listing.insert(
             new.date_modified.micros(),
@@ -86,9 +88,11 @@ impl Indexes {
                 test: new.is_test(),
             },
         );
-        if let Some(check) = new.next_check {
-            self.schedule.insert((check.micros(), new.id.clone()));
-        }
+        let Some(check) = new.next_check else {
+            return false;
+        };
+        self.schedule.insert((check.micros(), new.id.clone()));
+        earliest.is_none_or(|e| check.micros() < e)
     }
 
     pub fn due(&self, now: Timestamp) -> Vec<String> {

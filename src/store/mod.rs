@@ -17,6 +17,7 @@ use crate::domain::{Change, Refusal};
 use indexes::Indexes;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use tokio::sync::Notify;
 
 /// A tender and the cached JSON of its public representation.
 pub struct Entry {
@@ -31,6 +32,8 @@ pub struct Store {
     tenders: RwLock<HashMap<String, Slot>>,
     indexes: Mutex<Indexes>,
     calendar: Mutex<AuctionCalendar>,
+    /// Tells the scheduler that a check earlier than any it knew was added.
+    rescheduled: Notify,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -44,6 +47,7 @@ impl Store {
             tenders: RwLock::default(),
             indexes: Mutex::default(),
             calendar: Mutex::default(),
+            rescheduled: Notify::new(),
         }
     }
 
@@ -86,8 +90,11 @@ impl Store {
     pub fn insert(&self, mut tender: Tender, now: Timestamp) -> Tender {
         let mut indexes = lock(&self.indexes);
         tender.date_modified = indexes.stamp(&self.zone, now);
-        indexes.put(&tender, None);
+        let earlier = indexes.put(&tender, None);
         drop(indexes);
+        if earlier {
+            self.rescheduled.notify_one();
+        }
         let copy = tender.clone();
         let entry = Entry {
             tender,
@@ -166,8 +173,11 @@ impl Store {
         if change == Change::Public {
             tender.date_modified = indexes.stamp(&self.zone, now);
         }
-        indexes.put(&tender, Some(&entry.tender));
+        let earlier = indexes.put(&tender, Some(&entry.tender));
         drop(indexes);
+        if earlier {
+            self.rescheduled.notify_one();
+        }
         entry.tender = tender;
         entry.public = None;
     }
@@ -178,6 +188,11 @@ impl Store {
         due.iter()
             .filter(|id| self.update(id, now, |_| Ok(Change::None), |_| ()).is_ok())
             .count()
+    }
+
+    /// Resolves when a check earlier than every known one is scheduled.
+    pub async fn rescheduled(&self) {
+        self.rescheduled.notified().await;
     }
 
     /// The earliest `next_check` of any published tender.

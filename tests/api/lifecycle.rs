@@ -1,0 +1,506 @@
+//! The belowThreshold lifecycle driven by moving the server clock.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// A tender whose tendering has ended with bids of `amounts` (placed in this order).
+async fn after_tendering(
+    s: &TestServer,
+    amounts: &[f64],
+) -> (String, String, Vec<(String, String)>) {
+    let (id, token) = s.tendering().await;
+    let mut bids = Vec::new();
+    for amount in amounts {
+        bids.push(s.bid(&id, *amount).await);
+    }
+    s.advance("P3D").await;
+    (id, token, bids)
+}
+
+async fn patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
+    s.patch(&format!("{path}?acc_token={token}"))
+        .broker("broker")
+        .data(data)
+        .send()
+        .await
+}
+
+#[tokio::test]
+async fn a_whole_flow_to_complete_in_well_under_a_second() {
+    let started = Instant::now();
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let q = s
+        .post(&format!("/api/2.3/tenders/{id}/questions"))
+        .broker("broker2")
+        .data(json!({"title": "Питання", "author": organization()}))
+        .send()
+        .await
+        .id();
+    patch(
+        &s,
+        &format!("/api/2.3/tenders/{id}/questions/{q}"),
+        &token,
+        json!({"answer": "Відповідь"}),
+    )
+    .await;
+    s.advance("P1DT1M").await;
+    let (cheap, cheap_token) = s.bid(&id, 410.0).await;
+    let (dear, _) = s.bid(&id, 480.0).await;
+
+    s.advance("P3D").await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.auction");
+    let start = t["auctionPeriod"]["startDate"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        start.contains("T11:") || start.contains("T12:"),
+        "auctions start in the morning slots: {start}"
+    );
+    let auction_url = t["auctionUrl"].as_str().unwrap_or_default().to_string();
+    assert_eq!(auction_url, format!("{}/auctions/{id}", s.base));
+    let own = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/bids/{cheap}?acc_token={cheap_token}"
+        ))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(
+        own.body["data"]["participationUrl"],
+        format!("{auction_url}?key_for_bid={cheap}")
+    );
+    let page = s.get(&auction_url).send().await;
+    assert!(
+        page.status == 200 && page.text.contains("Bidder 2"),
+        "{}",
+        page.text
+    );
+
+    s.advance("P2D").await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification");
+    assert!(t["auctionPeriod"]["endDate"].is_string());
+    assert_eq!(t["numberOfBids"], 2);
+    assert_eq!(
+        t["bids"].as_array().map(Vec::len),
+        Some(2),
+        "bids are public from qualification"
+    );
+    assert!(
+        t["questions"][0]["author"].is_object(),
+        "question authors are public from qualification"
+    );
+    let award = t["awards"][0].clone();
+    assert_eq!(
+        (award["status"].clone(), award["bid_id"].clone()),
+        (json!("pending"), json!(cheap)),
+        "the lowest bid is awarded"
+    );
+    assert_eq!(award["value"]["amount"], 410.0);
+
+    let awarded = patch(
+        &s,
+        &format!(
+            "/api/2.3/tenders/{id}/awards/{}",
+            award["id"].as_str().unwrap_or_default()
+        ),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(awarded.status, 200, "{}", awarded.text);
+    assert!(awarded.body["data"]["complaintPeriod"]["endDate"].is_string());
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.awarded");
+    let contract = t["contracts"][0].clone();
+    assert_eq!(contract["status"], "pending");
+    assert_eq!(
+        contract["contractID"],
+        format!("{}-1", t["tenderID"].as_str().unwrap_or_default())
+    );
+    assert_eq!(contract["value"]["amount"], 410.0);
+    assert_eq!(contract["items"], t["items"]);
+    let contract_path = format!(
+        "/api/2.3/tenders/{id}/contracts/{}",
+        contract["id"].as_str().unwrap_or_default()
+    );
+
+    let early = patch(&s, &contract_path, &token, json!({"status": "active"})).await;
+    assert_eq!(early.status, 403);
+    assert!(
+        early
+            .error()
+            .2
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Can't sign contract before stand-still period end (")
+    );
+    let higher = patch(
+        &s,
+        &contract_path,
+        &token,
+        json!({"value": {"amount": 420}}),
+    )
+    .await;
+    assert_eq!(
+        higher.error().2,
+        json!("Value amount should be less or equal to awarded amount (410.0)")
+    );
+    let currency = patch(
+        &s,
+        &contract_path,
+        &token,
+        json!({"value": {"amount": 400, "currency": "USD"}}),
+    )
+    .await;
+    assert_eq!(
+        currency.error().2,
+        json!("Can't update currency for contract value")
+    );
+    let lowered = patch(
+        &s,
+        &contract_path,
+        &token,
+        json!({"value": {"amount": 400}, "contractNumber": "№ 1/2026"}),
+    )
+    .await;
+    assert_eq!(lowered.status, 200, "{}", lowered.text);
+    assert_eq!(
+        lowered.body["data"]["value"],
+        json!({"amount": 400.0, "currency": "UAH", "valueAddedTaxIncluded": true})
+    );
+    let before_end = patch(
+        &s,
+        &contract_path,
+        &token,
+        json!({"dateSigned": s.now().await}),
+    )
+    .await;
+    assert_eq!(before_end.error().1, "dateSigned");
+
+    s.advance("P7D").await;
+    let future = patch(
+        &s,
+        &contract_path,
+        &token,
+        json!({"dateSigned": days_after(&s.now().await, 1)}),
+    )
+    .await;
+    assert_eq!(
+        future.error().2,
+        json!(["Contract signature date can't be in the future"])
+    );
+    let signed = patch(&s, &contract_path, &token, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    assert_eq!(signed.body["data"]["status"], "active");
+    assert!(
+        signed.body["data"]["dateSigned"].is_string(),
+        "dateSigned is filled on signing"
+    );
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "complete");
+    assert!(t.get("next_check").is_none());
+    let closed = patch(
+        &s,
+        &format!("/api/2.3/tenders/{id}"),
+        &token,
+        json!({"title": "x"}),
+    )
+    .await;
+    assert_eq!(
+        closed.error().2,
+        json!("Can't update tender in current (complete) status")
+    );
+    let _ = dear;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn no_bids_makes_the_tender_unsuccessful() {
+    let s = TestServer::start().await;
+    let (id, _, _) = after_tendering(&s, &[]).await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "unsuccessful");
+    assert!(t.get("auctionPeriod").is_none());
+}
+
+#[tokio::test]
+async fn one_bid_goes_straight_to_qualification_and_drafts_are_dropped() {
+    let s = TestServer::start().await;
+    let (id, _) = s.tendering().await;
+    let (only, _) = s.bid(&id, 300.0).await;
+    let mut draft = bid_body(100.0);
+    draft["status"] = json!("draft");
+    s.post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker2")
+        .data(draft)
+        .send()
+        .await;
+    s.advance("P3D").await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification");
+    assert!(t.get("auctionUrl").is_none() && t.get("auctionPeriod").is_none());
+    assert_eq!(t["numberOfBids"], 1, "the draft bid is gone");
+    assert_eq!(t["awards"][0]["bid_id"], only);
+}
+
+#[tokio::test]
+async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = after_tendering(&s, &[450.0, 420.0]).await;
+    s.advance("P2D").await;
+    let awards = |t: &Value| t["awards"].as_array().cloned().unwrap_or_default();
+    let first = awards(&s.tender(&id).await)[0].clone();
+    assert_eq!(first["bid_id"], json!(bids[1].0));
+    let r = patch(
+        &s,
+        &format!(
+            "/api/2.3/tenders/{id}/awards/{}",
+            first["id"].as_str().unwrap_or_default()
+        ),
+        &token,
+        json!({"status": "unsuccessful"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification");
+    let second = awards(&t)[1].clone();
+    assert_eq!(
+        (second["bid_id"].clone(), second["status"].clone()),
+        (json!(bids[0].0), json!("pending"))
+    );
+    patch(
+        &s,
+        &format!(
+            "/api/2.3/tenders/{id}/awards/{}",
+            second["id"].as_str().unwrap_or_default()
+        ),
+        &token,
+        json!({"status": "unsuccessful"}),
+    )
+    .await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.awarded");
+    assert!(
+        t["next_check"].is_string(),
+        "the stand-still of the last decision is awaited"
+    );
+    let again = patch(
+        &s,
+        &format!(
+            "/api/2.3/tenders/{id}/awards/{}",
+            first["id"].as_str().unwrap_or_default()
+        ),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(
+        again.error().2,
+        json!("Can't update award in current (unsuccessful) status")
+    );
+    s.advance("P5D").await;
+    assert_eq!(s.tender(&id).await["status"], "unsuccessful");
+}
+
+#[tokio::test]
+async fn a_cancelled_award_cancels_its_contract_and_awards_the_bid_anew() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = after_tendering(&s, &[400.0]).await;
+    let t = s.tender(&id).await;
+    let award = t["awards"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let path = format!("/api/2.3/tenders/{id}/awards/{award}");
+    assert_eq!(
+        patch(&s, &path, &token, json!({"status": "active"}))
+            .await
+            .status,
+        200
+    );
+    let r = patch(&s, &path, &token, json!({"status": "cancelled"})).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["contracts"][0]["status"], "cancelled");
+    assert_eq!(t["awards"][1]["status"], "pending");
+    assert_eq!(t["awards"][1]["bid_id"], json!(bids[0].0));
+    assert_eq!(t["status"], "active.qualification");
+}
+
+#[tokio::test]
+async fn award_decisions_are_the_owners() {
+    let s = TestServer::start().await;
+    let (id, _, bids) = after_tendering(&s, &[400.0]).await;
+    let award = s.tender(&id).await["awards"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let path = format!("/api/2.3/tenders/{id}/awards/{award}");
+    let r = patch(&s, &path, &bids[0].1, json!({"status": "active"})).await;
+    assert_eq!((r.status, r.error().1), (403, "permission".to_string()));
+}
+
+#[tokio::test]
+async fn sandbox_acceleration_shortens_what_the_server_computes() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+    body["submissionMethodDetails"] = json!("quick");
+    body["mode"] = json!("test");
+    let (id, token, _) = s.create(body).await;
+    s.advance("P1DT1M").await;
+    s.bid(&id, 400.0).await;
+    s.bid(&id, 450.0).await;
+    s.advance("P3D").await;
+    let t = s.tender(&id).await;
+    assert_eq!(
+        t["status"], "active.qualification",
+        "an accelerated auction is over within two seconds"
+    );
+    assert_eq!(
+        t["auctionPeriod"]["startDate"], t["tenderPeriod"]["endDate"],
+        "a quick auction starts right after tendering"
+    );
+    let parse = |t: &Value| {
+        time::OffsetDateTime::parse(
+            t.as_str().unwrap_or_default(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .expect("timestamp")
+    };
+    assert_eq!(
+        parse(&t["auctionPeriod"]["endDate"]) - parse(&t["auctionPeriod"]["startDate"]),
+        time::Duration::milliseconds(1500)
+    );
+    let award = t["awards"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let r = patch(
+        &s,
+        &format!("/api/2.3/tenders/{id}/awards/{award}"),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    let award = &r.body["data"];
+    assert_eq!(
+        parse(&award["complaintPeriod"]["endDate"]) - parse(&award["date"]),
+        time::Duration::minutes(2),
+        "two days divided by 1440"
+    );
+}
+
+#[tokio::test]
+async fn the_clock_only_moves_forward() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let r = s
+        .post("/testing/clock")
+        .data(json!({"now": "2001-01-01T00:00:00+02:00"}))
+        .send()
+        .await;
+    assert_eq!((r.status, r.error().1), (422, "now".to_string()));
+    let r = s
+        .post("/testing/clock")
+        .data(json!({"advance": "soon"}))
+        .send()
+        .await;
+    assert_eq!((r.status, r.error().1), (422, "advance".to_string()));
+    let frozen = s
+        .post("/testing/clock")
+        .data(json!({"now": days_after(&now, 10), "frozen": true}))
+        .send()
+        .await;
+    assert_eq!(frozen.body["data"]["frozen"], true);
+    assert_eq!(
+        s.now().await,
+        frozen.body["data"]["now"].as_str().unwrap_or_default()
+    );
+}
+
+#[tokio::test]
+async fn without_testing_the_scheduler_follows_the_real_clock() {
+    let s = TestServer::start_with(tender_registry::Settings::default()).await;
+    let now = time::OffsetDateTime::now_utc();
+    let soon = |secs: i64| {
+        (now + time::Duration::seconds(secs))
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("formats")
+    };
+    let mut body = tender_body(&soon(0), 0, 1);
+    body["enquiryPeriod"]["endDate"] = json!(soon(2));
+    body["tenderPeriod"]["endDate"] = json!(soon(60));
+    let (id, _, data) = s.create(body).await;
+    assert_eq!(data["status"], "active.enquiries");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if s.tender(&id).await["status"] == "active.tendering" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the scheduler did not move the tender"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn concurrent_writers_never_lose_an_acknowledged_write() {
+    let s = std::sync::Arc::new(TestServer::start().await);
+    let (id, token) = s.tendering().await;
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let s = s.clone();
+        let (id, token) = (id.clone(), token.clone());
+        tasks.push(tokio::spawn(async move {
+            if i % 4 == 0 {
+                let r = s
+                    .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+                    .broker("broker")
+                    .data(json!({"description": format!("{i}")}))
+                    .send()
+                    .await;
+                (r.status, None)
+            } else {
+                let r = s
+                    .post(&format!("/api/2.3/tenders/{id}/bids"))
+                    .broker("broker1")
+                    .data(bid_body(100.0 + f64::from(i)))
+                    .send()
+                    .await;
+                (r.status, Some((r.id(), r.token())))
+            }
+        }));
+    }
+    let mut placed = Vec::new();
+    for task in tasks {
+        let (status, bid) = task.await.expect("task");
+        assert!(status == 200 || status == 201, "{status}");
+        placed.extend(bid);
+    }
+    for (bid, token) in &placed {
+        let r = s
+            .get(&format!(
+                "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
+            ))
+            .broker("broker1")
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "acknowledged bid {bid} is stored");
+    }
+    s.advance("P3D").await;
+    s.advance("P2D").await;
+    assert_eq!(s.tender(&id).await["numberOfBids"], placed.len());
+}
