@@ -169,7 +169,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
-        let changed = record.patch(data, cx)?;
+        let changed = record.patch(data, cx, now)?;
         if let Some(related) = record.current.related_item()
             && !item_ids.iter().any(|i| i == related)
         {

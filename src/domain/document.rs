@@ -366,9 +366,9 @@ impl DocumentRecord {
         Ok(())
     }
 
-    /// A metadata change from a PATCH: the file, ids and dates cannot change, and
-    /// `dateModified` stays. Returns whether anything changed.
-    pub fn patch(&mut self, body: &Json, cx: &Cx) -> Result<bool, Problem> {
+    /// A metadata change from a PATCH: the file, ids and dates cannot be set; as for every
+    /// PATCH, `dateModified` is refreshed when something changed. Returns whether it did.
+    pub fn patch(&mut self, body: &Json, cx: &Cx, now: Timestamp) -> Result<bool, Problem> {
         let mut merged = self.current.as_input();
         let mut body = body.clone();
         if let Json::Object(b) = &mut body {
@@ -379,7 +379,10 @@ impl DocumentRecord {
         merge(&mut merged, &body);
         let (meta, _, _) = split(DocumentInput::from_json(&merged, cx)?);
         let changed = meta != self.current.meta;
-        self.current.meta = meta;
+        if changed {
+            self.current.meta = meta;
+            self.current.date_modified = now;
+        }
         Ok(changed)
     }
 
@@ -483,7 +486,8 @@ mod tests {
         assert!(
             doc.patch(
                 &json!({"documentType": "technicalSpecifications", "url": "http://evil"}),
-                &cx()
+                &cx(),
+                t0
             )
             .expect("valid")
         );

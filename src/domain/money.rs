@@ -128,6 +128,7 @@ impl FromJson for Period {
 }
 
 /// A period whose end the client must send (enquiry and tender periods).
+#[derive(Debug)]
 pub struct PeriodEndRequired(pub Period);
 
 impl FromJson for PeriodEndRequired {

@@ -580,3 +580,97 @@ impl Tender {
         Ok(Change::Public)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    fn cx() -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing: true,
+        }
+    }
+
+    /// A tender using every optional field the terms have.
+    fn full() -> Json {
+        let org = json!({
+            "name": "Школа", "name_en": "School", "name_ru": "Школа",
+            "identifier": {"scheme": "UA-EDR", "id": "1", "uri": "http://school.ua/", "legalName": "Школа №1", "legalName_en": "School 1", "legalName_ru": "Школа 1"},
+            "additionalIdentifiers": [{"scheme": "UA-EDR", "id": "2"}],
+            "address": {"streetAddress": "вул. 1", "locality": "Київ", "region": "Київ", "postalCode": "01001", "countryName": "Україна", "countryName_en": "Ukraine", "countryName_ru": "Украина"},
+            "contactPoint": {"name": "Іван", "name_en": "Ivan", "name_ru": "Иван", "email": "i@school.ua", "telephone": "+380", "faxNumber": "+381", "url": "http://school.ua/i"},
+            "kind": "general"
+        });
+        json!({
+            "procurementMethodType": "belowThreshold",
+            "title": "Т", "title_en": "T", "title_ru": "Т", "description": "О", "description_en": "D", "description_ru": "О",
+            "procurementMethodRationale": "Р",
+            "value": {"amount": 500, "currency": "UAH", "valueAddedTaxIncluded": false},
+            "minimalStep": {"amount": 5, "currency": "UAH", "valueAddedTaxIncluded": false},
+            "guarantee": {"amount": 10, "currency": "USD"},
+            "enquiryPeriod": {"startDate": "2030-01-01T00:00", "endDate": "2030-01-10T00:00"},
+            "tenderPeriod": {"startDate": "2030-01-10T00:00", "endDate": "2030-01-20T00:00"},
+            "procuringEntity": org,
+            "items": [{
+                "id": "1", "description": "П", "description_en": "P", "description_ru": "Б",
+                "classification": {"scheme": "ДК021", "id": "30192700-8", "description": "Папір", "description_en": "Paper", "uri": "http://cpv/1"},
+                "additionalClassifications": [{"scheme": "ДКПП", "id": "17.12", "description": "Папір"}],
+                "unit": {"code": "RM", "name": "пачка"}, "quantity": 3,
+                "deliveryDate": {"startDate": "2030-02-01", "endDate": "2030-02-02"},
+                "deliveryAddress": {"countryName": "Україна"},
+                "deliveryLocation": {"latitude": 50.45, "longitude": "30.52", "elevation": 1}
+            }],
+            "features": [{
+                "code": "q", "featureOf": "item", "relatedItem": "1", "title": "Якість", "title_en": "Quality", "title_ru": "Качество",
+                "description": "о", "description_en": "d", "description_ru": "о",
+                "enum": [{"value": 0.0, "title": "ні", "title_en": "no", "description": "д"}, {"value": 0.1, "title": "так"}]
+            }]
+        })
+    }
+
+    #[test]
+    fn terms_read_back_what_they_show() {
+        let input = NewTender::parse(&full(), &cx()).expect("a valid tender");
+        let shown = serde_json::to_value(&input.terms).expect("serializes");
+        let cx = cx();
+        let mut o = Obj::new(&shown, &cx, "Tender").expect("an object");
+        let build = read_terms(&mut o);
+        let again = o.done(build).expect("what is shown reads back");
+        assert_eq!(again, input.terms);
+        assert_eq!(
+            shown["procuringEntity"]["identifier"]["legalName_en"],
+            "School 1"
+        );
+        assert_eq!(shown["items"][0]["deliveryLocation"]["longitude"], "30.52");
+        assert_eq!(shown["features"][0]["enum"][1]["value"], 0.1);
+    }
+
+    #[test]
+    fn test_mode_marks_titles_once() {
+        let mut body = full();
+        body["mode"] = json!("test");
+        body["title"] = json!("[ТЕСТУВАННЯ] Т");
+        let input = NewTender::parse(&body, &cx()).expect("valid");
+        assert_eq!(input.terms.title, "[ТЕСТУВАННЯ] Т");
+        assert_eq!(input.terms.title_en.as_deref(), Some("[TESTING] T"));
+        assert_eq!(input.terms.title_ru.as_deref(), Some("[ТЕСТИРОВАНИЕ] Т"));
+    }
+
+    #[test]
+    fn status_at_creation_is_a_choice_and_only_draft_counts() {
+        let mut body = full();
+        body["status"] = json!("complete");
+        assert!(
+            !NewTender::parse(&body, &cx())
+                .expect("a valid choice is dropped")
+                .draft
+        );
+        body["status"] = json!("finished");
+        assert!(
+            matches!(NewTender::parse(&body, &cx()), Err(Refusal::Invalid(f)) if f[0].0 == "status")
+        );
+    }
+}

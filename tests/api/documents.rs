@@ -41,9 +41,13 @@ async fn upload_put_patch_and_read_back() {
         described.body["data"]["documentType"],
         "technicalSpecifications"
     );
-    assert_eq!(
+    assert_ne!(
         described.body["data"]["dateModified"], doc["dateModified"],
-        "a metadata change keeps dateModified"
+        "a PATCH refreshes dateModified"
+    );
+    assert_eq!(
+        described.body["data"]["url"], doc["url"],
+        "the file cannot change by PATCH"
     );
 
     let replaced = s
