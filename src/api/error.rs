@@ -76,7 +76,7 @@ impl From<Refusal> for ApiError {
     }
 }
 
-pub fn write_json(res: &mut Response, status: StatusCode, body: String) {
+pub fn write_json(res: &mut Response, status: StatusCode, body: impl Into<salvo::http::ResBody>) {
     res.status_code(status);
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(JSON_UTF8));

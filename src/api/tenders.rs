@@ -84,7 +84,7 @@ pub async fn show(
             .public_json(&id, |t| to_text(&json!({"data": views::tender(t)}), false))
     };
     let text = text.ok_or_else(|| ApiError::not_found("tender_id"))?;
-    write_json(res, StatusCode::OK, text.to_string());
+    write_json(res, StatusCode::OK, text);
     Ok(())
 }
 

@@ -15,6 +15,7 @@ use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
 use indexes::Indexes;
+use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio::sync::Notify;
@@ -22,7 +23,7 @@ use tokio::sync::Notify;
 /// A tender and the cached JSON of its public representation.
 pub struct Entry {
     pub tender: Tender,
-    public: Option<Arc<str>>,
+    public: Option<Bytes>,
 }
 
 type Slot = Arc<Mutex<Entry>>;
@@ -115,13 +116,13 @@ impl Store {
     }
 
     /// The public representation `{"data": tender}` as compact JSON, built once per change.
-    pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> String) -> Option<Arc<str>> {
+    pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> String) -> Option<Bytes> {
         let slot = self.slot(id)?;
         let mut entry = lock(&slot);
         if let Some(cached) = &entry.public {
             return Some(cached.clone());
         }
-        let json: Arc<str> = build(&entry.tender).into();
+        let json = Bytes::from(build(&entry.tender));
         entry.public = Some(json.clone());
         Some(json)
     }
