@@ -24,6 +24,7 @@ pub struct Clock {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClockError {
     Backwards,
+    OutOfRange,
 }
 
 impl Default for Clock {
@@ -78,7 +79,7 @@ impl Clock {
         let now = Clock::read(&mut state);
         let target = match (target, advance) {
             (Some(t), _) => t,
-            (None, Some(d)) => now + d,
+            (None, Some(d)) => now.checked_add(d).ok_or(ClockError::OutOfRange)?,
             (None, None) => now,
         };
         if target < now {

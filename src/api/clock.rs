@@ -48,7 +48,7 @@ fn parse_duration(text: &str) -> Option<Duration> {
             }
             let seconds = units.iter().find(|(u, _)| *u == c)?.1;
             let n: f64 = number.parse().ok()?;
-            total += Duration::seconds_f64(n * seconds);
+            total = total.checked_add(Duration::checked_seconds_f64(n * seconds)?)?;
             number.clear();
         }
         if !number.is_empty() {
@@ -85,13 +85,17 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
     let moved = app.clock.set(now.map(|t| t.instant()), advance, frozen);
-    if moved == Err(ClockError::Backwards) {
-        let message = format!("The clock only moves forward; it is now {}.", app.now());
-        return Err(Refusal::field(
-            if now.is_some() { "now" } else { "advance" },
-            Problem::msg(message),
-        )
-        .into());
+    let field = if now.is_some() { "now" } else { "advance" };
+    let problem = match moved {
+        Ok(_) => None,
+        Err(ClockError::Backwards) => Some(format!(
+            "The clock only moves forward; it is now {}.",
+            app.now()
+        )),
+        Err(ClockError::OutOfRange) => Some("The clock cannot move that far.".to_string()),
+    };
+    if let Some(message) = problem {
+        return Err(Refusal::field(field, Problem::msg(message)).into());
     }
     app.store.run_due(app.now());
     reply::ok(req, res, state(&app));
@@ -109,7 +113,15 @@ mod tests {
         assert_eq!(parse_duration("PT90S"), Some(Duration::seconds(90)));
         assert_eq!(parse_duration("P1W"), Some(Duration::days(7)));
         assert_eq!(parse_duration("PT0.5S"), Some(Duration::milliseconds(500)));
-        for bad in ["", "P", "2D", "PT", "P2X", "PT5"] {
+        for bad in [
+            "",
+            "P",
+            "2D",
+            "PT",
+            "P2X",
+            "PT5",
+            "P99999999999999999999999D",
+        ] {
             assert_eq!(parse_duration(bad), None, "{bad}");
         }
     }

@@ -32,7 +32,8 @@ impl AuctionCalendar {
         if candidate.instant().time() >= FIRST_SLOT {
             day = day.next_day().unwrap_or(day);
         }
-        loop {
+        // A year of full days is beyond any real load; past it the last day takes the rest.
+        for _ in 0..366 {
             day = next_working_day(day);
             let booked = self.booked.entry(day).or_default();
             if *booked < SLOTS_PER_DAY * STREAMS {
@@ -43,6 +44,7 @@ impl AuctionCalendar {
             }
             day = day.next_day().unwrap_or(day);
         }
+        zone.local(day, FIRST_SLOT)
     }
 }
 

@@ -504,3 +504,20 @@ async fn concurrent_writers_never_lose_an_acknowledged_write() {
     s.advance("P2D").await;
     assert_eq!(s.tender(&id).await["numberOfBids"], placed.len());
 }
+
+#[tokio::test]
+async fn an_absurd_clock_move_is_refused_not_fatal() {
+    let s = TestServer::start().await;
+    let r = s
+        .post("/testing/clock")
+        .data(json!({"advance": "P999999999D"}))
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error().1),
+        (422, "advance".to_string()),
+        "{}",
+        r.text
+    );
+    assert_eq!(s.get("/testing/clock").send().await.status, 200);
+}
