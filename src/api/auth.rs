@@ -1,6 +1,7 @@
 //! Who is calling: brokers identified by the HTTP Basic user name, and the access tokens
 //! that bind a tender or a bid to the broker that created it.
 
+use crate::domain::Refusal;
 use base64::Engine;
 use salvo::http::header::AUTHORIZATION;
 use salvo::prelude::*;
@@ -38,6 +39,23 @@ impl Broker {
     /// A broker accredited for test tenders only (level `t`).
     pub fn test_only(&self) -> bool {
         self.levels.contains('t')
+    }
+
+    /// May this broker create `what` (a tender, bid or question) on a tender in or out of
+    /// test mode? Refused as upstream: 403 on `procurementMethodType`.
+    pub fn may_create(&self, level: Level, test_tender: bool, what: &str) -> Result<(), Refusal> {
+        let refused = |name| Refusal::Forbidden {
+            location: "procurementMethodType",
+            name,
+            description: format!("Broker Accreditation level does not permit {what} creation"),
+        };
+        if !self.accredited(level) {
+            Err(refused("accreditation"))
+        } else if self.test_only() && !test_tender {
+            Err(refused("mode"))
+        } else {
+            Ok(())
+        }
     }
 }
 

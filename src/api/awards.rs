@@ -1,14 +1,12 @@
 //! `/tenders/{tender_id}/awards` and `/contracts`: read by anyone, decided by the owner.
 
-use super::auth::presented_token;
 use super::error::ApiError;
-use super::{App, app, body, is_owner, param, reply};
+use super::{App, app, guard, param, reply};
 use crate::domain::Refusal;
 use crate::domain::tender::Tender;
 use salvo::prelude::*;
 use serde::Serialize;
 use serde_json::Value as Json;
-use std::sync::Arc;
 
 fn to_json<T: Serialize>(value: &T) -> Json {
     serde_json::to_value(value).unwrap_or_default()
@@ -75,41 +73,23 @@ pub async fn contract(
     Ok(())
 }
 
-/// The owner's write to a sub-record: 404s first, then Content-Type, credentials, the body.
-async fn owner_write(
-    req: &mut Request,
-    depot: &Depot,
-    exists: impl FnOnce(&Tender) -> Result<(), Refusal>,
-) -> Result<(Arc<App>, String, body::Body), ApiError> {
-    let app = app(depot)?;
-    let tender_id = param(req, "tender_id");
-    app.store
-        .read(&tender_id, exists)
-        .ok_or_else(|| ApiError::not_found("tender_id"))??;
-    let body = body::read(req, app.max_body).await?;
-    let broker = app.brokers.identify(req);
-    let token = presented_token(req, body.token());
-    if !app
-        .store
-        .read(&tender_id, |t| is_owner(t, broker, token.as_deref()))
-        .unwrap_or(false)
-    {
-        return Err(ApiError::forbidden());
-    }
-    body.data()?;
-    Ok((app, tender_id, body))
-}
-
 #[handler]
 pub async fn decide(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let id = param(req, "award_id");
-    let (app, tender_id, body) = owner_write(req, depot, |t| t.award(&id).map(|_| ())).await?;
-    let data = body.data()?;
-    let (cx, now) = (app.cx(), app.now());
+    let app = app(depot)?;
+    let (tender_id, id) = (param(req, "tender_id"), param(req, "award_id"));
+    let body = guard::write(
+        req,
+        &app,
+        &tender_id,
+        |t| t.award(&id).map(|_| ()),
+        guard::owner,
+    )
+    .await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let view = app.store.update(
         &tender_id,
         now,
@@ -126,10 +106,17 @@ pub async fn change_contract(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let id = param(req, "contract_id");
-    let (app, tender_id, body) = owner_write(req, depot, |t| t.contract(&id).map(|_| ())).await?;
-    let data = body.data()?;
-    let (cx, now) = (app.cx(), app.now());
+    let app = app(depot)?;
+    let (tender_id, id) = (param(req, "tender_id"), param(req, "contract_id"));
+    let body = guard::write(
+        req,
+        &app,
+        &tender_id,
+        |t| t.contract(&id).map(|_| ()),
+        guard::owner,
+    )
+    .await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let view = app.store.update(
         &tender_id,
         now,

@@ -3,16 +3,12 @@
 
 use super::auth::{Broker, Level, presented_token};
 use super::error::ApiError;
-use super::{app, body, param, reply};
+use super::{app, body, guard, param, reply};
 use crate::domain::bid::Bid;
-use crate::domain::tender::Tender;
+use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
 use salvo::prelude::*;
 use serde_json::Value as Json;
-
-fn is_bidder(bid: &Bid, broker: Option<&Broker>, token: Option<&str>) -> bool {
-    matches!((broker, token), (Some(b), Some(tok)) if b.name == bid.owner && bid.token.matches(tok))
-}
 
 fn bid_json(bid: &Bid) -> Json {
     serde_json::to_value(bid).unwrap_or_default()
@@ -26,9 +22,7 @@ pub async fn list(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let bids = app.store.read(&param(req, "tender_id"), |t: &Tender| {
-        if t.status.reveals_bids()
-            || t.status == crate::domain::tender::TenderStatus::ActiveEnquiries
-        {
+        if t.status.reveals_bids() || t.status == TenderStatus::ActiveEnquiries {
             Ok(Json::Array(t.bids.iter().map(bid_json).collect()))
         } else {
             Err(Refusal::phase(format!(
@@ -56,7 +50,7 @@ pub async fn show(
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
     let bid = app.store.read(&param(req, "tender_id"), |t| {
         let bid = t.bid(&id)?;
-        if t.status.reveals_bids() || is_bidder(bid, broker, token.as_deref()) {
+        if t.status.reveals_bids() || guard::bidder(t, &id, broker, token.as_deref()) {
             Ok(bid_json(bid))
         } else {
             Err(Refusal::phase(format!(
@@ -73,6 +67,7 @@ pub async fn show(
     Ok(())
 }
 
+/// Any accredited broker may bid while tendering; the answer carries the bid's token.
 #[handler]
 pub async fn place(
     req: &mut Request,
@@ -81,24 +76,14 @@ pub async fn place(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let tender_id = param(req, "tender_id");
-    let is_test = app
+    let test_mode = app
         .store
         .read(&tender_id, |t| t.is_test())
         .ok_or_else(|| ApiError::not_found("tender_id"))?;
     let body = body::read(req, app.max_body).await?;
     let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
     let data = body.data()?;
-    let refused = |name| Refusal::Forbidden {
-        location: "procurementMethodType",
-        name,
-        description: "Broker Accreditation level does not permit bid creation".into(),
-    };
-    if !broker.accredited(Level::Participation) {
-        return Err(refused("accreditation").into());
-    }
-    if broker.test_only() && !is_test {
-        return Err(refused("mode").into());
-    }
+    broker.may_create(Level::Participation, test_mode, "bid")?;
     let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
     let mut placed: Option<(Json, String)> = None;
     app.store.update(
@@ -120,56 +105,17 @@ pub async fn place(
     Ok(())
 }
 
-/// The checks a bidder's write shares: 404s, Content-Type (when a body is expected), the
-/// bid's own credentials.
-async fn bidder_write(
-    req: &mut Request,
-    depot: &Depot,
-    with_body: bool,
-) -> Result<
-    (
-        std::sync::Arc<super::App>,
-        String,
-        String,
-        Option<body::Body>,
-    ),
-    ApiError,
-> {
-    let app = app(depot)?;
-    let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
-    app.store
-        .read(&tender_id, |t| t.bid(&id).map(|_| ()))
-        .ok_or_else(|| ApiError::not_found("tender_id"))??;
-    let body = if with_body {
-        Some(body::read(req, app.max_body).await?)
-    } else {
-        None
-    };
-    let broker = app.brokers.identify(req);
-    let token = presented_token(req, body.as_ref().and_then(|b| b.token()));
-    let allowed = app
-        .store
-        .read(&tender_id, |t| {
-            t.bid(&id)
-                .is_ok_and(|b| is_bidder(b, broker, token.as_deref()))
-        })
-        .unwrap_or(false);
-    if !allowed {
-        return Err(ApiError::forbidden());
-    }
-    Ok((app, tender_id, id, body))
-}
-
 #[handler]
 pub async fn change(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let (app, tender_id, id, body) = bidder_write(req, depot, true).await?;
-    let body = body.ok_or_else(ApiError::forbidden)?;
-    let data = body.data()?;
-    let (cx, now) = (app.cx(), app.now());
+    let app = app(depot)?;
+    let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
+    let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| guard::bidder(t, &id, b, tok);
+    let body = guard::write(req, &app, &tender_id, |t| t.bid(&id).map(|_| ()), allowed).await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let view = app.store.update(
         &tender_id,
         now,
@@ -180,13 +126,19 @@ pub async fn change(
     Ok(())
 }
 
+/// Withdrawal needs no body: the bid's credentials are enough.
 #[handler]
 pub async fn withdraw(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let (app, tender_id, id, _) = bidder_write(req, depot, false).await?;
+    let app = app(depot)?;
+    let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
+    guard::found(&app, &tender_id, |t| t.bid(&id).map(|_| ()))?;
+    guard::permitted(&app, req, &tender_id, None, |t, b, tok| {
+        guard::bidder(t, &id, b, tok)
+    })?;
     let now = app.now();
     let mut removed = Json::Null;
     app.store.update(

@@ -5,7 +5,7 @@
 
 use super::auth::{Broker, presented_token};
 use super::error::ApiError;
-use super::{App, app, body, is_owner, param, reply};
+use super::{App, app, body, guard, param, reply};
 use crate::domain::Refusal;
 use crate::domain::attachments::Holder;
 use crate::domain::document::UrlStyle;
@@ -38,8 +38,8 @@ fn collection(app: &App, req: &Request, tender_id: &str, holder: &Holder) -> Str
 /// May the caller change the holder's documents?
 fn may_write(t: &Tender, holder: &Holder, broker: Option<&Broker>, token: Option<&str>) -> bool {
     match holder {
-        Holder::Bid(id) => t.bid(id).is_ok_and(|b| matches!((broker, token), (Some(br), Some(tok)) if br.name == b.owner && b.token.matches(tok))),
-        _ => is_owner(t, broker, token),
+        Holder::Bid(id) => guard::bidder(t, id, broker, token),
+        _ => guard::owner(t, broker, token),
     }
 }
 
@@ -62,23 +62,14 @@ fn may_read(
     }
 }
 
-/// Looks up the tender and the holder, so that unknown ids answer 404 before anything else.
-fn find(
-    app: &App,
-    tender_id: &str,
-    holder: &Holder,
-    document_id: Option<&str>,
-) -> Result<(), ApiError> {
-    let found = app.store.read(tender_id, |t| {
+/// The tender, the holder and the document (when named) exist.
+fn exists<'a>(
+    holder: &'a Holder,
+    document_id: Option<&'a str>,
+) -> impl FnOnce(&Tender) -> Result<(), Refusal> + 'a {
+    move |t| {
         t.documents_of(holder)?;
-        match document_id {
-            Some(id) => t.document(holder, id).map(|_| ()),
-            None => Ok(()),
-        }
-    });
-    match found {
-        None => Err(ApiError::not_found("tender_id")),
-        Some(result) => result.map_err(ApiError::from),
+        document_id.map_or(Ok(()), |id| t.document(holder, id).map(|_| ()))
     }
 }
 
@@ -90,7 +81,7 @@ pub async fn list(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (tender_id, holder) = (param(req, "tender_id"), holder(req));
-    find(&app, &tender_id, &holder, None)?;
+    guard::found(&app, &tender_id, exists(&holder, None))?;
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
     let docs = app.store.read(&tender_id, |t| -> Result<Json, Refusal> {
         may_read(t, &holder, broker, token.as_deref(), "bid documents")?;
@@ -115,7 +106,7 @@ pub async fn show(
         holder(req),
         param(req, "document_id"),
     );
-    find(&app, &tender_id, &holder, Some(&id))?;
+    guard::found(&app, &tender_id, exists(&holder, Some(&id)))?;
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
     let download = req.query::<String>("download");
     let found = app
@@ -143,7 +134,7 @@ pub async fn show(
     Ok(())
 }
 
-/// The checks every write shares: 404s, Content-Type, the holder's credentials, the body.
+/// The checks every write shares, with the holder's credentials.
 async fn writable(
     req: &mut Request,
     app: &App,
@@ -151,20 +142,8 @@ async fn writable(
     document_id: Option<&str>,
 ) -> Result<(String, body::Body), ApiError> {
     let tender_id = param(req, "tender_id");
-    find(app, &tender_id, holder, document_id)?;
-    let body = body::read(req, app.max_body).await?;
-    let broker = app.brokers.identify(req);
-    let token = presented_token(req, body.token());
-    let allowed = app
-        .store
-        .read(&tender_id, |t| {
-            may_write(t, holder, broker, token.as_deref())
-        })
-        .unwrap_or(false);
-    if !allowed {
-        return Err(ApiError::forbidden());
-    }
-    body.data()?;
+    let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| may_write(t, holder, b, tok);
+    let body = guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
     Ok((tender_id, body))
 }
 

@@ -9,6 +9,7 @@ pub mod body;
 mod clock;
 mod documents;
 pub mod error;
+mod guard;
 mod listing;
 mod questions;
 pub mod reply;
@@ -17,10 +18,9 @@ mod tenders;
 use crate::clock::Clock;
 use crate::domain::document::Signer;
 use crate::domain::parse::Cx;
-use crate::domain::tender::Tender;
 use crate::domain::time::{Timestamp, Zone};
 use crate::store::Store;
-use auth::{Broker, Brokers};
+use auth::Brokers;
 use error::ApiError;
 use salvo::catcher::Catcher;
 use salvo::http::header::{HOST, HeaderValue};
@@ -93,11 +93,6 @@ pub fn param(req: &Request, name: &str) -> String {
     req.param::<String>(name).unwrap_or_default()
 }
 
-/// The tender's owner: the broker that created it, presenting its token.
-pub fn is_owner(t: &Tender, broker: Option<&Broker>, token: Option<&str>) -> bool {
-    matches!((broker, token), (Some(b), Some(tok)) if b.name == t.owner && t.owner_token.matches(tok))
-}
-
 struct InjectApp(Arc<App>);
 
 #[async_trait]
@@ -133,94 +128,67 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     );
 }
 
-/// The whole API surface.
+/// `documents` and `documents/{document_id}`, the same under a tender, a bid or a contract.
+fn documents() -> Router {
+    let one = Router::with_path("{document_id}")
+        .get(documents::show)
+        .patch(documents::describe)
+        .put(documents::replace);
+    Router::with_path("documents")
+        .get(documents::list)
+        .post(documents::upload)
+        .push(one)
+}
+
+/// The whole API surface, in the order of the spec's endpoint table.
 pub fn router(testing: bool) -> Router {
+    let questions = Router::with_path("questions")
+        .get(questions::list)
+        .post(questions::ask)
+        .push(
+            Router::with_path("{question_id}")
+                .get(questions::show)
+                .patch(questions::answer),
+        );
+    let bid = Router::with_path("{bid_id}")
+        .get(bids::show)
+        .patch(bids::change)
+        .delete(bids::withdraw)
+        .push(documents());
+    let bids = Router::with_path("bids")
+        .get(bids::list)
+        .post(bids::place)
+        .push(bid);
+    let awards = Router::with_path("awards").get(awards::list).push(
+        Router::with_path("{award_id}")
+            .get(awards::show)
+            .patch(awards::decide),
+    );
+    let contract = Router::with_path("{contract_id}")
+        .get(awards::contract)
+        .patch(awards::change_contract)
+        .push(documents());
+    let contracts = Router::with_path("contracts")
+        .get(awards::contracts)
+        .push(contract);
     let tender = Router::with_path("{tender_id}")
         .get(tenders::show)
         .patch(tenders::change)
-        .push(
-            Router::with_path("documents")
-                .get(documents::list)
-                .post(documents::upload)
-                .push(
-                    Router::with_path("{document_id}")
-                        .get(documents::show)
-                        .patch(documents::describe)
-                        .put(documents::replace),
-                ),
-        )
-        .push(
-            Router::with_path("questions")
-                .get(questions::list)
-                .post(questions::ask)
-                .push(
-                    Router::with_path("{question_id}")
-                        .get(questions::show)
-                        .patch(questions::answer),
-                ),
-        )
-        .push(
-            Router::with_path("bids")
-                .get(bids::list)
-                .post(bids::place)
-                .push(
-                    Router::with_path("{bid_id}")
-                        .get(bids::show)
-                        .patch(bids::change)
-                        .delete(bids::withdraw)
-                        .push(
-                            Router::with_path("documents")
-                                .get(documents::list)
-                                .post(documents::upload)
-                                .push(
-                                    Router::with_path("{document_id}")
-                                        .get(documents::show)
-                                        .patch(documents::describe)
-                                        .put(documents::replace),
-                                ),
-                        ),
-                ),
-        )
-        .push(
-            Router::with_path("awards").get(awards::list).push(
-                Router::with_path("{award_id}")
-                    .get(awards::show)
-                    .patch(awards::decide),
-            ),
-        )
-        .push(
-            Router::with_path("contracts").get(awards::contracts).push(
-                Router::with_path("{contract_id}")
-                    .get(awards::contract)
-                    .patch(awards::change_contract)
-                    .push(
-                        Router::with_path("documents")
-                            .get(documents::list)
-                            .post(documents::upload)
-                            .push(
-                                Router::with_path("{document_id}")
-                                    .get(documents::show)
-                                    .patch(documents::describe)
-                                    .put(documents::replace),
-                            ),
-                    ),
-            ),
-        );
-    let api = Router::with_path("api/2.3")
-        .push(
-            Router::with_path("spore")
-                .get(tenders::spore)
-                .head(tenders::spore),
-        )
-        .push(
-            Router::with_path("tenders")
-                .get(listing::list)
-                .head(listing::list)
-                .post(tenders::create)
-                .push(tender),
-        );
+        .push(documents())
+        .push(questions)
+        .push(bids)
+        .push(awards)
+        .push(contracts);
+    let tenders = Router::with_path("tenders")
+        .get(listing::list)
+        .head(listing::list)
+        .post(tenders::create)
+        .push(tender);
+    let spore = Router::with_path("spore")
+        .get(tenders::spore)
+        .head(tenders::spore);
     let mut root = Router::new()
-        .push(api)
+        .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
     if testing {
         root = root.push(

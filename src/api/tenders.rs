@@ -1,10 +1,9 @@
 //! `/tenders` (creation) and `/tenders/{tender_id}`: read and change a tender.
 
-use super::auth::{Level, presented_token};
+use super::auth::Level;
 use super::error::{ApiError, write_json};
 use super::reply::{self, to_text, wants_pretty};
-use super::{app, body, is_owner, param};
-use crate::domain::Refusal;
+use super::{app, body, guard, param};
 use crate::domain::ids;
 use crate::domain::tender::{NewTender, Tender};
 use crate::domain::views;
@@ -38,24 +37,16 @@ pub async fn create(
     let body = body::read(req, app.max_body).await?;
     let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
     let data = body.data()?;
-    let refused = |name: &'static str| Refusal::Forbidden {
-        location: "procurementMethodType",
-        name,
-        description: "Broker Accreditation level does not permit tender creation".into(),
-    };
-    if !broker.accredited(Level::Tenders) {
-        return Err(refused("accreditation").into());
-    }
-    if broker.test_only() && data.get("mode").and_then(|m| m.as_str()) != Some("test") {
-        return Err(refused("mode").into());
-    }
+    let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
+    broker.may_create(Level::Tenders, test_mode, "tender")?;
     let input = NewTender::parse(data, &app.cx())?;
     let now = app.now();
     let (token, token_hash) = ids::new_token();
+    let tender_id = app.store.next_tender_id(now);
     let tender = Tender::create(
         input,
         ids::new_id(),
-        app.store.next_tender_id(now),
+        tender_id,
         broker.name.clone(),
         token_hash,
         app.base_url(req),
@@ -75,16 +66,17 @@ pub async fn show(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let id = param(req, "tender_id");
+    let render = |t: &Tender, pretty| to_text(&json!({"data": views::tender(t)}), pretty);
     let text = if wants_pretty(req) {
-        app.store
-            .read(&id, |t| to_text(&json!({"data": views::tender(t)}), true))
-            .map(Into::into)
+        app.store.read(&id, |t| render(t, true)).map(Into::into)
     } else {
-        app.store
-            .public_json(&id, |t| to_text(&json!({"data": views::tender(t)}), false))
+        app.store.public_json(&id, |t| render(t, false))
     };
-    let text = text.ok_or_else(|| ApiError::not_found("tender_id"))?;
-    write_json(res, StatusCode::OK, text);
+    write_json(
+        res,
+        StatusCode::OK,
+        text.ok_or_else(|| ApiError::not_found("tender_id"))?,
+    );
     Ok(())
 }
 
@@ -96,21 +88,8 @@ pub async fn change(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let id = param(req, "tender_id");
-    if !app.store.contains(&id) {
-        return Err(ApiError::not_found("tender_id"));
-    }
-    let body = body::read(req, app.max_body).await?;
-    let broker = app.brokers.identify(req);
-    let token = presented_token(req, body.token());
-    let owner = app
-        .store
-        .read(&id, |t| is_owner(t, broker, token.as_deref()))
-        .unwrap_or(false);
-    if !owner {
-        return Err(ApiError::forbidden());
-    }
-    let data = body.data()?;
-    let (cx, now) = (app.cx(), app.now());
+    let body = guard::write(req, &app, &id, |_| Ok(()), guard::owner).await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let view = app
         .store
         .update(&id, now, |t| t.patch(data, &cx, now), views::tender)?;
