@@ -1,1 +1,24 @@
-pub fn placeholder() {}
+//! Conformance harness for the Tender Procurement Service Interface 2.3.
+//!
+//! It runs the Gherkin features of the repository against any base URL and knows the service
+//! only through HTTP. [`certify`] is the single entry point: the `tender-certify` binary calls
+//! it for an external target, and the server's acceptance test calls it for the built-in one.
+
+pub mod bodies;
+pub mod checks;
+pub mod exchange;
+pub mod outcome;
+pub mod report;
+pub mod rules;
+pub mod runner;
+pub mod settings;
+mod steps;
+pub mod target;
+pub mod timeline;
+pub mod timestamps;
+pub mod world;
+
+pub use report::RunReport;
+pub use runner::{CucumberOpts, Opts, certify, cucumber_options_from_args, silence_step_panics};
+pub use settings::{Broker, Settings};
+pub use world::TenderWorld;

@@ -1,0 +1,122 @@
+//! `tender-certify`: certifies an implementation of the Tender Procurement Service Interface
+//! 2.3 at a base URL and writes a report.
+//!
+//! Exit code 0 when every selected `@spec` scenario passed (with `--strict`, every `@upstream`
+//! one too), 1 when not, 2 when the run could not take place.
+use std::{path::PathBuf, process::ExitCode, time::Duration};
+
+use clap::{CommandFactory as _, FromArgMatches as _};
+use cucumber::cli;
+use tender_certify::{Broker, Opts, Settings, certify};
+
+#[derive(clap::Args, Debug)]
+struct CertifyArgs {
+    /// Base URL of the implementation under test, without /api/2.3 (e.g. http://127.0.0.1:6543).
+    #[arg(long, value_name = "URL", env = "TENDER_CERTIFY_BASE_URL")]
+    base_url: String,
+    /// Broker that creates the tenders: NAME or NAME:PASSWORD (Basic auth).
+    #[arg(long, value_name = "NAME[:PASSWORD]", default_value = "broker")]
+    broker: Broker,
+    /// Broker of the bidding party, which also asks questions and tries the owner's tokens.
+    #[arg(long, value_name = "NAME[:PASSWORD]", default_value = "broker1")]
+    other_broker: Broker,
+    /// Count failures of advisory @upstream scenarios against certification too.
+    #[arg(long)]
+    strict: bool,
+    /// Write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a cucumber JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the Markdown certificate to FILE.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Seed of the generated data; every run prints the one it used.
+    #[arg(long, value_name = "N", env = "TENDER_CERTIFY_SEED")]
+    seed: Option<u64>,
+    /// Directory of the .feature files (default: the features/ of the source tree).
+    #[arg(long, value_name = "DIR")]
+    features: Option<PathBuf>,
+    /// Without a clock control API: length in seconds of each period of a tender that must move.
+    #[arg(long, value_name = "SECONDS", default_value_t = 4)]
+    period: u64,
+    /// Without a clock control API: seconds to wait past a due date before skipping.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
+    wait_budget: u64,
+}
+
+fn main() -> ExitCode {
+    let command = Opts::<CertifyArgs>::command()
+        .name("tender-certify")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Certifies an implementation of the Tender Procurement Service Interface 2.3 at a base URL")
+        .long_about(None);
+    let opts = match Opts::<CertifyArgs>::from_arg_matches(&command.get_matches()) {
+        Ok(opts) => opts,
+        Err(e) => e.exit(),
+    };
+    // Cucumber's own options go on to the runner; ours become the settings.
+    let cli::Opts {
+        re_filter,
+        tags_filter,
+        parser,
+        runner,
+        writer,
+        custom: args,
+    } = opts;
+    let opts: Opts<cli::Empty> = cli::Opts {
+        re_filter,
+        tags_filter,
+        parser,
+        runner,
+        writer,
+        custom: cli::Empty,
+    };
+    let mut settings = Settings::new(args.base_url);
+    settings.owner = args.broker;
+    settings.other = args.other_broker;
+    settings.strict = args.strict;
+    settings.junit = args.junit;
+    settings.json = args.json;
+    settings.report = args.report;
+    settings.seed = args.seed;
+    if let Some(features) = args.features {
+        settings.features = features;
+    }
+    settings.period = Duration::from_secs(args.period.max(1));
+    settings.wait_budget = Duration::from_secs(args.wait_budget);
+
+    tender_certify::silence_step_panics();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tender-certify: cannot start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(certify(&settings, opts)) {
+        Ok(report) => {
+            print!("{}", report.terminal_summary());
+            for (what, path) in [
+                ("JUnit", &settings.junit),
+                ("JSON", &settings.json),
+                ("report", &settings.report),
+            ] {
+                if let Some(path) = path {
+                    println!("tender-certify: {what} written to {}", path.display());
+                }
+            }
+            println!("tender-certify: {}", report.summary_line());
+            if report.certified() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("tender-certify: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

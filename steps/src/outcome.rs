@@ -1,0 +1,377 @@
+//! What happened to each scenario: a cucumber writer that records outcomes (with the request and
+//! response of a failure), and a wrapper that turns "time budget exhausted" into a skip.
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use cucumber::{
+    Event, Writer,
+    event::{self, Cucumber, Feature, Hook, RetryableScenario, Rule, Scenario, Step, StepError},
+    gherkin, parser, writer,
+};
+
+use crate::{exchange::Exchange, timeline::BUDGET_SKIP, world::TenderWorld};
+
+/// Whether a scenario's behaviour is stated by the spec or filled in from upstream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// `@spec`: mandatory for certification.
+    Spec,
+    /// `@upstream`: advisory unless `--strict`.
+    Upstream,
+    /// Neither tag (a harness defect: every scenario should carry one).
+    Untagged,
+}
+
+impl Class {
+    fn of(tags: &[String]) -> Class {
+        if tags.iter().any(|t| t == "spec") {
+            Class::Spec
+        } else if tags.iter().any(|t| t == "upstream") {
+            Class::Upstream
+        } else {
+            Class::Untagged
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Spec => "@spec (mandatory)",
+            Class::Upstream => "@upstream (advisory)",
+            Class::Untagged => "untagged",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// Why a scenario failed: the step, the message and the exchange that broke it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub step: String,
+    pub message: String,
+    pub exchange: Option<Exchange>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ScenarioOutcome {
+    pub feature: String,
+    pub file: String,
+    pub line: usize,
+    pub name: String,
+    pub tags: Vec<String>,
+    pub class: Class,
+    pub verdict: Verdict,
+    pub failure: Option<Failure>,
+    pub skip_reason: Option<String>,
+}
+
+/// Shared between the writers of one run and the code that reads the results afterwards.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub scenarios: Vec<ScenarioOutcome>,
+    pub parsing_errors: Vec<String>,
+    running: HashMap<(String, usize), ScenarioOutcome>,
+    /// Reasons of budget skips, by (feature file, step line).
+    skip_reasons: HashMap<(String, usize), String>,
+}
+
+pub type Shared = Arc<Mutex<Collected>>;
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Collected> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn file_of(feature: &gherkin::Feature) -> String {
+    feature
+        .path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| feature.name.clone())
+}
+
+/// The text of a panic or of a step's `Err`.
+fn panic_text(info: &event::Info) -> String {
+    if let Some(s) = info.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = info.downcast_ref::<&'static str>() {
+        (*s).to_owned()
+    } else {
+        "the step panicked".to_owned()
+    }
+}
+
+fn step_error_text(err: &StepError) -> String {
+    match err {
+        StepError::Panic(info) => panic_text(info),
+        StepError::NotFound => "the step has no definition".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Records every scenario's outcome into [`Collected`].
+#[derive(Debug)]
+pub struct Recorder {
+    shared: Shared,
+}
+
+impl Recorder {
+    pub fn new(shared: Shared) -> Recorder {
+        Recorder { shared }
+    }
+
+    fn scenario(
+        &mut self,
+        feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
+        scenario: &gherkin::Scenario,
+        event: &Scenario<TenderWorld>,
+    ) {
+        let file = file_of(feature);
+        let key = (file.clone(), scenario.position.line);
+        let mut collected = lock(&self.shared);
+        match event {
+            Scenario::Started => {
+                let tags: Vec<String> = feature
+                    .tags
+                    .iter()
+                    .chain(rule.iter().flat_map(|r| &r.tags))
+                    .chain(&scenario.tags)
+                    .cloned()
+                    .collect();
+                let outcome = ScenarioOutcome {
+                    feature: feature.name.clone(),
+                    file,
+                    line: scenario.position.line,
+                    name: scenario.name.clone(),
+                    class: Class::of(&tags),
+                    tags,
+                    verdict: Verdict::Passed,
+                    failure: None,
+                    skip_reason: None,
+                };
+                collected.running.insert(key, outcome);
+            }
+            Scenario::Step(step, ev) | Scenario::Background(step, ev) => {
+                let reason = collected
+                    .skip_reasons
+                    .get(&(key.0.clone(), step.position.line))
+                    .cloned();
+                let Some(outcome) = collected.running.get_mut(&key) else {
+                    return;
+                };
+                match ev {
+                    Step::Skipped => {
+                        outcome.verdict = Verdict::Skipped;
+                        outcome.skip_reason = Some(reason.unwrap_or_else(|| {
+                            format!(
+                                "step \"{} {}\" was skipped",
+                                step.keyword.trim(),
+                                step.value
+                            )
+                        }));
+                    }
+                    Step::Failed(_, _, world, err) => {
+                        outcome.verdict = Verdict::Failed;
+                        outcome.failure = Some(Failure {
+                            step: format!("{} {}", step.keyword.trim(), step.value),
+                            message: step_error_text(err),
+                            exchange: world.as_ref().and_then(|w| w.last.clone()),
+                        });
+                    }
+                    Step::Started | Step::Passed(..) => {}
+                }
+            }
+            Scenario::Hook(_, Hook::Failed(world, info)) => {
+                if let Some(outcome) = collected.running.get_mut(&key) {
+                    outcome.verdict = Verdict::Failed;
+                    outcome.failure = Some(Failure {
+                        step: "(hook)".into(),
+                        message: panic_text(info),
+                        exchange: world.as_ref().and_then(|w| w.last.clone()),
+                    });
+                }
+            }
+            Scenario::Finished => {
+                if let Some(outcome) = collected.running.remove(&key) {
+                    collected.scenarios.push(outcome);
+                }
+            }
+            Scenario::Hook(..) | Scenario::Log(_) => {}
+        }
+    }
+}
+
+impl Writer<TenderWorld> for Recorder {
+    type Cli = cucumber::cli::Empty;
+
+    async fn handle_event(
+        &mut self,
+        event: parser::Result<Event<Cucumber<TenderWorld>>>,
+        _: &Self::Cli,
+    ) {
+        let event = match event {
+            Ok(event) => event.into_inner(),
+            Err(e) => {
+                lock(&self.shared).parsing_errors.push(e.to_string());
+                return;
+            }
+        };
+        match event {
+            Cucumber::Feature(f, Feature::Scenario(sc, RetryableScenario { event, .. })) => {
+                self.scenario(&f, None, &sc, &event);
+            }
+            Cucumber::Feature(
+                f,
+                Feature::Rule(r, Rule::Scenario(sc, RetryableScenario { event, .. })),
+            ) => {
+                self.scenario(&f, Some(&r), &sc, &event);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<Val> writer::Arbitrary<TenderWorld, Val> for Recorder {
+    async fn write(&mut self, _: Val) {}
+}
+
+impl writer::Stats<TenderWorld> for Recorder {
+    fn passed_steps(&self) -> usize {
+        0
+    }
+    fn skipped_steps(&self) -> usize {
+        0
+    }
+    fn failed_steps(&self) -> usize {
+        0
+    }
+    fn retried_steps(&self) -> usize {
+        0
+    }
+    fn parsing_errors(&self) -> usize {
+        0
+    }
+    fn hook_errors(&self) -> usize {
+        0
+    }
+}
+
+impl writer::NonTransforming for Recorder {}
+
+/// Turns a step failure that says "time budget exhausted" into a skipped step, keeping the
+/// reason for the report; every other event passes unchanged.
+#[derive(Debug)]
+pub struct Reclassify<Wr> {
+    inner: Wr,
+    shared: Shared,
+}
+
+impl<Wr> Reclassify<Wr> {
+    pub fn new(inner: Wr, shared: Shared) -> Self {
+        Reclassify { inner, shared }
+    }
+
+    fn budget_skip(
+        &self,
+        feature: &gherkin::Feature,
+        step: &gherkin::Step,
+        ev: Step<TenderWorld>,
+    ) -> Step<TenderWorld> {
+        if let Step::Failed(_, _, _, StepError::Panic(info)) = &ev {
+            let text = panic_text(info);
+            if let Some(reason) = text.strip_prefix(BUDGET_SKIP) {
+                lock(&self.shared)
+                    .skip_reasons
+                    .insert((file_of(feature), step.position.line), reason.to_owned());
+                return Step::Skipped;
+            }
+        }
+        ev
+    }
+
+    fn map_scenario(
+        &self,
+        feature: &gherkin::Feature,
+        event: Scenario<TenderWorld>,
+    ) -> Scenario<TenderWorld> {
+        match event {
+            Scenario::Step(st, ev) => {
+                let ev = self.budget_skip(feature, &st, ev);
+                Scenario::Step(st, ev)
+            }
+            Scenario::Background(st, ev) => {
+                let ev = self.budget_skip(feature, &st, ev);
+                Scenario::Background(st, ev)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<Wr: Writer<TenderWorld>> Writer<TenderWorld> for Reclassify<Wr> {
+    type Cli = Wr::Cli;
+
+    async fn handle_event(
+        &mut self,
+        event: parser::Result<Event<Cucumber<TenderWorld>>>,
+        cli: &Self::Cli,
+    ) {
+        let event = event.map(|outer| {
+            outer.map(|ev| match ev {
+                Cucumber::Feature(
+                    f,
+                    Feature::Scenario(sc, RetryableScenario { event, retries }),
+                ) => {
+                    let event = self.map_scenario(&f, event);
+                    Cucumber::Feature(
+                        f,
+                        Feature::Scenario(sc, RetryableScenario { event, retries }),
+                    )
+                }
+                Cucumber::Feature(
+                    f,
+                    Feature::Rule(r, Rule::Scenario(sc, RetryableScenario { event, retries })),
+                ) => {
+                    let event = self.map_scenario(&f, event);
+                    Cucumber::Feature(
+                        f,
+                        Feature::Rule(r, Rule::Scenario(sc, RetryableScenario { event, retries })),
+                    )
+                }
+                other => other,
+            })
+        });
+        self.inner.handle_event(event, cli).await;
+    }
+}
+
+impl<Wr: writer::Stats<TenderWorld>> writer::Stats<TenderWorld> for Reclassify<Wr> {
+    fn passed_steps(&self) -> usize {
+        self.inner.passed_steps()
+    }
+    fn skipped_steps(&self) -> usize {
+        self.inner.skipped_steps()
+    }
+    fn failed_steps(&self) -> usize {
+        self.inner.failed_steps()
+    }
+    fn retried_steps(&self) -> usize {
+        self.inner.retried_steps()
+    }
+    fn parsing_errors(&self) -> usize {
+        self.inner.parsing_errors()
+    }
+    fn hook_errors(&self) -> usize {
+        self.inner.hook_errors()
+    }
+}
+
+impl<Wr: writer::Normalized> writer::Normalized for Reclassify<Wr> {}

@@ -1,0 +1,382 @@
+//! The results of a run: counts, the verdict, and the Markdown certificate.
+use std::{collections::BTreeMap, fmt::Write as _};
+
+use crate::{
+    outcome::{Class, ScenarioOutcome, Verdict},
+    rules,
+    target::ClockMode,
+};
+
+/// Everything known about a finished run.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub target: String,
+    /// When the run started, UTC, as written in the certificate.
+    pub date: String,
+    pub suite_version: &'static str,
+    pub seed: u64,
+    pub clock: ClockMode,
+    /// Target clock minus local clock, e.g. "+0.4 s".
+    pub skew: String,
+    pub owner: String,
+    pub other: String,
+    pub tags: Option<String>,
+    pub strict: bool,
+    pub elapsed_seconds: f64,
+    pub scenarios: Vec<ScenarioOutcome>,
+    pub parsing_errors: Vec<String>,
+}
+
+/// Passed, failed and skipped scenarios.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed => self.failed += 1,
+            Verdict::Skipped => self.skipped += 1,
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.passed + self.failed + self.skipped
+    }
+}
+
+impl RunReport {
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        self.scenarios.iter().for_each(|s| counts.add(s.verdict));
+        counts
+    }
+
+    pub fn counts_of(&self, class: Class) -> Counts {
+        let mut counts = Counts::default();
+        self.scenarios
+            .iter()
+            .filter(|s| s.class == class)
+            .for_each(|s| counts.add(s.verdict));
+        counts
+    }
+
+    /// Certified: every selected `@spec` scenario passed (and, with `--strict`, every
+    /// `@upstream` one), the features parsed, and something ran at all.
+    pub fn certified(&self) -> bool {
+        let spec = self.counts_of(Class::Spec);
+        let upstream = self.counts_of(Class::Upstream);
+        let untagged = self.counts_of(Class::Untagged);
+        self.parsing_errors.is_empty()
+            && !self.scenarios.is_empty()
+            && spec.failed == 0
+            && spec.skipped == 0
+            && untagged.failed == 0
+            && (!self.strict || (upstream.failed == 0 && upstream.skipped == 0))
+    }
+
+    /// Failed scenarios that count against certification.
+    pub fn blocking_failures(&self) -> impl Iterator<Item = &ScenarioOutcome> {
+        self.scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Failed && (s.class != Class::Upstream || self.strict))
+    }
+
+    /// One sentence: certified or not, and why.
+    pub fn verdict(&self) -> String {
+        let blocking = self.blocking_failures().count();
+        if self.certified() {
+            "**Conforms**: every selected `@spec` scenario passed.".to_owned()
+        } else if !self.parsing_errors.is_empty() {
+            "**Not certified**: some features could not be read.".to_owned()
+        } else if self.scenarios.is_empty() {
+            "**Not certified**: no scenario was selected.".to_owned()
+        } else if blocking > 0 {
+            format!(
+                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures below."
+            )
+        } else {
+            "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips below.".to_owned()
+        }
+    }
+
+    /// `N passed, N failed, N skipped` over every scenario.
+    pub fn summary_line(&self) -> String {
+        let c = self.counts();
+        format!(
+            "{} passed, {} failed, {} skipped",
+            c.passed, c.failed, c.skipped
+        )
+    }
+
+    /// The terminal summary: per class, then every failure and skip in one line each.
+    pub fn terminal_summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "certification of {} (seed {})", self.target, self.seed);
+        for class in [Class::Spec, Class::Upstream, Class::Untagged] {
+            let c = self.counts_of(class);
+            if c.total() > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {:<22} {} passed, {} failed, {} skipped",
+                    class.label(),
+                    c.passed,
+                    c.failed,
+                    c.skipped
+                );
+            }
+        }
+        for s in self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict != Verdict::Passed)
+        {
+            let what = match s.verdict {
+                Verdict::Failed => "FAILED ",
+                _ => "SKIPPED",
+            };
+            let _ = writeln!(
+                out,
+                "  {what} [{}] {}:{} {}",
+                class_tag(s.class),
+                s.file,
+                s.line,
+                s.name
+            );
+            let rules = rule_tags(s);
+            if !rules.is_empty() {
+                let _ = writeln!(out, "          rules: {}", rules.join(", "));
+            }
+            let why = s
+                .failure
+                .as_ref()
+                .map(|f| format!("{}: {}", f.step, f.message))
+                .or_else(|| s.skip_reason.clone());
+            if let Some(why) = why {
+                let _ = writeln!(
+                    out,
+                    "          why: {}",
+                    crate::world::short(&why.replace('\n', " "))
+                );
+            }
+        }
+        let _ = writeln!(out, "  verdict: {}", self.verdict().replace("**", ""));
+        out
+    }
+
+    /// The Markdown certificate.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let _ = writeln!(
+            md,
+            "# Certification report: Tender Procurement Service Interface 2.3\n"
+        );
+        let _ = writeln!(md, "{}\n", self.verdict());
+        let _ = writeln!(md, "| | |\n|---|---|");
+        let _ = writeln!(md, "| Target | `{}` |", self.target);
+        let _ = writeln!(md, "| Date | {} |", self.date);
+        let _ = writeln!(
+            md,
+            "| Suite version | tender-certify {} |",
+            self.suite_version
+        );
+        let _ = writeln!(
+            md,
+            "| Seed | {} (reproduce with `--seed {}`) |",
+            self.seed, self.seed
+        );
+        let clock = match self.clock {
+            ClockMode::ControlApi => "clock control API (`/testing/clock`)",
+            ClockMode::RealTime => {
+                "real time: short periods, waiting on the target's `Date` header"
+            }
+        };
+        let _ = writeln!(md, "| Time moved by | {clock} |");
+        let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
+        let _ = writeln!(
+            md,
+            "| Brokers | owner `{}`, other party `{}` |",
+            self.owner, self.other
+        );
+        let _ = writeln!(
+            md,
+            "| Tag filter | {} |",
+            self.tags
+                .as_deref()
+                .map_or("none".to_owned(), |t| format!("`{t}`"))
+        );
+        let _ = writeln!(
+            md,
+            "| Strict (`@upstream` counts) | {} |",
+            if self.strict { "yes" } else { "no" }
+        );
+        let _ = writeln!(md, "| Duration | {:.1} s |\n", self.elapsed_seconds);
+
+        let _ = writeln!(md, "## Counts per class\n");
+        let _ = writeln!(
+            md,
+            "| Class | Passed | Failed | Skipped |\n|---|---|---|---|"
+        );
+        for class in [Class::Spec, Class::Upstream, Class::Untagged] {
+            let c = self.counts_of(class);
+            if c.total() > 0 || class != Class::Untagged {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} |",
+                    class.label(),
+                    c.passed,
+                    c.failed,
+                    c.skipped
+                );
+            }
+        }
+
+        let _ = writeln!(md, "\n## Counts per feature\n");
+        let _ = writeln!(
+            md,
+            "| Feature | `@spec` passed | `@spec` failed | `@upstream` passed | `@upstream` failed | Skipped |\n|---|---|---|---|---|---|"
+        );
+        let mut features: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
+        for s in &self.scenarios {
+            let row = features.entry(s.feature.as_str()).or_default();
+            match (s.class, s.verdict) {
+                (_, Verdict::Skipped) => row[4] += 1,
+                (Class::Spec, Verdict::Passed) => row[0] += 1,
+                (Class::Spec, Verdict::Failed) | (Class::Untagged, Verdict::Failed) => row[1] += 1,
+                (Class::Upstream, Verdict::Passed) | (Class::Untagged, Verdict::Passed) => {
+                    row[2] += 1
+                }
+                (Class::Upstream, Verdict::Failed) => row[3] += 1,
+            }
+        }
+        for (feature, r) in &features {
+            let _ = writeln!(
+                md,
+                "| {feature} | {} | {} | {} | {} | {} |",
+                r[0], r[1], r[2], r[3], r[4]
+            );
+        }
+
+        let _ = writeln!(md, "\n## Rules of the spec\n");
+        let _ = writeln!(md, "| Rule | Scenarios | Result |\n|---|---|---|");
+        for rule in rules::SPEC_RULES {
+            let covering: Vec<&ScenarioOutcome> = self
+                .scenarios
+                .iter()
+                .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == rule.tag))
+                .collect();
+            let result = if covering.is_empty() {
+                "not run"
+            } else if covering.iter().any(|s| s.verdict == Verdict::Failed) {
+                "**broken**"
+            } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
+                "not fully checked"
+            } else {
+                "holds"
+            };
+            let _ = writeln!(
+                md,
+                "| `{}` {} | {} | {result} |",
+                rule.tag,
+                rule.text,
+                covering.len()
+            );
+        }
+
+        if !self.parsing_errors.is_empty() {
+            let _ = writeln!(md, "\n## Features that could not be read\n");
+            for e in &self.parsing_errors {
+                let _ = writeln!(md, "- {e}");
+            }
+        }
+
+        let failures: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Failed)
+            .collect();
+        let _ = writeln!(md, "\n## Failures ({})\n", failures.len());
+        if failures.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for s in failures {
+            let _ = writeln!(
+                md,
+                "### [{}] {}: {}\n",
+                class_tag(s.class),
+                s.feature,
+                s.name
+            );
+            let _ = writeln!(md, "- Where: `features/{}:{}`", s.file, s.line);
+            for tag in rule_tags(s) {
+                let text = rules::by_tag(&tag).map_or("", |r| r.text);
+                let _ = writeln!(md, "- Rule broken: `{tag}` {text}");
+            }
+            if let Some(f) = &s.failure {
+                let _ = writeln!(md, "- Step: `{}`", f.step);
+                let _ = writeln!(md, "- What went wrong: {}\n", f.message.replace('\n', " "));
+                match &f.exchange {
+                    Some(ex) => {
+                        let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
+                        match (&ex.response, &ex.transport_error) {
+                            (Some(r), _) => {
+                                let _ = writeln!(md, "Response:\n\n```http\n{r}```\n");
+                            }
+                            (None, Some(e)) => {
+                                let _ = writeln!(md, "No response: {e}\n");
+                            }
+                            (None, None) => {}
+                        }
+                    }
+                    None => {
+                        let _ = writeln!(md, "(no request had been sent yet)\n");
+                    }
+                }
+            }
+        }
+
+        let skipped: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Skipped)
+            .collect();
+        let _ = writeln!(md, "## Skipped ({})\n", skipped.len());
+        if skipped.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for s in skipped {
+            let _ = writeln!(
+                md,
+                "- [{}] {}: {} (`features/{}:{}`): {}",
+                class_tag(s.class),
+                s.feature,
+                s.name,
+                s.file,
+                s.line,
+                s.skip_reason.as_deref().unwrap_or("no reason recorded")
+            );
+        }
+        md
+    }
+}
+
+fn class_tag(class: Class) -> &'static str {
+    match class {
+        Class::Spec => "@spec",
+        Class::Upstream => "@upstream",
+        Class::Untagged => "untagged",
+    }
+}
+
+/// The rule tags a scenario carries.
+fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
+    s.tags
+        .iter()
+        .filter(|t| rules::by_tag(t).is_some())
+        .cloned()
+        .collect()
+}

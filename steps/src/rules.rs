@@ -1,0 +1,263 @@
+//! The rules of the interface that scenarios are tagged with (`@conv-5`, `@ep-bid-post`, …), so
+//! a report can say which rule a failure broke and which rules are covered.
+
+/// A rule of the spec or of upstream behaviour, by tag.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub tag: &'static str,
+    pub text: &'static str,
+}
+
+const fn rule(tag: &'static str, text: &'static str) -> Rule {
+    Rule { tag, text }
+}
+
+/// Every numbered convention, endpoint row and numbered rule of the spec, plus the state and
+/// resource rules the features check. Each must be exercised by at least one `@spec` scenario.
+pub const SPEC_RULES: &[Rule] = &[
+    rule("conv-1", "Convention 1: paths begin with /api/2.3"),
+    rule(
+        "conv-2",
+        "Convention 2: request bodies are {\"data\": object} sent as application/json",
+    ),
+    rule(
+        "conv-3",
+        "Convention 3: success is application/json; charset=UTF-8 with {\"data\": …}",
+    ),
+    rule(
+        "conv-4",
+        "Convention 4: creating a tender or bid returns access.token",
+    ),
+    rule(
+        "conv-5",
+        "Convention 5: every 201 carries a Location whose last segment is the id",
+    ),
+    rule(
+        "conv-6",
+        "Convention 6: timestamps: input may omit the offset; output has offset and microseconds",
+    ),
+    rule(
+        "conv-7",
+        "Convention 7: integer amounts come back as decimal numbers",
+    ),
+    rule(
+        "conv-8",
+        "Convention 8: the query parameter opt_pretty=1 is accepted",
+    ),
+    rule(
+        "conv-9",
+        "Convention 9: ids are 32 lowercase hex characters; a client item id is kept",
+    ),
+    rule(
+        "conv-10",
+        "Convention 10: PATCH merges, keeps what was not sent, refreshes dateModified",
+    ),
+    rule(
+        "ep-list",
+        "GET /tenders: {next_page, data: [{id, dateModified}]}, drafts omitted",
+    ),
+    rule(
+        "ep-create",
+        "POST /tenders: 201, Location, {access: {token}, data: Tender}",
+    ),
+    rule(
+        "ep-get",
+        "GET /tenders/{id}: the tender with its documents, questions and sub-records",
+    ),
+    rule(
+        "ep-patch",
+        "PATCH /tenders/{id}?acc_token: 200 with the changed tender",
+    ),
+    rule(
+        "ep-doc-post",
+        "POST /tenders/{id}/documents: 201, Location, the document",
+    ),
+    rule(
+        "ep-doc-list",
+        "GET /tenders/{id}/documents: every document once, latest version",
+    ),
+    rule(
+        "ep-doc-get",
+        "GET /tenders/{id}/documents/{doc}: the document with previousVersions",
+    ),
+    rule(
+        "ep-doc-patch",
+        "PATCH /tenders/{id}/documents/{doc}: metadata such as documentType",
+    ),
+    rule(
+        "ep-doc-put",
+        "PUT /tenders/{id}/documents/{doc}: same id and datePublished, new dateModified",
+    ),
+    rule(
+        "ep-q-post",
+        "POST /tenders/{id}/questions: 201, Location, the question with author, no token",
+    ),
+    rule("ep-q-list", "GET /tenders/{id}/questions: the questions"),
+    rule("ep-q-get", "GET /tenders/{id}/questions/{q}: the question"),
+    rule(
+        "ep-q-patch",
+        "PATCH /tenders/{id}/questions/{q}?acc_token: the answer",
+    ),
+    rule(
+        "ep-bid-post",
+        "POST /tenders/{id}/bids: 201, Location, the bid and its token",
+    ),
+    rule(
+        "ep-bid-patch",
+        "PATCH /tenders/{id}/bids/{bid}?acc_token={bid token}: activation",
+    ),
+    rule(
+        "ep-bid-get",
+        "GET /tenders/{id}/bids/{bid}?acc_token={bid token}: the bid with documents",
+    ),
+    rule(
+        "ep-biddoc-post",
+        "POST …/bids/{bid}/documents: 201, url under the bid's document path",
+    ),
+    rule(
+        "ep-biddoc-list",
+        "GET …/bids/{bid}/documents: the bid's documents",
+    ),
+    rule(
+        "ep-award-patch",
+        "PATCH /tenders/{id}/awards/{award}: status active by the owner",
+    ),
+    rule(
+        "ep-contract-patch",
+        "PATCH /tenders/{id}/contracts/{contract}: number, value, dateSigned, period",
+    ),
+    rule(
+        "ep-rule-1",
+        "Endpoint rule 1: two-phase (draft, then publish) and single-phase creation both work",
+    ),
+    rule(
+        "ep-rule-2",
+        "Endpoint rule 2: test-mode title prefixes apply in every response",
+    ),
+    rule(
+        "ep-rule-3",
+        "Endpoint rule 3: PDF documents are accepted for tenders and bids",
+    ),
+    rule(
+        "state-draft",
+        "A draft has a token, is not listed, has no next_check, is left by the scheduler",
+    ),
+    rule(
+        "state-single",
+        "Single-phase creation gives active.enquiries, listed, next_check = enquiry end",
+    ),
+    rule(
+        "state-publish",
+        "Publishing a draft: active.enquiries, listed, date refreshed, next_check set",
+    ),
+    rule(
+        "state-tendering",
+        "The scheduler moves active.enquiries to active.tendering at the tender period start",
+    ),
+    rule(
+        "state-auction",
+        "active.auction is shown with an auctionPeriod and an auctionUrl",
+    ),
+    rule(
+        "phase-questions",
+        "Questions are asked while the tender is in active.enquiries",
+    ),
+    rule(
+        "phase-bids",
+        "Bids are registered while the tender is in active.tendering",
+    ),
+    rule("bid-draft", "A bid sent with status draft is a draft"),
+    rule(
+        "bid-batch",
+        "A bid sent without status, with documents, is active",
+    ),
+    rule(
+        "bid-activate",
+        "PATCH status active with the bid token activates a draft bid",
+    ),
+    rule(
+        "award-active",
+        "An activated award has a complaintPeriod and a pending contract appears",
+    ),
+    rule(
+        "res-tender",
+        "Service-set tender fields: procurementMethod, awardCriteria, submissionMethod, tenderID, owner",
+    ),
+    rule(
+        "res-periods",
+        "enquiryPeriod starts at creation; tenderPeriod starts at the enquiry end",
+    ),
+    rule(
+        "res-value",
+        "valueAddedTaxIncluded defaults to true; a bid without currency takes the tender's",
+    ),
+    rule(
+        "res-guarantee",
+        "guarantee can be set later by PATCH, in another currency",
+    ),
+    rule(
+        "res-question-author",
+        "A question's author is returned on creation, hidden on reads and on the answer",
+    ),
+    rule(
+        "res-document",
+        "Documents: md5 hash, documentOf tender, datePublished kept, dateModified refreshed",
+    ),
+    rule(
+        "res-contract",
+        "Contract: contractID {tenderID}-{n}, items copied, value defaults to the award's",
+    ),
+    rule(
+        "res-participation",
+        "participationUrl is the auctionUrl plus ?key_for_bid={bid id}, one per bid",
+    ),
+    rule(
+        "auth-1",
+        "Authentication 1: Basic auth; the user name becomes the owner",
+    ),
+    rule(
+        "auth-2",
+        "Authentication 2: changes need acc_token: the tender token or the bid token",
+    ),
+    rule(
+        "auth-3",
+        "Authentication 3: listing and asking questions need no acc_token",
+    ),
+    rule(
+        "err-415",
+        "Errors: a POST that is not application/json is 415 header/Content-Type",
+    ),
+    rule(
+        "err-422",
+        "Errors: a body that is not a JSON object with data is 422 body/data",
+    ),
+    rule(
+        "err-envelope",
+        "Errors: {status: error, errors: [{description, location, name}]}",
+    ),
+    rule(
+        "err-rule-1",
+        "Error rule 1: after an unclear outcome the client checks the object and repeats",
+    ),
+    rule(
+        "err-rule-2",
+        "Error rule 2: repeating a publication succeeds without error",
+    ),
+    rule(
+        "ver-1",
+        "Versioning 1: the version is the path segment /api/2.3",
+    ),
+    rule(
+        "ver-2",
+        "Versioning 2: single-phase creation is retained next to the two-phase one",
+    ),
+    rule(
+        "err-rule-3",
+        "Error rule 3: a repeated creation creates another tender",
+    ),
+];
+
+/// The rule a tag names, if it names one.
+pub fn by_tag(tag: &str) -> Option<&'static Rule> {
+    SPEC_RULES.iter().find(|r| r.tag == tag)
+}

@@ -1,0 +1,245 @@
+//! Runs the features against a target and gathers the results: the one entry point shared by
+//! the `tender-certify` binary and the in-process acceptance test.
+use std::{
+    fs::File,
+    io::{self, Write},
+    sync::Arc,
+    time::{Instant, SystemTime, UNIX_EPOCH},
+};
+
+use cucumber::{
+    World as _, WriterExt as _, cli, gherkin, parser,
+    runner::{self, basic::ScenarioType},
+    tag::Ext as _,
+    writer::{self, Coloring},
+};
+use futures::FutureExt as _;
+use time::{OffsetDateTime, format_description::well_known::Rfc3339};
+
+use crate::{
+    outcome::{Reclassify, Recorder, Shared},
+    report::RunReport,
+    settings::Settings,
+    target::{ClockMode, Target},
+    world::TenderWorld,
+};
+
+type Out = Box<dyn Write>;
+
+/// The writer stack: live progress, JUnit, cucumber JSON and the recorder, normalised; budget
+/// skips reclassified; undefined steps failed.
+pub type CertifyWriter = writer::FailOnSkipped<
+    Reclassify<
+        writer::Normalize<
+            TenderWorld,
+            writer::Tee<
+                writer::Tee<
+                    writer::Tee<
+                        writer::Summarize<writer::Basic<Out>>,
+                        writer::discard::Arbitrary<
+                            writer::discard::Stats<writer::JUnit<TenderWorld, Out>>,
+                        >,
+                    >,
+                    writer::discard::Arbitrary<writer::discard::Stats<writer::Json<Out>>>,
+                >,
+                Recorder,
+            >,
+        >,
+    >,
+>;
+
+/// Cucumber's own options (`--tags`, `--name`, `--concurrency`, `--color`, …) plus `Custom`.
+pub type Opts<Custom> = cli::Opts<
+    parser::basic::Cli,
+    runner::basic::Cli,
+    <CertifyWriter as cucumber::Writer<TenderWorld>>::Cli,
+    Custom,
+>;
+
+fn output(path: Option<&std::path::Path>) -> Result<Out, String> {
+    match path {
+        Some(p) => File::create(p)
+            .map(|f| Box::new(f) as Out)
+            .map_err(|e| format!("cannot write {}: {e}", p.display())),
+        None => Ok(Box::new(io::sink())),
+    }
+}
+
+/// A seed for a run that was given none.
+fn fresh_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    (nanos ^ (u64::from(std::process::id()) << 32)) % 1_000_000_000
+}
+
+/// A tag expression written back as text, for the report.
+fn tag_expression(op: &gherkin::tagexpr::TagOperation) -> String {
+    use gherkin::tagexpr::TagOperation::{And, Not, Or, Tag};
+    match op {
+        And(a, b) => format!("({} and {})", tag_expression(a), tag_expression(b)),
+        Or(a, b) => format!("({} or {})", tag_expression(a), tag_expression(b)),
+        Not(a) => format!("not {}", tag_expression(a)),
+        Tag(t) => format!("@{t}"),
+    }
+}
+
+/// Runs every selected scenario against `settings.base_url` and returns what happened. The
+/// JUnit, JSON and Markdown reports are written when their paths are set.
+pub async fn certify<Custom: clap::Args>(
+    settings: &Settings,
+    mut opts: Opts<Custom>,
+) -> Result<RunReport, String> {
+    let seed = settings.seed.unwrap_or_else(fresh_seed);
+    println!(
+        "tender-certify: seed {seed} (reproduce with --seed {seed} or TENDER_CERTIFY_SEED={seed})"
+    );
+    let target = Arc::new(Target::probe(settings, seed).await?);
+    let mode = target.clock;
+    println!(
+        "tender-certify: target {} ({})",
+        target.base_url,
+        match mode {
+            ClockMode::ControlApi => "time moved through its clock control API",
+            ClockMode::RealTime => "no clock control API: waiting in real time",
+        }
+    );
+    let date = OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|d| d.format(&Rfc3339).ok())
+        .unwrap_or_default();
+    let started = Instant::now();
+
+    let shared = Shared::default();
+    let progress: Out = if settings.progress {
+        Box::new(io::stdout())
+    } else {
+        Box::new(io::sink())
+    };
+    let writer: CertifyWriter = Reclassify::new(
+        writer::Basic::raw(progress, Coloring::Auto, 0)
+            .summarized()
+            .tee::<TenderWorld, _>(writer::JUnit::for_tee(
+                output(settings.junit.as_deref())?,
+                0,
+            ))
+            .tee::<TenderWorld, _>(writer::Json::for_tee(output(settings.json.as_deref())?))
+            .tee::<TenderWorld, _>(Recorder::new(shared.clone()))
+            .normalized(),
+        shared.clone(),
+    )
+    .fail_on_skipped();
+
+    // `--tags` on the command line wins over the settings; both end in one filter.
+    let tags = match opts.tags_filter.take() {
+        Some(t) => Some(t),
+        None => match &settings.tags {
+            Some(text) => Some(
+                text.parse()
+                    .map_err(|e| format!("bad tag expression {text:?}: {e}"))?,
+            ),
+            None => None,
+        },
+    };
+    let tags_text = tags.as_ref().map(tag_expression);
+
+    let hook_target = target.clone();
+    let cucumber = TenderWorld::cucumber()
+        .before(move |feature, rule, scenario, world| {
+            let tags: Vec<String> = feature
+                .tags
+                .iter()
+                .chain(rule.iter().flat_map(|r| &r.tags))
+                .chain(&scenario.tags)
+                .cloned()
+                .collect();
+            world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
+            async {}.boxed_local()
+        })
+        // Moving a shared clock must happen alone; waiting in real time needs no such care.
+        .which_scenario(move |_, _, scenario: &gherkin::Scenario| {
+            if mode == ClockMode::ControlApi && scenario.tags.iter().any(|t| t == "serial") {
+                ScenarioType::Serial
+            } else {
+                ScenarioType::Concurrent
+            }
+        })
+        .with_writer(writer)
+        .with_cli(opts);
+    let _writer = cucumber
+        .filter_run(settings.features.clone(), move |feature, rule, scenario| {
+            tags.as_ref().is_none_or(|t| {
+                t.eval(
+                    feature
+                        .tags
+                        .iter()
+                        .chain(rule.iter().flat_map(|r| &r.tags))
+                        .chain(&scenario.tags),
+                )
+            })
+        })
+        .await;
+
+    let collected = std::mem::take(
+        &mut *shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    let sign = if target.skew_ahead { "+" } else { "-" };
+    let report = RunReport {
+        target: target.base_url.clone(),
+        date,
+        suite_version: env!("CARGO_PKG_VERSION"),
+        seed,
+        clock: mode,
+        skew: format!(
+            "{sign}{:.1} s (target {} local)",
+            target.skew.as_secs_f64(),
+            if target.skew_ahead {
+                "ahead of"
+            } else {
+                "behind"
+            }
+        ),
+        owner: target.owner.name.clone(),
+        other: target.other.name.clone(),
+        tags: tags_text,
+        strict: settings.strict,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        scenarios: collected.scenarios,
+        parsing_errors: collected.parsing_errors,
+    };
+    if let Some(path) = &settings.report {
+        std::fs::write(path, report.markdown())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(report)
+}
+
+/// Cucumber's options with nothing of our own, as the acceptance test takes them.
+pub type CucumberOpts = Opts<cli::Empty>;
+
+/// Cucumber's options from the process arguments (`--tags`, `--name`, `-c`, …). Arguments meant
+/// for libtest, which `cargo test` may pass to every test binary, are ignored with a note
+/// instead of failing the run.
+pub fn cucumber_options_from_args() -> CucumberOpts {
+    use clap::Parser as _;
+    CucumberOpts::try_parse().unwrap_or_else(|e| {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        println!(
+            "tender-certify: ignoring arguments it does not know ({}): {}",
+            args.join(" "),
+            e.kind()
+        );
+        CucumberOpts::default()
+    })
+}
+
+/// Step failures reach cucumber as panics, and cucumber reports each one with its step. The
+/// default panic hook would print them a second time, with a backtrace when `RUST_BACKTRACE` is
+/// set; binaries that run the harness call this first.
+pub fn silence_step_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
+}

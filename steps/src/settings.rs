@@ -1,0 +1,97 @@
+//! What a certification run is told: the target, the brokers that act on it, where reports go.
+use std::{path::PathBuf, str::FromStr, time::Duration};
+
+/// Basic-auth credentials of one broker: the user name identifies the broker, the password is
+/// usually empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broker {
+    pub name: String,
+    pub password: String,
+}
+
+impl FromStr for Broker {
+    type Err = String;
+
+    /// `NAME` or `NAME:PASSWORD`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (name, password) = s.split_once(':').unwrap_or((s, ""));
+        if name.is_empty() {
+            return Err("a broker needs a name".into());
+        }
+        Ok(Broker {
+            name: name.into(),
+            password: password.into(),
+        })
+    }
+}
+
+impl Broker {
+    /// `broker`, the default owner.
+    pub fn default_owner() -> Broker {
+        Broker {
+            name: "broker".into(),
+            password: String::new(),
+        }
+    }
+
+    /// `broker1`, the default other party.
+    pub fn default_other() -> Broker {
+        Broker {
+            name: "broker1".into(),
+            password: String::new(),
+        }
+    }
+}
+
+/// Everything a run needs besides cucumber's own options.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `http://host:port` of the implementation under test, without `/api/2.3`.
+    pub base_url: String,
+    /// The broker that creates tenders and acts as their owner.
+    pub owner: Broker,
+    /// The broker that bids, asks questions and tries another broker's token.
+    pub other: Broker,
+    /// When set, advisory `@upstream` failures also fail the run.
+    pub strict: bool,
+    pub junit: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    /// Seed of the generated names, addresses and amounts; a fresh one when absent.
+    pub seed: Option<u64>,
+    /// Directory holding the `.feature` files.
+    pub features: PathBuf,
+    /// Tag expression limiting the scenarios run.
+    pub tags: Option<String>,
+    /// Without a clock control API: length of each period of a tender that must move in time.
+    pub period: Duration,
+    /// Without a clock control API: how long to wait past a due date for the target to act.
+    pub wait_budget: Duration,
+    /// Print cucumber's live progress (off in tests that run the harness many times).
+    pub progress: bool,
+}
+
+impl Settings {
+    pub fn new(base_url: impl Into<String>) -> Settings {
+        Settings {
+            base_url: base_url.into(),
+            owner: Broker::default_owner(),
+            other: Broker::default_other(),
+            strict: false,
+            junit: None,
+            json: None,
+            report: None,
+            seed: None,
+            features: default_features_dir(),
+            tags: None,
+            period: Duration::from_secs(4),
+            wait_budget: Duration::from_secs(20),
+            progress: true,
+        }
+    }
+}
+
+/// The `features/` directory of the repository this harness was built from.
+pub fn default_features_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../features"))
+}

@@ -1,0 +1,232 @@
+//! Checks on the last response that hold anywhere: status, envelope, token, Location,
+//! timestamps, amounts, fields and errors.
+use cucumber::{then, when};
+use reqwest::Method;
+
+use crate::{
+    checks::{self, DataKind, Description},
+    world::{Actor, Payload, TenderWorld, short},
+};
+
+#[then(expr = "the response status is {int}")]
+async fn response_status(w: &mut TenderWorld, expected: u16) -> Result<(), String> {
+    let response = w.response()?;
+    if response.status == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected status {expected}, got {}: {}",
+            response.status,
+            short(&response.body)
+        ))
+    }
+}
+
+#[then(expr = "the response is a JSON data envelope holding an {word}")]
+async fn data_envelope(w: &mut TenderWorld, kind: String) -> Result<(), String> {
+    let kind = match kind.as_str() {
+        "object" => DataKind::Object,
+        "array" => DataKind::Array,
+        other => return Err(format!("harness: unknown data kind {other}")),
+    };
+    checks::data_envelope(w.response()?, &w.body, kind)
+}
+
+#[then("the response carries an access token")]
+async fn access_token(w: &mut TenderWorld) -> Result<(), String> {
+    match w.body.pointer("/access/token") {
+        Some(serde_json::Value::String(token)) if !token.is_empty() => Ok(()),
+        _ => Err(format!(
+            "no access.token string at the top level of {}",
+            short(&w.body.to_string())
+        )),
+    }
+}
+
+#[then("the Location header is the full address of the created object")]
+async fn location_full(w: &mut TenderWorld) -> Result<(), String> {
+    let id = checks::as_text(&w.data()["id"]);
+    checks::location_names(w.response()?, &id).map(drop)
+}
+
+#[then(expr = "the Location header ends with the {word} id")]
+async fn location_ends_with_id(w: &mut TenderWorld, what: String) -> Result<(), String> {
+    let id = match what.as_str() {
+        "tender" => w.tender()?.id.clone(),
+        "document" | "question" | "bid" => checks::as_text(&w.data()["id"]),
+        other => return Err(format!("harness: unknown object kind {other}")),
+    };
+    checks::location_names(w.response()?, &id).map(drop)
+}
+
+#[then(expr = "the Location header points under {string}")]
+async fn location_under(w: &mut TenderWorld, prefix: String) -> Result<(), String> {
+    let location = w
+        .response()?
+        .header("location")
+        .ok_or("no Location header")?
+        .to_owned();
+    let target = w.target()?;
+    let expected = format!("{}{prefix}", target.base_url);
+    let path_ok = location
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .is_some_and(|(_, path)| format!("/{path}").starts_with(&prefix));
+    if path_ok {
+        Ok(())
+    } else {
+        Err(format!("Location {location:?} is not under {expected:?}"))
+    }
+}
+
+#[then("every timestamp in the response has a UTC offset and microseconds")]
+async fn timestamps_form(w: &mut TenderWorld) -> Result<(), String> {
+    checks::timestamps_have_output_form(w.data())
+}
+
+#[then("every amount in the response is a decimal number")]
+async fn amounts_decimal(w: &mut TenderWorld) -> Result<(), String> {
+    checks::amounts_are_decimal(w.data())
+}
+
+fn response_field<'a>(w: &'a TenderWorld, path: &str) -> Result<&'a serde_json::Value, String> {
+    checks::field(&w.body, path).ok_or_else(|| format!("the response has no {path}"))
+}
+
+#[then(expr = "the response field {string} is {string}")]
+async fn field_is(w: &mut TenderWorld, path: String, expected: String) -> Result<(), String> {
+    let value = checks::as_text(response_field(w, &path)?);
+    if value == expected {
+        Ok(())
+    } else {
+        Err(format!("{path} is {value:?}, expected {expected:?}"))
+    }
+}
+
+#[then(expr = "the response field {string} is present")]
+async fn field_present(w: &mut TenderWorld, path: String) -> Result<(), String> {
+    response_field(w, &path).map(drop)
+}
+
+#[then(expr = "the response field {string} is absent")]
+async fn field_absent(w: &mut TenderWorld, path: String) -> Result<(), String> {
+    match checks::field(&w.body, &path) {
+        None => Ok(()),
+        Some(v) => Err(format!("{path} is present: {}", short(&v.to_string()))),
+    }
+}
+
+#[then(expr = "the response field {string} is an empty list")]
+async fn field_empty_list(w: &mut TenderWorld, path: String) -> Result<(), String> {
+    match response_field(w, &path)? {
+        serde_json::Value::Array(items) if items.is_empty() => Ok(()),
+        other => Err(format!(
+            "{path} is {}, not an empty list",
+            short(&other.to_string())
+        )),
+    }
+}
+
+#[then(expr = "the response field {string} is a 32-character lowercase hexadecimal identifier")]
+async fn field_hex_id(w: &mut TenderWorld, path: String) -> Result<(), String> {
+    checks::hex_id(response_field(w, &path)?)
+}
+
+#[then(expr = "the response has Content-Type {string}")]
+async fn content_type(w: &mut TenderWorld, expected: String) -> Result<(), String> {
+    if expected.eq_ignore_ascii_case("application/json; charset=UTF-8") {
+        return checks::json_content_type(w.response()?);
+    }
+    let found = w
+        .response()?
+        .header("content-type")
+        .unwrap_or("")
+        .to_owned();
+    if found.eq_ignore_ascii_case(&expected) {
+        Ok(())
+    } else {
+        Err(format!("Content-Type is {found:?}, expected {expected:?}"))
+    }
+}
+
+#[then("the response has an Allow header")]
+async fn allow_header(w: &mut TenderWorld) -> Result<(), String> {
+    w.response()?
+        .header("allow")
+        .map(drop)
+        .ok_or_else(|| "the response has no Allow header".to_owned())
+}
+
+fn error_status(w: &TenderWorld, status: u16) -> Result<(), String> {
+    let response = w.response()?;
+    if response.status != status {
+        return Err(format!(
+            "expected an error {status}, got {}: {}",
+            response.status,
+            short(&response.body)
+        ));
+    }
+    checks::error_envelope(&w.body).map(drop)
+}
+
+#[then(expr = "the response is an error {int} at {string} named {string}")]
+async fn error_named(
+    w: &mut TenderWorld,
+    status: u16,
+    location: String,
+    name: String,
+) -> Result<(), String> {
+    error_status(w, status)?;
+    checks::error_triple(&w.body, &location, &name, &Description::Any)
+}
+
+#[then(expr = "the response is an error {int} at {string} named {string} saying {string}")]
+async fn error_saying(
+    w: &mut TenderWorld,
+    status: u16,
+    location: String,
+    name: String,
+    description: String,
+) -> Result<(), String> {
+    error_status(w, status)?;
+    checks::error_triple(
+        &w.body,
+        &location,
+        &name,
+        &Description::Exactly(description),
+    )
+}
+
+#[then(
+    expr = "the response is an error {int} at {string} named {string} whose description mentions {string}"
+)]
+async fn error_mentioning(
+    w: &mut TenderWorld,
+    status: u16,
+    location: String,
+    name: String,
+    text: String,
+) -> Result<(), String> {
+    error_status(w, status)?;
+    checks::error_triple(&w.body, &location, &name, &Description::Containing(text))
+}
+
+/// The spec leaves the status of most refusals open: any 4xx in the error envelope will do.
+#[then("the request is refused with an error")]
+async fn refused(w: &mut TenderWorld) -> Result<(), String> {
+    let response = w.response()?;
+    if !(400..500).contains(&response.status) {
+        return Err(format!(
+            "expected a refusal (4xx), got {}: {}",
+            response.status,
+            short(&response.body)
+        ));
+    }
+    checks::error_envelope(&w.body).map(drop)
+}
+
+#[when(expr = "an anonymous client requests {string}")]
+async fn anonymous_get(w: &mut TenderWorld, path: String) -> Result<(), String> {
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await
+}

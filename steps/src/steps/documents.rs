@@ -1,0 +1,365 @@
+//! Tender documents and bid documents: upload, new version, metadata, reads.
+use cucumber::{given, then, when};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::{
+    checks, timestamps,
+    world::{Actor, Payload, Record, TenderWorld, short},
+};
+
+/// Keeps a created document (from a 201) as the scenario's latest document.
+fn keep_document(w: &mut TenderWorld, sent: Value) -> Result<(), String> {
+    if w.status()? == 201 {
+        let data = w.data().clone();
+        w.documents.push(Record {
+            id: checks::as_text(&data["id"]),
+            token: None,
+            data,
+            sent,
+        });
+    }
+    Ok(())
+}
+
+fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
+    let status = w.status()?;
+    if status == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: expected {expected}, got {status}: {}",
+            short(&w.response()?.body)
+        ))
+    }
+}
+
+async fn upload_to_tender(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), String> {
+    let path = format!(
+        "{}/documents?acc_token={}",
+        w.tender_path()?,
+        w.tender_token()?
+    );
+    w.send(actor, Method::POST, &path, Payload::Json(body.clone()))
+        .await?;
+    keep_document(w, body)
+}
+
+#[when("the owner uploads a PDF document to the tender")]
+async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
+    let body = w.fakes.document();
+    upload_to_tender(w, Actor::Owner, body).await
+}
+
+#[given("the owner has uploaded a PDF document to the tender")]
+async fn has_uploaded(w: &mut TenderWorld) -> Result<(), String> {
+    uploads(w).await?;
+    require(w, 201, "uploading a tender document")
+}
+
+#[when("another broker uploads a PDF document to the tender with the owner's token")]
+async fn other_uploads(w: &mut TenderWorld) -> Result<(), String> {
+    let body = w.fakes.document();
+    upload_to_tender(w, Actor::Other, body).await
+}
+
+#[when(expr = "the owner uploads a PDF document whose hash is {string}")]
+async fn uploads_with_hash(w: &mut TenderWorld, hash: String) -> Result<(), String> {
+    let mut body = w.fakes.document();
+    body["data"]["hash"] = json!(hash);
+    upload_to_tender(w, Actor::Owner, body).await
+}
+
+fn document_path(w: &TenderWorld) -> Result<String, String> {
+    Ok(format!(
+        "{}/documents/{}",
+        w.tender_path()?,
+        w.document()?.id
+    ))
+}
+
+/// Keeps the response as the latest document's representation.
+fn adopt_document(w: &mut TenderWorld, sent: Option<Value>) {
+    let ok = matches!(w.status(), Ok(200));
+    let data = w.data().clone();
+    if let (true, Some(doc)) = (ok, w.documents.last_mut())
+        && data["id"] == doc.id.as_str()
+    {
+        doc.data = data;
+        if let Some(sent) = sent {
+            doc.sent = sent;
+        }
+    }
+}
+
+#[when("the owner uploads a new version of the document")]
+async fn uploads_new_version(w: &mut TenderWorld) -> Result<(), String> {
+    w.document_before = w.document()?.data.clone();
+    let body = w.fakes.document();
+    let path = format!("{}?acc_token={}", document_path(w)?, w.tender_token()?);
+    w.send(
+        Actor::Owner,
+        Method::PUT,
+        &path,
+        Payload::Json(body.clone()),
+    )
+    .await?;
+    adopt_document(w, Some(body));
+    Ok(())
+}
+
+#[given("the owner has uploaded a new version of the document")]
+async fn has_uploaded_new_version(w: &mut TenderWorld) -> Result<(), String> {
+    uploads_new_version(w).await?;
+    require(w, 200, "uploading a new version of the document")
+}
+
+#[when(expr = "the owner sets the document's documentType to {string} with a description")]
+async fn sets_document_type(w: &mut TenderWorld, document_type: String) -> Result<(), String> {
+    w.document_before = w.document()?.data.clone();
+    let body = json!({"data": {"documentType": document_type, "description": "Технічні вимоги до предмета закупівлі"}});
+    let path = format!("{}?acc_token={}", document_path(w)?, w.tender_token()?);
+    w.send(Actor::Owner, Method::PATCH, &path, Payload::Json(body))
+        .await?;
+    adopt_document(w, None);
+    Ok(())
+}
+
+#[when("an anonymous client lists the tender documents")]
+async fn lists_documents(w: &mut TenderWorld) -> Result<(), String> {
+    let path = format!("{}/documents", w.tender_path()?);
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await
+}
+
+#[when("an anonymous client reads the document")]
+async fn reads_document(w: &mut TenderWorld) -> Result<(), String> {
+    let path = document_path(w)?;
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await?;
+    adopt_document(w, None);
+    Ok(())
+}
+
+#[when("an anonymous client reads a document of the tender that does not exist")]
+async fn reads_missing_document(w: &mut TenderWorld) -> Result<(), String> {
+    let path = format!("{}/documents/{}", w.tender_path()?, w.fakes.hex_id(32));
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await
+}
+
+// ---- bid documents ----
+
+async fn upload_to_bid(w: &mut TenderWorld, token: Option<String>) -> Result<(), String> {
+    let bid = w.bid(w.last_bid_index()?)?.id.clone();
+    let mut path = format!("{}/bids/{bid}/documents", w.tender_path()?);
+    if let Some(token) = token {
+        path = format!("{path}?acc_token={token}");
+    }
+    let body = w.fakes.document();
+    w.send(
+        Actor::Other,
+        Method::POST,
+        &path,
+        Payload::Json(body.clone()),
+    )
+    .await?;
+    keep_document(w, body)
+}
+
+fn bid_token(w: &TenderWorld) -> Result<String, String> {
+    w.bid(w.last_bid_index()?)?
+        .token
+        .clone()
+        .ok_or_else(|| "the bid has no token".to_owned())
+}
+
+#[when("the bidder uploads a PDF document to the bid")]
+async fn bidder_uploads(w: &mut TenderWorld) -> Result<(), String> {
+    let token = bid_token(w)?;
+    upload_to_bid(w, Some(token)).await
+}
+
+#[given("the bidder has uploaded a PDF document to the bid")]
+async fn bidder_has_uploaded(w: &mut TenderWorld) -> Result<(), String> {
+    bidder_uploads(w).await?;
+    require(w, 201, "uploading a bid document")
+}
+
+#[when("the bidder uploads a PDF document to the bid without a token")]
+async fn bidder_uploads_without_token(w: &mut TenderWorld) -> Result<(), String> {
+    upload_to_bid(w, None).await
+}
+
+#[when("the bidder lists the bid documents")]
+async fn bidder_lists_documents(w: &mut TenderWorld) -> Result<(), String> {
+    let bid = w.bid(w.last_bid_index()?)?.id.clone();
+    let path = format!(
+        "{}/bids/{bid}/documents?acc_token={}",
+        w.tender_path()?,
+        bid_token(w)?
+    );
+    w.send(Actor::Other, Method::GET, &path, Payload::None)
+        .await
+}
+
+// ---- what a document shows ----
+
+#[then("the document has the title, hash and format that were sent")]
+async fn document_as_sent(w: &mut TenderWorld) -> Result<(), String> {
+    let sent = w.document()?.sent["data"].clone();
+    let shown = w.data();
+    for key in ["title", "hash", "format"] {
+        if shown[key] != sent[key] {
+            return Err(format!(
+                "the document's {key} is {}, {} was sent",
+                shown[key], sent[key]
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[then("the document's url is a full address")]
+async fn document_url_full(w: &mut TenderWorld) -> Result<(), String> {
+    let url = checks::as_text(&w.data()["url"]);
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(format!("the document url {url:?} is not a full address"))
+    }
+}
+
+#[then("the document's url carries a Signature and a KeyID")]
+async fn document_url_signed(w: &mut TenderWorld) -> Result<(), String> {
+    let url = checks::as_text(&w.data()["url"]);
+    let parsed = reqwest::Url::parse(&url).map_err(|e| format!("url {url:?}: {e}"))?;
+    let has = |name: &str| {
+        parsed
+            .query_pairs()
+            .any(|(k, v)| k == name && !v.is_empty())
+    };
+    if has("Signature") && has("KeyID") {
+        Ok(())
+    } else {
+        Err(format!(
+            "the document url {url:?} carries no Signature and KeyID"
+        ))
+    }
+}
+
+#[then("the document's url is a download address under the bid's document path")]
+async fn bid_document_url(w: &mut TenderWorld) -> Result<(), String> {
+    let bid = w.bid(w.last_bid_index()?)?.id.clone();
+    let url = checks::as_text(&w.data()["url"]);
+    let under = format!("/bids/{bid}/documents/");
+    let parsed = reqwest::Url::parse(&url).map_err(|e| format!("url {url:?}: {e}"))?;
+    if url.contains(&under)
+        && parsed
+            .query_pairs()
+            .any(|(k, v)| k == "download" && !v.is_empty())
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "the bid document url {url:?} is not under …{under} with download=<key>"
+        ))
+    }
+}
+
+#[then("the document is listed once, in its latest version")]
+async fn document_listed_once(w: &mut TenderWorld) -> Result<(), String> {
+    let doc = w.document()?.clone();
+    let rows: Vec<&Value> = w
+        .data()
+        .as_array()
+        .ok_or("the document list is not a list")?
+        .iter()
+        .filter(|d| d["id"] == doc.id.as_str())
+        .collect();
+    match rows.as_slice() {
+        [row] if row["title"] == doc.sent["data"]["title"] => Ok(()),
+        [row] => Err(format!(
+            "listed with title {}, the latest version is {}",
+            row["title"], doc.sent["data"]["title"]
+        )),
+        rows => Err(format!("the document is listed {} times", rows.len())),
+    }
+}
+
+#[then("the document keeps its id and datePublished")]
+async fn document_keeps_identity(w: &mut TenderWorld) -> Result<(), String> {
+    let before = w.document_before.clone();
+    let now = w.data();
+    for key in ["id", "datePublished"] {
+        if now[key] != before[key] {
+            return Err(format!(
+                "the document's {key} changed from {} to {}",
+                before[key], now[key]
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[then("the document's dateModified is later than before")]
+async fn document_modified_later(w: &mut TenderWorld) -> Result<(), String> {
+    let parse = |v: &Value| v.as_str().and_then(timestamps::parse);
+    let before =
+        parse(&w.document_before["dateModified"]).ok_or("the document had no dateModified")?;
+    let now = parse(&w.data()["dateModified"]).ok_or("the document has no dateModified")?;
+    if now > before {
+        Ok(())
+    } else {
+        Err(format!(
+            "dateModified {} is not later than {}",
+            timestamps::format(now),
+            timestamps::format(before)
+        ))
+    }
+}
+
+#[then("the document's previousVersions holds the replaced version")]
+async fn previous_versions(w: &mut TenderWorld) -> Result<(), String> {
+    let old_title = w.document_before["title"].clone();
+    let versions = w.data()["previousVersions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if versions.iter().any(|v| v["title"] == old_title) {
+        Ok(())
+    } else {
+        Err(format!(
+            "previousVersions holds no version titled {old_title}: {}",
+            Value::from(versions)
+        ))
+    }
+}
+
+#[then("the tender shows the document")]
+async fn tender_shows_document(w: &mut TenderWorld) -> Result<(), String> {
+    let id = w.document()?.id.clone();
+    let documents = w.tender_field("/documents")?;
+    if documents
+        .as_array()
+        .is_some_and(|d| d.iter().any(|doc| doc["id"] == id.as_str()))
+    {
+        Ok(())
+    } else {
+        Err(format!("the tender's documents do not include {id}"))
+    }
+}
+
+#[then("the bid document is listed")]
+async fn bid_document_listed(w: &mut TenderWorld) -> Result<(), String> {
+    let id = w.document()?.id.clone();
+    let rows = w
+        .data()
+        .as_array()
+        .ok_or("the document list is not a list")?;
+    if rows.iter().any(|d| d["id"] == id.as_str()) {
+        Ok(())
+    } else {
+        Err(format!("the bid documents do not include {id}"))
+    }
+}

@@ -1,0 +1,314 @@
+//! Reading the tender list page by page, and what a page must hold.
+use cucumber::{then, when};
+use reqwest::{Method, Url};
+use serde_json::Value;
+use time::Duration;
+
+use crate::{
+    checks, timestamps,
+    world::{Actor, Payload, TenderWorld},
+};
+
+/// At most this many pages are followed, so a busy shared target cannot keep a scenario forever.
+const MAX_PAGES: usize = 30;
+
+/// `/api/2.3/tenders?…` with every parameter URL-encoded.
+fn list_path(params: &[(String, String)]) -> Result<String, String> {
+    let url = Url::parse_with_params("http://target/api/2.3/tenders", params)
+        .map_err(|e| e.to_string())?;
+    Ok(match url.query() {
+        Some(q) if !q.is_empty() => format!("{}?{q}", url.path()),
+        _ => url.path().to_owned(),
+    })
+}
+
+/// `k=v&k2=v2` as written in a feature.
+fn parse_params(text: &str) -> Vec<(String, String)> {
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (k.to_owned(), v.to_owned())
+        })
+        .collect()
+}
+
+/// An offset just before the scenario's tender was created.
+fn creation_offset(w: &TenderWorld) -> Result<String, String> {
+    let created = w.created.first().ok_or("harness: no tender was created")?;
+    let at = created.data["dateModified"]
+        .as_str()
+        .or_else(|| created.data["date"].as_str())
+        .and_then(timestamps::parse)
+        .ok_or("the created tender has no dateModified")?;
+    Ok(timestamps::format(at - Duration::seconds(1)))
+}
+
+async fn list(w: &mut TenderWorld, params: Vec<(String, String)>) -> Result<(), String> {
+    if let Some((_, offset)) = params.iter().find(|(k, _)| k == "offset") {
+        w.noted
+            .insert("requested offset".into(), Value::from(offset.clone()));
+    }
+    let path = list_path(&params)?;
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await?;
+    w.listed = w.data().as_array().cloned().unwrap_or_default();
+    Ok(())
+}
+
+#[when("an anonymous client lists the tenders")]
+async fn lists(w: &mut TenderWorld) -> Result<(), String> {
+    list(w, Vec::new()).await
+}
+
+#[when(expr = "an anonymous client lists the tenders with {string}")]
+async fn lists_with(w: &mut TenderWorld, params: String) -> Result<(), String> {
+    list(w, parse_params(&params)).await
+}
+
+#[when(
+    regex = r#"^an anonymous client lists the tenders from the tender's creation(?: with "([^"]*)")?$"#
+)]
+async fn lists_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), String> {
+    let mut params = vec![("offset".to_owned(), creation_offset(w)?)];
+    params.extend(parse_params(&extra));
+    list(w, params).await
+}
+
+#[when("an anonymous client lists the tenders from a far future offset")]
+async fn lists_from_future(w: &mut TenderWorld) -> Result<(), String> {
+    let far = w.now().await? + Duration::days(3650);
+    list(w, vec![("offset".into(), timestamps::format(far))]).await
+}
+
+#[when(
+    regex = r#"^an anonymous client pages through the tender list from the tender's creation(?: with "([^"]*)")?$"#
+)]
+async fn pages_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), String> {
+    let extra = parse_params(&extra);
+    let mut offset = creation_offset(w)?;
+    let mut rows = Vec::new();
+    for _ in 0..MAX_PAGES {
+        let mut params = vec![("offset".to_owned(), offset.clone())];
+        params.extend(extra.iter().cloned());
+        let path = list_path(&params)?;
+        w.send_expecting(
+            "listing the tenders",
+            200,
+            Actor::Anonymous,
+            Method::GET,
+            &path,
+            Payload::None,
+        )
+        .await?;
+        let page = w
+            .data()
+            .as_array()
+            .cloned()
+            .ok_or("the listing's data is not a list")?;
+        if page.is_empty() {
+            break;
+        }
+        rows.extend(page);
+        let next = checks::as_text(&w.body["next_page"]["offset"]);
+        if next.is_empty() || next == offset {
+            break;
+        }
+        offset = next;
+    }
+    w.listed = rows;
+    Ok(())
+}
+
+#[when("the anonymous client follows the next page")]
+async fn follows_next_page(w: &mut TenderWorld) -> Result<(), String> {
+    let uri = checks::as_text(&w.body["next_page"]["uri"]);
+    if uri.is_empty() {
+        return Err("the page has no next_page.uri".into());
+    }
+    w.send(Actor::Anonymous, Method::GET, &uri, Payload::None)
+        .await?;
+    w.listed = w.data().as_array().cloned().unwrap_or_default();
+    Ok(())
+}
+
+fn listed_row(w: &TenderWorld) -> Result<Option<&Value>, String> {
+    let id = w.tender()?.id.clone();
+    Ok(w.listed.iter().find(|row| row["id"] == id.as_str()))
+}
+
+#[then("the tender is listed")]
+async fn is_listed(w: &mut TenderWorld) -> Result<(), String> {
+    match listed_row(w)? {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "the tender is not among the {} listed rows",
+            w.listed.len()
+        )),
+    }
+}
+
+#[then("the tender is not listed")]
+async fn is_not_listed(w: &mut TenderWorld) -> Result<(), String> {
+    match listed_row(w)? {
+        None => Ok(()),
+        Some(row) => Err(format!("the tender is listed: {row}")),
+    }
+}
+
+#[then("the tender is listed with its dateModified")]
+async fn is_listed_with_date(w: &mut TenderWorld) -> Result<(), String> {
+    let expected = w.tender_field("/dateModified")?;
+    let row = listed_row(w)?
+        .ok_or_else(|| format!("the tender is not among the {} listed rows", w.listed.len()))?;
+    if row["dateModified"] == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "listed with dateModified {}, the tender has {expected}",
+            row["dateModified"]
+        ))
+    }
+}
+
+#[then("the next page offers its path, uri and offset")]
+async fn next_page_shape(w: &mut TenderWorld) -> Result<(), String> {
+    let next = &w.body["next_page"];
+    for key in ["path", "uri", "offset"] {
+        if !next[key].is_string() {
+            return Err(format!("next_page.{key} is not a string: {next}"));
+        }
+    }
+    Ok(())
+}
+
+#[then("the next page offset is empty exactly when the page is empty")]
+async fn offset_empty_iff_page_empty(w: &mut TenderWorld) -> Result<(), String> {
+    let offset = checks::as_text(&w.body["next_page"]["offset"]);
+    let empty = w.data().as_array().is_some_and(Vec::is_empty);
+    match (empty, offset.is_empty()) {
+        (true, true) => Ok(()),
+        (false, false) => timestamps::parse(&offset)
+            .map(drop)
+            .ok_or_else(|| format!("next_page.offset {offset:?} is not a timestamp")),
+        (true, false) => Err(format!(
+            "the page is empty but next_page.offset is {offset:?}"
+        )),
+        (false, true) => Err("the page has rows but next_page.offset is empty".into()),
+    }
+}
+
+/// The value of `offset` in a URL-encoded query.
+fn offset_in(url: &Url) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == "offset")
+        .map(|(_, v)| v.into_owned())
+}
+
+#[then("the next page offset is a timestamp held URL-encoded by its path and uri")]
+async fn offset_encoded(w: &mut TenderWorld) -> Result<(), String> {
+    let next = w.body["next_page"].clone();
+    let offset = checks::as_text(&next["offset"]);
+    timestamps::parse(&offset)
+        .ok_or_else(|| format!("next_page.offset {offset:?} is not a timestamp"))?;
+    let uri_text = checks::as_text(&next["uri"]);
+    let path_text = checks::as_text(&next["path"]);
+    let uri = Url::parse(&uri_text).map_err(|e| format!("next_page.uri {uri_text:?}: {e}"))?;
+    let path = Url::parse("http://target/")
+        .and_then(|base| base.join(&path_text))
+        .map_err(|e| format!("next_page.path {path_text:?}: {e}"))?;
+    for (name, url, raw) in [("uri", &uri, &uri_text), ("path", &path, &path_text)] {
+        if offset_in(url).as_deref() != Some(offset.as_str()) {
+            return Err(format!(
+                "next_page.{name} {raw:?} does not hold the offset {offset:?}"
+            ));
+        }
+        if offset.contains('+') && !raw.contains("%2B") && !raw.contains("%2b") {
+            return Err(format!(
+                "next_page.{name} {raw:?} does not URL-encode the '+' of the offset"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[then("the next page offset is the requested one")]
+async fn offset_repeated(w: &mut TenderWorld) -> Result<(), String> {
+    let requested = checks::as_text(
+        w.noted
+            .get("requested offset")
+            .ok_or("harness: no offset was requested")?,
+    );
+    let offset = checks::as_text(&w.body["next_page"]["offset"]);
+    let same = offset == requested
+        || matches!((timestamps::parse(&offset), timestamps::parse(&requested)), (Some(a), Some(b)) if a == b);
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "next_page.offset is {offset:?}, the request asked for {requested:?}"
+        ))
+    }
+}
+
+#[then("the page is empty")]
+async fn page_empty(w: &mut TenderWorld) -> Result<(), String> {
+    match w.data().as_array() {
+        Some(rows) if rows.is_empty() => Ok(()),
+        Some(rows) => Err(format!("the page holds {} rows", rows.len())),
+        None => Err("the listing's data is not a list".into()),
+    }
+}
+
+#[then(expr = "the page holds at most {int} tender(s)")]
+async fn page_at_most(w: &mut TenderWorld, limit: usize) -> Result<(), String> {
+    let rows = w
+        .data()
+        .as_array()
+        .ok_or("the listing's data is not a list")?;
+    if rows.len() <= limit {
+        Ok(())
+    } else {
+        Err(format!("the page holds {} rows", rows.len()))
+    }
+}
+
+#[then(regex = r"^the rows are in (ascending|descending) order of dateModified$")]
+async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> {
+    let rows = w
+        .data()
+        .as_array()
+        .ok_or("the listing's data is not a list")?;
+    let dates: Vec<_> = rows
+        .iter()
+        .map(|r| r["dateModified"].as_str().and_then(timestamps::parse))
+        .collect::<Option<_>>()
+        .ok_or("a row has no dateModified timestamp")?;
+    let ordered = dates.windows(2).all(|pair| match order.as_str() {
+        "ascending" => pair[0] <= pair[1],
+        _ => pair[0] >= pair[1],
+    });
+    if ordered {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {} rows are not in {order} order of dateModified",
+            rows.len()
+        ))
+    }
+}
+
+#[then("every row shows its status")]
+async fn rows_show_status(w: &mut TenderWorld) -> Result<(), String> {
+    let rows = w
+        .data()
+        .as_array()
+        .ok_or("the listing's data is not a list")?;
+    if rows.is_empty() {
+        return Err("the page is empty".into());
+    }
+    match rows.iter().find(|r| !r["status"].is_string()) {
+        None => Ok(()),
+        Some(row) => Err(format!("a row has no status: {row}")),
+    }
+}

@@ -1,0 +1,11 @@
+//! Step definitions, one module per area of the interface. Steps read like sentences of the
+//! spec and never know whether the target is the built-in server or another implementation.
+
+mod awards;
+mod bids;
+mod common;
+mod documents;
+mod listing;
+mod periods;
+mod questions;
+mod tenders;

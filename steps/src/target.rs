@@ -1,0 +1,150 @@
+//! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
+//! brokers, and how time can be moved there.
+use std::time::Duration;
+
+use reqwest::Client;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::{
+    settings::{Broker, Settings},
+    timestamps,
+};
+
+/// Tries, 250 ms apart, to reach a target that is still starting.
+const STARTUP_ATTEMPTS: u32 = 40;
+
+/// How a scenario makes time pass on the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockMode {
+    /// The target answers `GET /testing/clock`; time is moved with `POST /testing/clock`.
+    ControlApi,
+    /// No control API: tenders get short periods and the harness waits on the target's clock.
+    RealTime,
+}
+
+/// One target, shared by every scenario of a run.
+#[derive(Debug)]
+pub struct Target {
+    pub base_url: String,
+    pub client: Client,
+    pub owner: Broker,
+    pub other: Broker,
+    pub clock: ClockMode,
+    /// Target clock minus local clock, measured once at the start of the run.
+    pub skew: Duration,
+    pub skew_ahead: bool,
+    pub period: Duration,
+    pub wait_budget: Duration,
+    pub seed: u64,
+}
+
+impl Target {
+    /// Probes the target once: is it reachable, does it offer the clock control API, and how far
+    /// is its clock from ours.
+    pub async fn probe(settings: &Settings, seed: u64) -> Result<Target, String> {
+        let client = Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let base_url = settings.base_url.trim_end_matches('/').to_owned();
+        let mut target = Target {
+            base_url,
+            client,
+            owner: settings.owner.clone(),
+            other: settings.other.clone(),
+            clock: ClockMode::RealTime,
+            skew: Duration::ZERO,
+            skew_ahead: false,
+            period: settings.period,
+            wait_budget: settings.wait_budget,
+            seed,
+        };
+        // A target started just before the run may still be binding its socket.
+        let mut attempts = 0;
+        let (local, listing) = loop {
+            let local = OffsetDateTime::now_utc();
+            match target
+                .client
+                .get(target.url("/api/2.3/tenders"))
+                .send()
+                .await
+            {
+                Ok(response) => break (local, response),
+                Err(e) if attempts < STARTUP_ATTEMPTS => {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                    if attempts == STARTUP_ATTEMPTS {
+                        return Err(format!(
+                            "the target at {} does not answer: {e}",
+                            target.base_url
+                        ));
+                    }
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "the target at {} does not answer: {e}",
+                        target.base_url
+                    ));
+                }
+            }
+        };
+        if let Some(server) = date_header(listing.headers()) {
+            let diff = server - local;
+            target.skew_ahead = diff.is_positive();
+            target.skew = diff.unsigned_abs();
+        }
+        if target.clock_now().await.is_ok() {
+            target.clock = ClockMode::ControlApi;
+        }
+        Ok(target)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    /// `now` of the clock control API.
+    pub async fn clock_now(&self) -> Result<OffsetDateTime, String> {
+        let response = self
+            .client
+            .get(self.url("/testing/clock"))
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !response.status().is_success() {
+            return Err(format!("GET /testing/clock answered {}", response.status()));
+        }
+        let body: Value = response.json().await.map_err(|e| e.to_string())?;
+        body.pointer("/data/now")
+            .and_then(Value::as_str)
+            .and_then(timestamps::parse)
+            .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())
+    }
+
+    /// The target's "now": from the clock control API, or else from the `Date` header of a
+    /// cheap request (never from the local clock).
+    pub async fn now(&self) -> Result<OffsetDateTime, String> {
+        match self.clock {
+            ClockMode::ControlApi => self.clock_now().await,
+            ClockMode::RealTime => {
+                let response = self
+                    .client
+                    .get(self.url("/api/2.3/tenders"))
+                    .send()
+                    .await
+                    .map_err(|e| e.to_string())?;
+                date_header(response.headers())
+                    .ok_or_else(|| "the target sends no Date header".to_owned())
+            }
+        }
+    }
+}
+
+/// The `Date` header of a response, as an instant.
+pub fn date_header(headers: &reqwest::header::HeaderMap) -> Option<OffsetDateTime> {
+    let text = headers.get(reqwest::header::DATE)?.to_str().ok()?;
+    let system = httpdate::parse_http_date(text).ok()?;
+    Some(OffsetDateTime::from(system))
+}

@@ -1,0 +1,206 @@
+//! Moving time on the target: through the clock control API when it has one, otherwise by
+//! waiting on the target's own clock within a bounded budget.
+use std::time::Instant;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+
+use crate::{
+    target::{ClockMode, date_header},
+    timestamps,
+    world::{Actor, Payload, TenderWorld},
+};
+
+/// A step failure with this prefix means "could not finish within the time budget": the run
+/// reports the scenario as skipped with the rest of the message as the reason.
+pub const BUDGET_SKIP: &str = "[time budget] ";
+
+/// How long a target with a clock API may take to show a transition that became due.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
+const POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl TenderWorld {
+    fn require_clock_tag(&self) -> Result<(), String> {
+        if self.has_tag("clock") {
+            Ok(())
+        } else {
+            Err(
+                "harness: this step moves time, so its scenario must be tagged @clock @serial"
+                    .into(),
+            )
+        }
+    }
+
+    /// Sets the target's clock forward to `at` (never back). A running clock may pass `at` by
+    /// itself between the read and the move; the target then refuses the move, which is fine.
+    async fn set_clock(&mut self, at: OffsetDateTime) -> Result<(), String> {
+        let target = self.target()?;
+        if target.clock_now().await? >= at {
+            return Ok(());
+        }
+        let body = json!({"data": {"now": timestamps::format(at)}});
+        self.send(
+            Actor::Anonymous,
+            Method::POST,
+            "/testing/clock",
+            Payload::Json(body),
+        )
+        .await?;
+        match self.status()? {
+            200 => Ok(()),
+            _ if target.clock_now().await? >= at => Ok(()),
+            status => Err(format!(
+                "moving the clock to {}: expected 200, got {status}: {}",
+                timestamps::format(at),
+                crate::world::short(&self.response()?.body)
+            )),
+        }
+    }
+
+    /// Makes time reach `due` and then waits until the tender satisfies `done`.
+    pub async fn reach(
+        &mut self,
+        due: OffsetDateTime,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Result<(), String> {
+        self.require_clock_tag()?;
+        let target = self.target()?;
+        match target.clock {
+            ClockMode::ControlApi => {
+                self.set_clock(due + Duration::milliseconds(1)).await?;
+                let started = Instant::now();
+                loop {
+                    self.refresh_tender().await?;
+                    if done(&self.tender()?.data) {
+                        return Ok(());
+                    }
+                    if started.elapsed() > SETTLE {
+                        return Err(format!(
+                            "{what}: the clock was moved to {} but the tender did not change (status {})",
+                            timestamps::format(due),
+                            self.tender()?.data["status"]
+                        ));
+                    }
+                    tokio::time::sleep(POLL).await;
+                }
+            }
+            ClockMode::RealTime => self.wait_for(due, what, done).await,
+        }
+    }
+
+    /// Polls the tender until `done`, giving the target its budget past `due` on its own clock.
+    /// A due date further away than the budget is not waited for at all.
+    async fn wait_for(
+        &mut self,
+        due: OffsetDateTime,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Result<(), String> {
+        let target = self.target()?;
+        let budget = Duration::try_from(target.wait_budget).map_err(|e| e.to_string())?;
+        let start_now = target.now().await?;
+        if due - start_now > budget {
+            self.refresh_tender().await?;
+            if done(&self.tender()?.data) {
+                return Ok(());
+            }
+            return Err(format!(
+                "{BUDGET_SKIP}{what}: due at {}, {} s away on the target's clock, beyond the budget of {} s",
+                timestamps::format(due),
+                (due - start_now).whole_seconds(),
+                budget.whole_seconds()
+            ));
+        }
+        let deadline = due + budget;
+        let started = Instant::now();
+        // Guards against a target whose Date header stands still.
+        let local_limit = (deadline - start_now).max(Duration::ZERO) + Duration::seconds(5);
+        loop {
+            self.refresh_tender().await?;
+            if done(&self.tender()?.data) {
+                return Ok(());
+            }
+            let server_now = self
+                .response()
+                .ok()
+                .and_then(|r| r.header("date").map(str::to_owned))
+                .and_then(|text| {
+                    let mut headers = reqwest::header::HeaderMap::new();
+                    headers.insert(reqwest::header::DATE, text.parse().ok()?);
+                    date_header(&headers)
+                });
+            let over_budget = server_now.is_some_and(|now| now > deadline)
+                || Duration::try_from(started.elapsed()).unwrap_or(Duration::MAX) > local_limit;
+            if over_budget {
+                return Err(format!(
+                    "{BUDGET_SKIP}{what}: the target had not acted {} s after {} by its own clock (status {})",
+                    budget.whole_seconds(),
+                    timestamps::format(due),
+                    self.tender()?.data["status"]
+                ));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Makes time pass until `due` without waiting for any change of the tender.
+    pub async fn pass_time_to(&mut self, due: OffsetDateTime, what: &str) -> Result<(), String> {
+        self.require_clock_tag()?;
+        let target = self.target()?;
+        match target.clock {
+            ClockMode::ControlApi => self.set_clock(due + Duration::milliseconds(1)).await,
+            ClockMode::RealTime => {
+                let budget = Duration::try_from(target.wait_budget).map_err(|e| e.to_string())?;
+                let now = target.now().await?;
+                if due - now > budget {
+                    return Err(format!(
+                        "{BUDGET_SKIP}{what}: due at {}, {} s away on the target's clock, beyond the budget of {} s",
+                        timestamps::format(due),
+                        (due - now).whole_seconds(),
+                        budget.whole_seconds()
+                    ));
+                }
+                // The local clock only guards against a target whose Date header stands still.
+                let started = Instant::now();
+                let local_limit = target.wait_budget + std::time::Duration::from_secs(5);
+                while target.now().await? <= due {
+                    if started.elapsed() > local_limit {
+                        return Err(format!(
+                            "{BUDGET_SKIP}{what}: the target's Date header did not pass {} within {} s",
+                            timestamps::format(due),
+                            local_limit.as_secs()
+                        ));
+                    }
+                    tokio::time::sleep(POLL).await;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Lets the auction run to its end: the tender leaves `active.auction`.
+    pub async fn run_auction(&mut self) -> Result<(), String> {
+        self.require_clock_tag()?;
+        let in_auction = |t: &Value| t["status"] != "active.auction";
+        let start = self
+            .tender_instant("/auctionPeriod/startDate")
+            .or_else(|_| self.tender_instant("/tenderPeriod/endDate"))?;
+        let target = self.target()?;
+        if target.clock == ClockMode::RealTime {
+            return self.wait_for(start, "the auction", in_auction).await;
+        }
+        // The auction's length is the target's business: step an hour at a time, two days at most.
+        let mut at = start;
+        for _ in 0..48 {
+            self.set_clock(at + Duration::milliseconds(1)).await?;
+            self.refresh_tender().await?;
+            if in_auction(&self.tender()?.data) {
+                return Ok(());
+            }
+            at = self.target()?.clock_now().await?.max(at) + Duration::hours(1);
+        }
+        Err("the tender stayed in active.auction for two days of target time".into())
+    }
+}

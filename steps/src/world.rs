@@ -1,0 +1,436 @@
+//! The World of one scenario: what it has created on the target, and the last request and
+//! response, so that a failing step can be reported with both.
+use std::{
+    hash::{DefaultHasher, Hash, Hasher},
+    sync::Arc,
+};
+
+use reqwest::Method;
+use serde_json::Value;
+use time::{Duration, OffsetDateTime};
+
+use crate::{
+    bodies::Fakes,
+    exchange::{Exchange, ReceivedResponse, SentRequest},
+    settings::Broker,
+    target::{ClockMode, Target},
+    timestamps,
+};
+
+/// Who sends a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// The broker that creates the tenders (`--broker`).
+    Owner,
+    /// The other broker (`--other-broker`): bidder, questioner, or intruder with a stolen token.
+    Other,
+    /// No `Authorization` header at all.
+    Anonymous,
+}
+
+/// The body of a request.
+#[derive(Clone, Debug)]
+pub enum Payload {
+    None,
+    /// Sent as `application/json`.
+    Json(Value),
+    /// Sent as it is, with the given Content-Type (or none).
+    Raw {
+        content_type: Option<String>,
+        text: String,
+    },
+}
+
+/// Something the scenario created on the target.
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    pub id: String,
+    pub token: Option<String>,
+    /// Its latest representation as read or returned.
+    pub data: Value,
+    /// The body that created it.
+    pub sent: Value,
+}
+
+#[derive(Debug, cucumber::World)]
+#[world(init = Self::new)]
+pub struct TenderWorld {
+    target: Option<Arc<Target>>,
+    tags: Vec<String>,
+    pub fakes: Fakes,
+    /// The last exchange with the target.
+    pub last: Option<Exchange>,
+    /// The last response body as JSON (`Null` when it was not JSON).
+    pub body: Value,
+    pub tender: Option<Record>,
+    /// The tender as it was before the last change the scenario made.
+    pub tender_before: Value,
+    pub documents: Vec<Record>,
+    /// The document as it was before the last change the scenario made.
+    pub document_before: Value,
+    pub questions: Vec<Record>,
+    pub bids: Vec<Record>,
+    /// Rows collected by paging through the list.
+    pub listed: Vec<Value>,
+    /// Tenders created, in order; the last creation request, for repeating it.
+    pub created: Vec<Record>,
+    pub last_creation: Option<Value>,
+    /// Values a step chose that a later step checks.
+    pub noted: serde_json::Map<String, Value>,
+}
+
+impl TenderWorld {
+    fn new() -> Self {
+        TenderWorld {
+            target: None,
+            tags: Vec::new(),
+            fakes: Fakes::new(0),
+            last: None,
+            body: Value::Null,
+            tender: None,
+            tender_before: Value::Null,
+            documents: Vec::new(),
+            document_before: Value::Null,
+            questions: Vec::new(),
+            bids: Vec::new(),
+            listed: Vec::new(),
+            created: Vec::new(),
+            last_creation: None,
+            noted: serde_json::Map::new(),
+        }
+    }
+
+    /// Binds the World to the run's target and to its scenario: its tags, and a random source
+    /// derived from the run seed and the scenario name, so one scenario generates the same data
+    /// whatever else runs beside it.
+    pub fn enter(&mut self, target: Arc<Target>, feature: &str, scenario: &str, tags: &[String]) {
+        let mut hasher = DefaultHasher::new();
+        (feature, scenario).hash(&mut hasher);
+        self.fakes = Fakes::new(target.seed ^ hasher.finish());
+        self.target = Some(target);
+        self.tags = tags.to_vec();
+    }
+
+    pub fn target(&self) -> Result<Arc<Target>, String> {
+        self.target
+            .clone()
+            .ok_or_else(|| "harness: the World was not bound to a target".to_owned())
+    }
+
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+
+    pub fn tender(&self) -> Result<&Record, String> {
+        self.tender
+            .as_ref()
+            .ok_or_else(|| "harness: the scenario has no tender yet".to_owned())
+    }
+
+    pub fn tender_mut(&mut self) -> Result<&mut Record, String> {
+        self.tender
+            .as_mut()
+            .ok_or_else(|| "harness: the scenario has no tender yet".to_owned())
+    }
+
+    pub fn tender_token(&self) -> Result<String, String> {
+        self.tender()?
+            .token
+            .clone()
+            .ok_or_else(|| "the tender creation returned no access token".to_owned())
+    }
+
+    pub fn tender_path(&self) -> Result<String, String> {
+        Ok(format!("/api/2.3/tenders/{}", self.tender()?.id))
+    }
+
+    pub fn bid(&self, index: usize) -> Result<&Record, String> {
+        self.bids
+            .get(index)
+            .ok_or_else(|| format!("harness: the scenario has no bid number {}", index + 1))
+    }
+
+    pub fn last_bid_index(&self) -> Result<usize, String> {
+        self.bids
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| "harness: the scenario has no bid yet".to_owned())
+    }
+
+    pub fn document(&self) -> Result<&Record, String> {
+        self.documents
+            .last()
+            .ok_or_else(|| "harness: the scenario has no document yet".to_owned())
+    }
+
+    pub fn question(&self) -> Result<&Record, String> {
+        self.questions
+            .last()
+            .ok_or_else(|| "harness: the scenario has no question yet".to_owned())
+    }
+
+    /// The status code of the last response.
+    pub fn status(&self) -> Result<u16, String> {
+        self.response().map(|r| r.status)
+    }
+
+    pub fn response(&self) -> Result<&ReceivedResponse, String> {
+        let last = self
+            .last
+            .as_ref()
+            .ok_or_else(|| "harness: no request was sent yet".to_owned())?;
+        last.response.as_ref().ok_or_else(|| {
+            format!(
+                "no response: {}",
+                last.transport_error
+                    .as_deref()
+                    .unwrap_or("unknown transport error")
+            )
+        })
+    }
+
+    /// `data` of the last response.
+    pub fn data(&self) -> &Value {
+        &self.body["data"]
+    }
+
+    /// Sends one request and keeps it with its response as the last exchange. Fails only when
+    /// no response arrives; what the response says is for the steps to judge.
+    pub async fn send(
+        &mut self,
+        actor: Actor,
+        method: Method,
+        path_and_query: &str,
+        payload: Payload,
+    ) -> Result<(), String> {
+        self.send_with_headers(actor, method, path_and_query, payload, &[])
+            .await
+    }
+
+    /// [`Self::send`] with extra request headers.
+    pub async fn send_with_headers(
+        &mut self,
+        actor: Actor,
+        method: Method,
+        path_and_query: &str,
+        payload: Payload,
+        extra_headers: &[(&str, String)],
+    ) -> Result<(), String> {
+        let target = self.target()?;
+        let url = if path_and_query.starts_with("http://") || path_and_query.starts_with("https://")
+        {
+            path_and_query.to_owned()
+        } else {
+            target.url(path_and_query)
+        };
+        let mut request = target.client.request(method.clone(), &url);
+        let mut sent = SentRequest {
+            method: method.to_string(),
+            url: url.clone(),
+            ..SentRequest::default()
+        };
+        let broker: Option<&Broker> = match actor {
+            Actor::Owner => Some(&target.owner),
+            Actor::Other => Some(&target.other),
+            Actor::Anonymous => None,
+        };
+        if let Some(broker) = broker {
+            request = request.basic_auth(&broker.name, Some(&broker.password));
+            sent.headers.push((
+                "Authorization".into(),
+                // The password stays out of reports.
+                format!("Basic <credentials of broker {:?}>", broker.name),
+            ));
+        }
+        for (name, value) in extra_headers {
+            request = request.header(*name, value.as_str());
+            sent.headers.push(((*name).to_owned(), value.clone()));
+        }
+        match payload {
+            Payload::None => {}
+            Payload::Json(value) => {
+                let text = value.to_string();
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(text.clone());
+                sent.headers
+                    .push(("Content-Type".into(), "application/json".into()));
+                sent.body = Some(text);
+            }
+            Payload::Raw { content_type, text } => {
+                if let Some(ct) = content_type {
+                    request = request.header(reqwest::header::CONTENT_TYPE, ct.clone());
+                    sent.headers.push(("Content-Type".into(), ct));
+                }
+                request = request.body(text.clone());
+                sent.body = Some(text);
+            }
+        }
+        self.body = Value::Null;
+        match request.send().await {
+            Ok(response) => {
+                let status = response.status();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(n, v)| {
+                        (
+                            n.to_string(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect();
+                let text = response.text().await.unwrap_or_default();
+                self.body = serde_json::from_str(&text).unwrap_or(Value::Null);
+                self.last = Some(Exchange {
+                    request: sent,
+                    response: Some(ReceivedResponse {
+                        status: status.as_u16(),
+                        reason: status.canonical_reason().unwrap_or("").to_owned(),
+                        headers,
+                        body: text,
+                    }),
+                    transport_error: None,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                let message = format!("{method} {url}: no response: {e}");
+                self.last = Some(Exchange {
+                    request: sent,
+                    response: None,
+                    transport_error: Some(e.to_string()),
+                });
+                Err(message)
+            }
+        }
+    }
+
+    /// Sends and requires one status code; the message names what was attempted.
+    pub async fn send_expecting(
+        &mut self,
+        what: &str,
+        expected: u16,
+        actor: Actor,
+        method: Method,
+        path: &str,
+        payload: Payload,
+    ) -> Result<(), String> {
+        self.send(actor, method, path, payload).await?;
+        let status = self.status()?;
+        if status != expected {
+            return Err(format!(
+                "{what}: expected status {expected}, got {status}: {}",
+                short(&self.response()?.body)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The target's "now" (clock API or `Date` header).
+    pub async fn now(&self) -> Result<OffsetDateTime, String> {
+        self.target()?.now().await
+    }
+
+    /// End dates for a new tender's periods, from the target's now: days long, or seconds long
+    /// when the scenario must wait for them in real time.
+    pub async fn period_ends(&self) -> Result<(OffsetDateTime, OffsetDateTime), String> {
+        let target = self.target()?;
+        let now = target.now().await?;
+        if target.clock == ClockMode::RealTime && self.has_tag("clock") {
+            let step = Duration::try_from(target.period).map_err(|e| e.to_string())?;
+            Ok((now + step, now + step * 2))
+        } else {
+            Ok((now + Duration::days(7), now + Duration::days(14)))
+        }
+    }
+
+    /// A tender body with periods from [`Self::period_ends`], dates written with offsets.
+    pub async fn tender_body(&mut self) -> Result<Value, String> {
+        let (enquiry_end, tender_end) = self.period_ends().await?;
+        let delivery = tender_end + Duration::days(60);
+        Ok(self.fakes.tender(
+            &timestamps::format(enquiry_end),
+            &timestamps::format(tender_end),
+            &timestamps::format(delivery),
+        ))
+    }
+
+    /// Reads the tender and keeps its representation.
+    pub async fn refresh_tender(&mut self) -> Result<(), String> {
+        let path = self.tender_path()?;
+        self.send_expecting(
+            "reading the tender",
+            200,
+            Actor::Anonymous,
+            Method::GET,
+            &path,
+            Payload::None,
+        )
+        .await?;
+        let data = self.data().clone();
+        self.tender_mut()?.data = data;
+        Ok(())
+    }
+
+    /// A tender field of the latest representation, by JSON pointer (`/tenderPeriod/endDate`).
+    pub fn tender_field(&self, pointer: &str) -> Result<Value, String> {
+        self.tender()?
+            .data
+            .pointer(pointer)
+            .cloned()
+            .ok_or_else(|| format!("the tender has no {pointer}"))
+    }
+
+    pub fn tender_instant(&self, pointer: &str) -> Result<OffsetDateTime, String> {
+        let value = self.tender_field(pointer)?;
+        value
+            .as_str()
+            .and_then(timestamps::parse)
+            .ok_or_else(|| format!("the tender's {pointer} is not a timestamp: {value}"))
+    }
+}
+
+/// The start of a response body, for one-line messages.
+pub fn short(body: &str) -> String {
+    let mut end = body.len().min(300);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < body.len() {
+        format!("{}…", &body[..end])
+    } else {
+        body.to_owned()
+    }
+}
+
+impl TenderWorld {
+    /// Keeps the last response as the tender's representation when it is one.
+    pub fn adopt_tender(&mut self) {
+        let ok = matches!(self.status(), Ok(200 | 201));
+        let data = self.body["data"].clone();
+        if let (true, Some(tender)) = (ok, self.tender.as_mut())
+            && data["id"] == tender.id.as_str()
+        {
+            tender.data = data;
+        }
+    }
+
+    /// Remembers the tender as it is now, before a change.
+    pub fn remember_tender(&mut self) {
+        self.tender_before = self
+            .tender
+            .as_ref()
+            .map(|t| t.data.clone())
+            .unwrap_or_default();
+    }
+
+    /// The tender path with the tender token as `acc_token`.
+    pub fn tender_path_with_token(&self) -> Result<String, String> {
+        Ok(format!(
+            "{}?acc_token={}",
+            self.tender_path()?,
+            self.tender_token()?
+        ))
+    }
+}

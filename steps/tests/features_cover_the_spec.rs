@@ -1,0 +1,98 @@
+//! The features themselves: every rule of the spec is exercised by a `@spec` scenario, every
+//! scenario is classed, every scenario that moves time runs alone, and rule tags are spelt right.
+use std::collections::BTreeSet;
+
+use cucumber::gherkin::{self, GherkinEnv};
+use tender_certify::{rules::SPEC_RULES, settings::default_features_dir};
+
+struct Scenario {
+    name: String,
+    tags: Vec<String>,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let mut all = Vec::new();
+    let dir = default_features_dir();
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the features directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "feature"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let feature = gherkin::Feature::parse_path(&path, GherkinEnv::default())
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+        for scenario in &feature.scenarios {
+            all.push(Scenario {
+                name: format!("{}: {}", feature.name, scenario.name),
+                tags: feature.tags.iter().chain(&scenario.tags).cloned().collect(),
+            });
+        }
+    }
+    all
+}
+
+fn has(s: &Scenario, tag: &str) -> bool {
+    s.tags.iter().any(|t| t == tag)
+}
+
+#[test]
+fn there_are_at_least_eighty_scenarios() {
+    assert!(scenarios().len() >= 80);
+}
+
+#[test]
+fn every_scenario_is_either_spec_or_upstream() {
+    for s in scenarios() {
+        assert!(
+            has(&s, "spec") != has(&s, "upstream"),
+            "{} needs exactly one of @spec and @upstream",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn every_scenario_that_moves_time_runs_alone() {
+    for s in scenarios() {
+        assert_eq!(
+            has(&s, "clock"),
+            has(&s, "serial"),
+            "{}: @clock and @serial go together",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn every_rule_of_the_spec_has_a_spec_scenario() {
+    let all = scenarios();
+    let uncovered: Vec<&str> = SPEC_RULES
+        .iter()
+        .filter(|rule| !all.iter().any(|s| has(s, "spec") && has(s, rule.tag)))
+        .map(|rule| rule.tag)
+        .collect();
+    assert!(
+        uncovered.is_empty(),
+        "rules without a @spec scenario: {uncovered:?}"
+    );
+}
+
+#[test]
+fn rule_tags_name_known_rules() {
+    let known: BTreeSet<&str> = SPEC_RULES.iter().map(|r| r.tag).collect();
+    let prefixes = [
+        "conv-", "ep-", "state-", "phase-", "bid-", "award-", "res-", "auth-", "err-", "ver-",
+    ];
+    for s in scenarios() {
+        for tag in &s.tags {
+            if prefixes.iter().any(|p| tag.starts_with(p)) {
+                assert!(
+                    known.contains(tag.as_str()),
+                    "{}: unknown rule tag @{tag}",
+                    s.name
+                );
+            }
+        }
+    }
+}
