@@ -1,0 +1,742 @@
+//! `tender-bench`: throughput, latency, memory and growth of a tender registry, every case
+//! measured against a trivial endpoint of the same server in the same run.
+//!
+//! Without `--base-url` it builds (if needed) and starts the workspace's release server
+//! itself. It preloads realistic tenders (bodies from `scenarios/`, dates from the server's
+//! clock), drives closed-loop load over a fixed number of keep-alive connections for a fixed
+//! time per case, prints a table and writes `BENCHMARKS.md`.
+
+mod bodies;
+mod client;
+mod flows;
+mod load;
+mod report;
+mod server;
+
+use bodies::{Bodies, Periods, Rng, Templates};
+use bytes::Bytes;
+use clap::Parser;
+use client::{Broker, Call, Conn, Target};
+use hyper::Method;
+use load::{Generator, Stats};
+use report::{Report, Row};
+use serde_json::json;
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// An error of the benchmark itself (not a failed request, which is counted instead).
+#[derive(Debug)]
+pub struct Error(String);
+
+impl Error {
+    pub fn new(message: impl Into<String>) -> Error {
+        Error(message.into())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error(e.to_string())
+    }
+}
+
+/// Throughput, latency, memory and growth benchmark of a Tender Procurement Service
+/// Interface 2.3 server.
+#[derive(Debug, Parser)]
+#[command(name = "tender-bench", version, about)]
+pub struct Cli {
+    /// Benchmark the server at this address (http://host:port) instead of starting the
+    /// workspace's release build. Without its clock control API (`--testing`), the bid and
+    /// flow cases are skipped; resident memory is not available.
+    #[arg(long, env = "TENDER_BENCH_BASE_URL")]
+    base_url: Option<String>,
+    /// Tenders preloaded before the main cases [default: 10000; --quick: 300].
+    #[arg(long)]
+    tenders: Option<usize>,
+    /// Concurrent keep-alive connections (and flows per wave).
+    #[arg(long, default_value_t = 64)]
+    connections: usize,
+    /// Measured seconds per case [default: 4; --quick: 0.3].
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Unmeasured warm-up seconds before each case [default: 0.5; --quick: 0.1].
+    #[arg(long)]
+    warmup: Option<f64>,
+    /// Tenders held for the first listing measurement [default: 1000; --quick: 100].
+    #[arg(long)]
+    listing_small: Option<usize>,
+    /// Tenders held for the second listing measurement [default: 100000; --quick: 1000].
+    #[arg(long)]
+    listing_large: Option<usize>,
+    /// A smoke run of a few seconds (small counts, short cases); writes no report unless
+    /// --output is given.
+    #[arg(long)]
+    quick: bool,
+    /// Where to write the report [default: BENCHMARKS.md at the workspace root; with
+    /// --quick: nowhere].
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Directory of the request body templates [default: scenarios/ of the workspace].
+    #[arg(long)]
+    scenarios: Option<PathBuf>,
+    /// Basic-auth keys of the brokers: tender owner, bidder, asker.
+    #[arg(long, value_delimiter = ',', default_value = "broker,broker1,broker2")]
+    brokers: Vec<String>,
+    /// Do not run `cargo build --release -p tender-registry` before starting the server.
+    #[arg(long)]
+    no_build: bool,
+    /// Start this server binary instead of the workspace's release build (to compare two
+    /// builds); it must accept `--testing --log warn --listen ADDR`.
+    #[arg(long, conflicts_with = "base_url")]
+    server: Option<PathBuf>,
+    /// Run only the cases whose name contains this text (case-insensitive; the baseline
+    /// always runs), e.g. to profile one case; writes no report unless --output is given.
+    #[arg(long)]
+    only: Option<String>,
+    /// Seed of the generated data.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+}
+
+/// The run's settings, with the defaults and --quick applied.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub tenders: usize,
+    pub connections: usize,
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub small: usize,
+    pub large: usize,
+}
+
+impl Plan {
+    fn from(cli: &Cli) -> Result<Plan, Error> {
+        let pick = |v: Option<usize>, normal: usize, quick: usize| {
+            v.unwrap_or(if cli.quick { quick } else { normal })
+        };
+        let secs = |v: Option<f64>, normal: f64, quick: f64| -> Result<Duration, Error> {
+            let s = v.unwrap_or(if cli.quick { quick } else { normal });
+            Duration::try_from_secs_f64(s).map_err(|e| Error::new(format!("{s} s: {e}")))
+        };
+        let plan = Plan {
+            tenders: pick(cli.tenders, 10_000, 300),
+            connections: cli.connections.max(1),
+            duration: secs(cli.duration, 4.0, 0.3)?,
+            warmup: secs(cli.warmup, 0.5, 0.1)?,
+            small: pick(cli.listing_small, 1_000, 100),
+            large: pick(cli.listing_large, 100_000, 1_000),
+        };
+        if plan.tenders == 0 || plan.small == 0 {
+            return Err(Error::new("--tenders and --listing-small must be above 0"));
+        }
+        Ok(Plan {
+            small: plan.small.min(plan.tenders),
+            large: plan.large.max(plan.tenders),
+            ..plan
+        })
+    }
+}
+
+const LIMIT: usize = 100;
+const OPT_FIELDS: &str = "tenderID,status,title,value";
+
+/// Preloaded tenders: far-off tendering end, so that the clock moves of the flows case
+/// never push them through auctions.
+fn preload_periods() -> Periods {
+    Periods {
+        enquiry: time::Duration::days(1),
+        tender: time::Duration::days(3650),
+    }
+}
+
+/// A preloaded tender.
+#[derive(Clone, Debug)]
+struct Held {
+    id: String,
+    token: String,
+    bid: Bytes,
+}
+
+struct Bench {
+    plan: Plan,
+    server_pid: Option<u32>,
+    conns: Vec<Conn>,
+    control: Conn,
+    bodies: Bodies,
+    owner: Broker,
+    bidder: Broker,
+    asker: Broker,
+    seed: u64,
+    has_clock: bool,
+    /// Published tenders the server holds (those of this run, and any it held before).
+    listed: usize,
+    held: Vec<Held>,
+    only: Option<String>,
+    report: Report,
+}
+
+/// Server CPU time per request, in microseconds.
+fn server_cpu_per_request(
+    before: Option<Duration>,
+    after: Option<Duration>,
+    requests: u64,
+) -> Option<f64> {
+    let used = after?.checked_sub(before?)?;
+    (requests > 0).then(|| used.as_secs_f64() * 1e6 / requests as f64)
+}
+
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Bench {
+    fn cpu(&self) -> Option<Duration> {
+        self.server_pid.and_then(server::cpu_time)
+    }
+
+    fn rss(&self) -> Option<u64> {
+        self.server_pid.and_then(server::rss_bytes)
+    }
+
+    async fn server_now(&mut self) -> Result<time::OffsetDateTime, Error> {
+        if self.has_clock {
+            flows::Clock {
+                conn: &mut self.control,
+            }
+            .now()
+            .await
+        } else {
+            Ok(time::OffsetDateTime::now_utc())
+        }
+    }
+
+    /// Whether `--only` lets this case run.
+    fn wanted(&self, name: &str) -> bool {
+        name.starts_with("baseline")
+            || self
+                .only
+                .as_ref()
+                .is_none_or(|only| name.to_lowercase().contains(only))
+    }
+
+    /// Whether `--only` lets a listing case run (the name of the second contains the first).
+    fn wants_listing(&self) -> bool {
+        self.wanted(&format!(
+            "GET listing, limit {LIMIT}, opt_fields={OPT_FIELDS}"
+        ))
+    }
+
+    /// One measured case; prints its line as soon as it is known.
+    async fn case(&mut self, name: &str, generate: Generator) -> Stats {
+        if !self.wanted(name) {
+            return Stats::default();
+        }
+        self.seed = self.seed.wrapping_add(1);
+        let cpu_before = self.cpu();
+        let stats = load::timed(
+            &mut self.conns,
+            generate,
+            self.plan.warmup,
+            self.plan.duration,
+            self.seed,
+        )
+        .await;
+        let mut row = Row::from_stats(name, self.listed, &stats);
+        row.server_cpu = server_cpu_per_request(cpu_before, self.cpu(), stats.all_requests);
+        println!("{}", self.report.progress_line(&row));
+        self.report.rows.push(row);
+        stats
+    }
+
+    /// Creates tenders until `total` are held; `keep` remembers their ids and tokens.
+    async fn preload(&mut self, total: usize, keep: bool) -> Result<(), Error> {
+        // Cases that change tenders need their tokens, so tenders the target held before
+        // the run count for the listing only.
+        let own = if keep {
+            total.saturating_sub(self.held.len())
+        } else {
+            0
+        };
+        let count = total.saturating_sub(self.listed).max(own);
+        if count == 0 {
+            return Ok(());
+        }
+        let now = self.server_now().await?;
+        let pool: Vec<(Bytes, u64)> = (0..count.min(1024))
+            .map(|_| {
+                let t = self.bodies.tender(now, preload_periods(), false)?;
+                Ok((Bytes::from(t.body.to_string()), t.value_amount))
+            })
+            .collect::<Result<_, Error>>()?;
+        let bids: Vec<Bytes> = if keep {
+            pool.iter()
+                .map(|(_, value)| Ok(Bytes::from(self.bodies.bid(*value)?.to_string())))
+                .collect::<Result<_, Error>>()?
+        } else {
+            Vec::new()
+        };
+        let pool = Arc::new(pool);
+        let owner = self.owner.clone();
+        let bodies = pool.clone();
+        let make = Arc::new(move |i: usize| {
+            Call::new(Method::POST, "/api/2.3/tenders")
+                .by(&owner)
+                .json(bodies[i % bodies.len()].0.clone())
+        });
+        let (kept, failures, took) = load::counted(&mut self.conns, make, count, keep).await;
+        let made = if keep {
+            kept.len()
+        } else {
+            count.saturating_sub(failures.count() as usize)
+        };
+        for (i, reply) in kept {
+            let body = reply.json();
+            if let (Some(id), Some(token)) = (
+                body["data"]["id"].as_str(),
+                body["access"]["token"].as_str(),
+            ) {
+                self.held.push(Held {
+                    id: id.to_owned(),
+                    token: token.to_owned(),
+                    bid: bids[i % bids.len()].clone(),
+                });
+            }
+        }
+        self.listed += made;
+        let line = format!(
+            "preloaded {} tenders in {:.1} s ({}/s), {} held",
+            report::thousands(made as f64),
+            took.as_secs_f64(),
+            report::thousands(made as f64 / took.as_secs_f64().max(1e-9)),
+            report::thousands(self.listed as f64)
+        );
+        println!("{line}");
+        self.report.notes.push(line);
+        if failures.count() > 0 {
+            return Err(Error::new(format!(
+                "preloading failed: {}",
+                failures.summary()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `dateModified` of every listed tender, in feed order (walking the feed by 1,000).
+    async fn feed_offsets(&mut self) -> Result<Vec<String>, Error> {
+        let mut offsets = Vec::new();
+        let mut next = String::new();
+        for _ in 0..(self.plan.large / 1000 + 1000) {
+            let mut path = "/api/2.3/tenders?limit=1000".to_string();
+            if !next.is_empty() {
+                path.push_str(&format!("&offset={}", percent_encode(&next)));
+            }
+            let page = self
+                .control
+                .send(&Call::get(path))
+                .await?
+                .checked("walking the listing")?
+                .json();
+            let rows = page["data"].as_array().cloned().unwrap_or_default();
+            if rows.is_empty() {
+                break;
+            }
+            offsets.extend(
+                rows.iter()
+                    .filter_map(|r| r["dateModified"].as_str().map(str::to_owned)),
+            );
+            next = page["next_page"]["offset"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if next.is_empty() {
+                break;
+            }
+        }
+        Ok(offsets)
+    }
+
+    /// The two listing cases (plain, and with opt_fields) at the current number of tenders.
+    async fn listings(&mut self, label: &str) -> Result<(Stats, Stats), Error> {
+        if !self.wants_listing() {
+            return Ok((Stats::default(), Stats::default()));
+        }
+        let offsets = self.feed_offsets().await?;
+        let usable = offsets.len().saturating_sub(LIMIT).max(1);
+        let offsets: Arc<Vec<String>> = Arc::new(
+            offsets
+                .iter()
+                .take(usable)
+                .map(|o| percent_encode(o))
+                .collect(),
+        );
+        let page = |fields: bool| -> Generator {
+            let offsets = offsets.clone();
+            Arc::new(move |rng: &mut Rng| {
+                let mut path = format!("/api/2.3/tenders?limit={LIMIT}");
+                if fields {
+                    path.push_str("&opt_fields=");
+                    path.push_str(&percent_encode(OPT_FIELDS));
+                }
+                if !offsets.is_empty() {
+                    path.push_str("&offset=");
+                    path.push_str(&offsets[rng.below(offsets.len())]);
+                }
+                Call::get(path)
+            })
+        };
+        let plain = self
+            .case(&format!("GET listing, limit {LIMIT}{label}"), page(false))
+            .await;
+        let with_fields = self
+            .case(
+                &format!("GET listing, limit {LIMIT}, opt_fields={OPT_FIELDS}{label}"),
+                page(true),
+            )
+            .await;
+        Ok((plain, with_fields))
+    }
+
+    fn baseline_generator() -> Generator {
+        Arc::new(|_: &mut Rng| Call::new(Method::HEAD, "/api/2.3/spore"))
+    }
+
+    fn held_tenders(&self) -> Arc<Vec<Held>> {
+        Arc::new(self.held.clone())
+    }
+}
+
+async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
+    let plan = Plan::from(cli)?;
+    let root = server::workspace_root();
+    let templates = Templates::load(&cli.scenarios.clone().unwrap_or(root.join("scenarios")))?;
+    let brokers: Vec<Broker> = cli.brokers.iter().map(|b| Broker::new(b)).collect();
+    let [owner, bidder, asker] = <[Broker; 3]>::try_from(brokers)
+        .map_err(|_| Error::new("--brokers takes three keys: owner,bidder,asker"))?;
+
+    let server = match &cli.base_url {
+        Some(_) => None,
+        None => {
+            let build = !cli.no_build && std::env::var_os("CARGO").is_some();
+            Some(server::Server::start(build, cli.server.clone()).await?)
+        }
+    };
+    let target = match (&server, &cli.base_url) {
+        (Some(s), _) => s.target.clone(),
+        (None, Some(url)) => Target::parse(url)?,
+        (None, None) => return Err(Error::new("no target")),
+    };
+    let mut control = Conn::open(&target).await?;
+    control
+        .send(&Call::new(Method::HEAD, "/api/2.3/spore"))
+        .await?
+        .checked("HEAD /api/2.3/spore")?;
+    let has_clock = control
+        .send(&Call::get("/testing/clock"))
+        .await
+        .is_ok_and(|r| r.ok());
+    let mut conns = Vec::with_capacity(plan.connections);
+    for _ in 0..plan.connections {
+        conns.push(Conn::open(&target).await?);
+    }
+    println!(
+        "target {}{}; {} connections, {:.1} s per case after {:.1} s warm-up",
+        target.base_url(),
+        if has_clock {
+            " (clock control API)"
+        } else {
+            " (no clock control API: bid and flow cases skipped)"
+        },
+        plan.connections,
+        plan.duration.as_secs_f64(),
+        plan.warmup.as_secs_f64(),
+    );
+    let mut b = Bench {
+        plan: plan.clone(),
+        server_pid: server.as_ref().map(server::Server::pid),
+        conns,
+        control,
+        bodies: Bodies::new(templates, cli.seed),
+        owner,
+        bidder,
+        asker,
+        seed: cli.seed,
+        has_clock,
+        listed: 0,
+        held: Vec::new(),
+        only: cli.only.as_ref().map(|o| o.to_lowercase()),
+        report,
+    };
+    b.report.plan = Some(plan.clone());
+    b.report.target = match (&server, &cli.server) {
+        (Some(_), None) => format!(
+            "the workspace's release build of tender-registry, started by the benchmark \
+             (`--testing --log warn`, {})",
+            target.base_url()
+        ),
+        (Some(_), Some(path)) => format!(
+            "{}, started by the benchmark (`--testing --log warn`, {})",
+            path.display(),
+            target.base_url()
+        ),
+        (None, _) => target.base_url(),
+    };
+    let result = measure(&mut b).await;
+    let mut report = b.report;
+    if let Err(e) = result {
+        report.aborted = Some(e.to_string());
+    }
+    drop(server);
+    Ok(report)
+}
+
+async fn measure(b: &mut Bench) -> Result<(), Error> {
+    let plan = b.plan.clone();
+    // Warm the connections and the server's buffers, then take the empty server's memory.
+    load::timed(
+        &mut b.conns,
+        Bench::baseline_generator(),
+        Duration::ZERO,
+        Duration::from_secs(1).min(plan.duration * 2),
+        0,
+    )
+    .await;
+    let rss_empty = b.rss();
+    b.report.rss_empty = rss_empty;
+    b.listed = count_listed(b).await?;
+    if b.listed > 0 {
+        let line = format!(
+            "the target already holds {} published tenders: they count as held",
+            report::thousands(b.listed as f64)
+        );
+        println!("{line}");
+        b.report.notes.push(line);
+    }
+
+    b.preload(plan.small, true).await?;
+    let small = b
+        .listings(&format!(" @ {}", report::thousands(b.listed as f64)))
+        .await?;
+    if small.0.requests > 0 {
+        b.report.listing_small =
+            Some((b.listed, small.0.quantile_ms(0.5), small.1.quantile_ms(0.5)));
+    }
+
+    b.preload(plan.tenders, true).await?;
+    b.report.rss_held = b
+        .rss()
+        .zip(rss_empty)
+        .map(|(now, empty)| (b.listed, now, empty));
+    if b.held.is_empty() {
+        return Err(Error::new("no tender could be preloaded"));
+    }
+
+    let baseline = b
+        .case("baseline: HEAD /api/2.3/spore", Bench::baseline_generator())
+        .await;
+    b.report.baseline = baseline.per_second();
+
+    let held = b.held_tenders();
+    let tenders = held.clone();
+    b.case(
+        "GET tender",
+        Arc::new(move |rng: &mut Rng| {
+            Call::get(format!(
+                "/api/2.3/tenders/{}",
+                tenders[rng.below(tenders.len())].id
+            ))
+        }),
+    )
+    .await;
+
+    b.listings("").await?;
+
+    let tenders = held.clone();
+    let owner = b.owner.clone();
+    b.case(
+        "PATCH tender (description)",
+        Arc::new(move |rng: &mut Rng| {
+            let t = &tenders[rng.below(tenders.len())];
+            let body = json!({"data": {"description": format!(
+                "Уточнені технічні вимоги, редакція {}", rng.next_u64() % 1_000_000
+            )}});
+            Call::new(
+                Method::PATCH,
+                format!("/api/2.3/tenders/{}?acc_token={}", t.id, t.token),
+            )
+            .by(&owner)
+            .json(body.to_string())
+        }),
+    )
+    .await;
+
+    if b.has_clock && (b.wanted("POST bid") || b.wanted("whole flows")) {
+        let started = Instant::now();
+        flows::Clock {
+            conn: &mut b.control,
+        }
+        .advance("P1DT1M")
+        .await?;
+        let line = format!(
+            "clock moved past the enquiry period of {} tenders (all to active.tendering) in {:.0} ms",
+            report::thousands(b.listed as f64),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        println!("{line}");
+        b.report.notes.push(line);
+
+        let tenders = held.clone();
+        let bidder = b.bidder.clone();
+        b.case(
+            "POST bid (draft, scenarios/bid.json)",
+            Arc::new(move |rng: &mut Rng| {
+                let t = &tenders[rng.below(tenders.len())];
+                Call::new(Method::POST, format!("/api/2.3/tenders/{}/bids", t.id))
+                    .by(&bidder)
+                    .json(t.bid.clone())
+            }),
+        )
+        .await;
+    }
+    if b.has_clock && b.wanted("whole flows") {
+        let parties = flows::Parties {
+            owner: b.owner.clone(),
+            bidder: b.bidder.clone(),
+            asker: b.asker.clone(),
+        };
+        let cpu_before = b.cpu();
+        let stats = flows::run(
+            &mut b.conns,
+            &mut b.control,
+            &mut b.bodies,
+            parties,
+            plan.duration,
+        )
+        .await;
+        b.listed += stats.completed as usize;
+        let mut row = Row::from_flows(b.listed, plan.connections, &stats);
+        row.server_cpu = server_cpu_per_request(cpu_before, b.cpu(), stats.requests);
+        println!("{}", b.report.progress_line(&row));
+        b.report.flows = Some((stats.per_second(), stats.completed, stats.started));
+        b.report.rows.push(row);
+    }
+    if !b.has_clock {
+        b.report
+            .rows
+            .push(Row::skipped("POST bid (needs the clock control API)"));
+        b.report
+            .rows
+            .push(Row::skipped("whole flows (need the clock control API)"));
+    }
+
+    let now = b.server_now().await?;
+    let pool: Vec<Bytes> = (0..1024)
+        .map(|_| {
+            let t = b.bodies.tender(now, preload_periods(), false)?;
+            Ok(Bytes::from(t.body.to_string()))
+        })
+        .collect::<Result<_, Error>>()?;
+    let owner = b.owner.clone();
+    b.case(
+        "POST tender (scenarios/tender.json)",
+        Arc::new(move |rng: &mut Rng| {
+            Call::new(Method::POST, "/api/2.3/tenders")
+                .by(&owner)
+                .json(pool[rng.below(pool.len())].clone())
+        }),
+    )
+    .await;
+    // Tenders created during warm-ups are held too: count the feed.
+    b.listed = count_listed(b).await?;
+
+    if !b.wants_listing() {
+        return Ok(());
+    }
+    b.preload(plan.large, false).await?;
+    b.report.rss_large = b
+        .rss()
+        .zip(rss_empty)
+        .map(|(now, empty)| (b.listed, now, empty));
+    let large = b
+        .listings(&format!(" @ {}", report::thousands(b.listed as f64)))
+        .await?;
+    if large.0.requests > 0 {
+        b.report.listing_large =
+            Some((b.listed, large.0.quantile_ms(0.5), large.1.quantile_ms(0.5)));
+    }
+
+    let again = b
+        .case("baseline again (drift check)", Bench::baseline_generator())
+        .await;
+    b.report.baseline_again = again.per_second();
+    Ok(())
+}
+
+/// Tenders in the feed (walked by 1,000), i.e. published tenders held by the server.
+async fn count_listed(b: &mut Bench) -> Result<usize, Error> {
+    Ok(b.feed_offsets().await?.len())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let started = Instant::now();
+    let report = Report::new();
+    let report = match run(&cli, report).await {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("tender-bench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let text = report.table_text();
+    println!("\n{text}");
+    let output = cli.output.clone().or_else(|| {
+        (!cli.quick && cli.only.is_none()).then(|| server::workspace_root().join("BENCHMARKS.md"))
+    });
+    let failed = report.aborted.is_some();
+    if let Some(path) = output {
+        if failed {
+            eprintln!(
+                "tender-bench: not writing {} after an aborted run",
+                path.display()
+            );
+        } else {
+            match std::fs::write(&path, report.markdown(started.elapsed())) {
+                Ok(()) => println!("wrote {}", path.display()),
+                Err(e) => {
+                    eprintln!("tender-bench: writing {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    println!("finished in {:.0} s", started.elapsed().as_secs_f64());
+    if let Some(e) = &report.aborted {
+        eprintln!("tender-bench: the run stopped early: {e}");
+        return ExitCode::FAILURE;
+    }
+    if report.rows.iter().any(|r| r.failed > 0) {
+        eprintln!("tender-bench: some requests failed (see errors above)");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,624 @@
+//! The results: a table on the terminal, the targets held or missed, and `BENCHMARKS.md`
+//! with the machine, the date and the exact command.
+
+use crate::Plan;
+use crate::flows::FlowStats;
+use crate::load::{Stats, quantile_ms};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// One line of the table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub case: String,
+    /// Tenders held by the server when the case ran.
+    pub held: usize,
+    pub per_second: f64,
+    pub p50: f64,
+    pub p99: f64,
+    /// Requests (flows, on the flows line) measured, for the errors column.
+    pub requests: u64,
+    pub failed: u64,
+    pub failures: String,
+    pub skipped: bool,
+    /// Server CPU time per request (warm-up included), microseconds.
+    pub server_cpu: Option<f64>,
+}
+
+impl Row {
+    pub fn from_stats(case: &str, held: usize, stats: &Stats) -> Row {
+        Row {
+            case: case.to_string(),
+            held,
+            per_second: stats.per_second(),
+            p50: stats.quantile_ms(0.5),
+            p99: stats.quantile_ms(0.99),
+            requests: stats.requests,
+            failed: stats.failures.count(),
+            failures: stats.failures.summary(),
+            skipped: false,
+            server_cpu: None,
+        }
+    }
+
+    /// The flows line: HTTP requests per second of the flows, and the latency of a whole flow.
+    pub fn from_flows(held: usize, per_wave: usize, stats: &FlowStats) -> Row {
+        Row {
+            case: format!(
+                "whole flows, {per_wave} at a time: {:.1} flows/s (req/s: all their requests; p50/p99: a whole flow)",
+                stats.per_second()
+            ),
+            held,
+            per_second: stats.requests_per_second(),
+            p50: quantile_ms(&stats.wave_latencies, 0.5),
+            p99: quantile_ms(&stats.wave_latencies, 0.99),
+            // The errors column counts flows.
+            requests: stats.started,
+            failed: stats.failures.count(),
+            failures: stats.failures.summary(),
+            skipped: false,
+            server_cpu: None,
+        }
+    }
+
+    pub fn skipped(case: &str) -> Row {
+        Row {
+            case: case.to_string(),
+            held: 0,
+            per_second: f64::NAN,
+            p50: f64::NAN,
+            p99: f64::NAN,
+            requests: 0,
+            failed: 0,
+            failures: String::new(),
+            skipped: true,
+            server_cpu: None,
+        }
+    }
+}
+
+/// `12,345` for 12345.4.
+pub fn thousands(n: f64) -> String {
+    if !n.is_finite() {
+        return "n/a".into();
+    }
+    let digits = format!("{:.0}", n.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < -0.5 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+fn ms(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        "n/a".into()
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// A goal and whether this run met it (`None`: could not be measured).
+#[derive(Debug)]
+pub struct Goal {
+    pub goal: String,
+    pub measured: String,
+    pub held: Option<bool>,
+}
+
+impl Goal {
+    fn verdict(&self) -> &'static str {
+        match self.held {
+            Some(true) => "held",
+            Some(false) => "MISSED",
+            None => "n/a",
+        }
+    }
+}
+
+/// Memory reading: (tenders held, RSS then, RSS of the empty server).
+pub type Memory = Option<(usize, u64, u64)>;
+
+#[derive(Debug)]
+pub struct Report {
+    pub command: String,
+    pub date: String,
+    pub machine: String,
+    pub target: String,
+    pub plan: Option<Plan>,
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+    pub baseline: f64,
+    pub baseline_again: f64,
+    pub rss_empty: Option<u64>,
+    pub rss_held: Memory,
+    pub rss_large: Memory,
+    /// (tenders held, p50 of the plain listing, p50 of the listing with opt_fields)
+    pub listing_small: Option<(usize, f64, f64)>,
+    pub listing_large: Option<(usize, f64, f64)>,
+    /// (flows per second, completed, started)
+    pub flows: Option<(f64, u64, u64)>,
+    pub aborted: Option<String>,
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quoted: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a.is_empty() || a.contains([' ', '\'', '"', '$', '&', ';']) {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    // Run by `cargo run`: the binary sits in target/release (or target/debug).
+    let profile = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.file_name()?.to_string_lossy().into_owned()));
+    let cargo_run = match profile.as_deref() {
+        Some("release") => Some("cargo run --release --bin tender-bench"),
+        Some("debug") => Some("cargo run --bin tender-bench"),
+        _ => None,
+    };
+    if let Some(cargo_run) = cargo_run.filter(|_| std::env::var_os("CARGO").is_some()) {
+        let mut c = cargo_run.to_string();
+        if !quoted.is_empty() {
+            c.push_str(" -- ");
+            c.push_str(&quoted.join(" "));
+        }
+        c
+    } else {
+        let program = std::env::args()
+            .next()
+            .unwrap_or_else(|| "tender-bench".into());
+        std::iter::once(program)
+            .chain(quoted)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or_else(|| "unknown CPU".to_string(), |m| m.trim().to_string());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse::<f64>().ok())
+        .map_or_else(
+            || "unknown memory".to_string(),
+            |kib| format!("{:.1} GiB memory", kib / (1024.0 * 1024.0)),
+        );
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|k| format!(", Linux {}", k.trim()))
+        .unwrap_or_default();
+    format!("{cores} cores ({model}), {memory}{kernel}")
+}
+
+impl Report {
+    pub fn new() -> Report {
+        let date = time::OffsetDateTime::now_utc()
+            .format(&time::macros::format_description!(
+                "[year]-[month]-[day] [hour]:[minute] UTC"
+            ))
+            .unwrap_or_default();
+        Report {
+            command: command_line(),
+            date,
+            machine: machine(),
+            target: String::new(),
+            plan: None,
+            rows: Vec::new(),
+            notes: Vec::new(),
+            baseline: f64::NAN,
+            baseline_again: f64::NAN,
+            rss_empty: None,
+            rss_held: None,
+            rss_large: None,
+            listing_small: None,
+            listing_large: None,
+            flows: None,
+            aborted: None,
+        }
+    }
+
+    fn ratio(&self, row: &Row) -> String {
+        if row.skipped || !self.baseline.is_finite() || self.baseline <= 0.0 {
+            return "n/a".into();
+        }
+        format!("{:.2}", row.per_second / self.baseline)
+    }
+
+    fn cells(&self, row: &Row) -> [String; 8] {
+        if row.skipped {
+            return [
+                row.case.clone(),
+                "".into(),
+                "".into(),
+                "skipped".into(),
+                "".into(),
+                "".into(),
+                "".into(),
+                "".into(),
+            ];
+        }
+        [
+            row.case.clone(),
+            thousands(row.held as f64),
+            thousands(row.per_second),
+            ms(row.p50),
+            ms(row.p99),
+            self.ratio(row),
+            row.server_cpu.map_or("n/a".into(), |us| format!("{us:.0}")),
+            if row.failed == 0 {
+                "0".into()
+            } else {
+                format!(
+                    "{} of {}",
+                    thousands(row.failed as f64),
+                    thousands(row.requests as f64)
+                )
+            },
+        ]
+    }
+
+    const HEADERS: [&'static str; 8] = [
+        "case",
+        "tenders held",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "× baseline",
+        "server CPU µs/req",
+        "errors",
+    ];
+
+    /// The line printed as soon as a case is measured.
+    pub fn progress_line(&self, row: &Row) -> String {
+        let c = self.cells(row);
+        let ratio = if self.baseline.is_finite() {
+            format!(", {} × baseline", c[5])
+        } else {
+            String::new()
+        };
+        let cpu = row
+            .server_cpu
+            .map_or(String::new(), |us| format!(", server CPU {us:.0} µs/req"));
+        let errors = if row.failed > 0 {
+            format!(", ERRORS: {}", row.failures)
+        } else {
+            String::new()
+        };
+        format!(
+            "  {}: {} req/s, p50 {} ms, p99 {} ms{ratio}{cpu}{errors}",
+            c[0], c[2], c[3], c[4]
+        )
+    }
+
+    fn rss_per_tender(memory: Memory) -> Option<(usize, f64, u64)> {
+        memory.map(|(held, now, empty)| {
+            (
+                held,
+                now.saturating_sub(empty) as f64 / held.max(1) as f64,
+                now,
+            )
+        })
+    }
+
+    fn find(&self, prefix: &str) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| !r.skipped && r.case.starts_with(prefix))
+    }
+
+    pub fn goals(&self) -> Vec<Goal> {
+        let mut goals = Vec::new();
+        let versus = |row: Option<&Row>, goal: &str, at_least: f64| {
+            let ratio = row.map(|r| r.per_second / self.baseline);
+            Goal {
+                goal: goal.to_string(),
+                measured: ratio.map_or("n/a".into(), |r| {
+                    format!(
+                        "{r:.2} × baseline ({} of {} req/s)",
+                        thousands(row.map_or(f64::NAN, |r| r.per_second)),
+                        thousands(self.baseline)
+                    )
+                }),
+                held: ratio.filter(|r| r.is_finite()).map(|r| r >= at_least),
+            }
+        };
+        goals.push(versus(
+            self.find("GET tender"),
+            "GET tender ≥ 0.8 × baseline",
+            0.8,
+        ));
+        goals.push(versus(
+            self.find("POST tender"),
+            "POST tender ≥ 0.4 × baseline",
+            0.4,
+        ));
+        for (i, what) in [(1, "plain"), (2, "with opt_fields")] {
+            let pair = self.listing_small.zip(self.listing_large);
+            let pick = |l: (usize, f64, f64)| if i == 1 { l.1 } else { l.2 };
+            let ratio = pair.map(|(s, l)| pick(l) / pick(s));
+            goals.push(Goal {
+                goal: format!("listing ({what}) p50 at 100k ≤ 1.2 × p50 at 1k"),
+                measured: pair.map_or("n/a".into(), |(s, l)| {
+                    format!(
+                        "{:.2} × ({} ms with {} held, {} ms with {})",
+                        pick(l) / pick(s),
+                        ms(pick(l)),
+                        thousands(l.0 as f64),
+                        ms(pick(s)),
+                        thousands(s.0 as f64)
+                    )
+                }),
+                held: ratio.filter(|r| r.is_finite()).map(|r| r <= 1.2),
+            });
+        }
+        let per = Self::rss_per_tender(self.rss_held);
+        goals.push(Goal {
+            goal: "≤ 8 KiB resident memory per typical tender".into(),
+            measured: per.map_or("n/a (no server process to read)".into(), |(held, b, _)| {
+                format!(
+                    "{:.1} KiB per tender (RSS growth over {} tenders)",
+                    b / 1024.0,
+                    thousands(held as f64)
+                )
+            }),
+            held: per.map(|(_, b, _)| b <= 8.0 * 1024.0),
+        });
+        goals
+    }
+
+    fn memory_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let Some(empty) = self.rss_empty else {
+            lines.push("resident memory: n/a (the server is not a child of the benchmark)".into());
+            return lines;
+        };
+        lines.push(format!(
+            "resident memory of the empty server: {}",
+            mib(empty)
+        ));
+        for (label, m) in [
+            ("after preloading", self.rss_held),
+            ("with everything the run created", self.rss_large),
+        ] {
+            if let Some((held, per, now)) = Self::rss_per_tender(m) {
+                lines.push(format!(
+                    "resident memory {label}: {} with {} tenders, {:.1} KiB per tender",
+                    mib(now),
+                    thousands(held as f64),
+                    per / 1024.0
+                ));
+            }
+        }
+        lines
+    }
+
+    /// A warning when the baseline moved during the run (another load on the machine).
+    fn drift_warning(&self) -> Option<String> {
+        let drift = self.baseline_again / self.baseline - 1.0;
+        (drift.is_finite() && drift.abs() > 0.10).then(|| {
+            format!(
+                "WARNING: the baseline moved by {:+.0} % during the run: something else used the \
+                 CPU, so the ratios are unreliable; rerun on a quiet machine.",
+                drift * 100.0
+            )
+        })
+    }
+
+    /// The rows in reading order: the baseline, the cases, the listing at two sizes, the
+    /// baseline's drift check (the run measures them in another order).
+    fn ordered(&self) -> Vec<&Row> {
+        let rank = |r: &Row| {
+            if r.case.starts_with("baseline again") {
+                3
+            } else if r.case.starts_with("baseline") {
+                0
+            } else if r.case.contains(" @ ") {
+                2
+            } else {
+                1
+            }
+        };
+        let mut rows: Vec<&Row> = self.rows.iter().collect();
+        rows.sort_by_key(|r| rank(r));
+        rows
+    }
+
+    fn widths(&self) -> [usize; 8] {
+        let mut w = Self::HEADERS.map(|h| h.chars().count());
+        for row in self.ordered() {
+            for (i, c) in self.cells(row).iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        w
+    }
+
+    pub fn table_text(&self) -> String {
+        let w = self.widths();
+        let mut out = String::new();
+        let line = |cells: &[String], out: &mut String| {
+            for (i, c) in cells.iter().enumerate() {
+                let pad = w[i].saturating_sub(c.chars().count());
+                if i == 0 {
+                    let _ = write!(out, "{c}{}", " ".repeat(pad));
+                } else {
+                    let _ = write!(out, "  {}{c}", " ".repeat(pad));
+                }
+            }
+            out.push('\n');
+        };
+        line(&Self::HEADERS.map(String::from), &mut out);
+        for row in self.ordered() {
+            line(&self.cells(row), &mut out);
+        }
+        out.push('\n');
+        for l in self.memory_lines() {
+            let _ = writeln!(out, "{l}");
+        }
+        if self.baseline_again.is_finite() {
+            let _ = writeln!(
+                out,
+                "baseline at the end of the run: {} req/s ({:+.0} % against the first)",
+                thousands(self.baseline_again),
+                (self.baseline_again / self.baseline - 1.0) * 100.0
+            );
+        }
+        if let Some(w) = self.drift_warning() {
+            let _ = writeln!(out, "{w}");
+        }
+        out.push_str("\ntargets:\n");
+        for g in self.goals() {
+            let _ = writeln!(out, "  {:<7} {}: {}", g.verdict(), g.goal, g.measured);
+        }
+        let failures: Vec<&Row> = self.rows.iter().filter(|r| r.failed > 0).collect();
+        if !failures.is_empty() {
+            out.push_str("\nerrors:\n");
+            for r in failures {
+                let _ = writeln!(out, "  {}: {}", r.case, r.failures);
+            }
+        }
+        if let Some(e) = &self.aborted {
+            let _ = writeln!(out, "\nTHE RUN STOPPED EARLY: {e}");
+        }
+        out
+    }
+
+    pub fn markdown(&self, took: Duration) -> String {
+        let mut md = String::new();
+        let _ = writeln!(md, "# Benchmarks\n");
+        let _ = writeln!(
+            md,
+            "Generated by `tender-bench` ([`bench/`](bench/)) from one run of the code in this \
+             repository; rerun it with the command below to refresh this page. Figures come from \
+             this benchmark only, never from timed tests.\n"
+        );
+        let _ = writeln!(md, "- **Date:** {}", self.date);
+        let _ = writeln!(md, "- **Machine:** {}", self.machine);
+        let _ = writeln!(
+            md,
+            "- **Command:** `{}` (the run took {:.0} s)",
+            self.command,
+            took.as_secs_f64()
+        );
+        let _ = writeln!(md, "- **Server:** {}", self.target);
+        if let Some(p) = &self.plan {
+            let _ = writeln!(
+                md,
+                "- **Load:** {} concurrent HTTP/1.1 keep-alive connections on loopback, closed loop \
+                 (each sends its next request when the answer is read); each case {:.1} s measured \
+                 after {:.1} s of warm-up; {} tenders preloaded for the main cases; listing \
+                 measured with {} and with {} tenders held",
+                p.connections,
+                p.duration.as_secs_f64(),
+                p.warmup.as_secs_f64(),
+                thousands(p.tenders as f64),
+                thousands(p.small as f64),
+                thousands(p.large as f64)
+            );
+        }
+        let _ = writeln!(md, "\n## Results\n");
+        let w = Self::HEADERS.len();
+        let _ = writeln!(md, "| {} |", Self::HEADERS.join(" | "));
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(w - 1));
+        for row in self.ordered() {
+            let _ = writeln!(md, "| {} |", self.cells(row).join(" | "));
+        }
+        let _ = write!(
+            md,
+            "\n× baseline is the case's requests per second divided by those of the baseline \
+             (`HEAD /api/2.3/spore`, measured in the same run with {} tenders held).",
+            thousands(self.plan.as_ref().map_or(0.0, |p| p.tenders as f64)),
+        );
+        if self.baseline_again.is_finite() {
+            let _ = write!(
+                md,
+                " At the end of the run the baseline gave {} req/s ({:+.0} %).",
+                thousands(self.baseline_again),
+                (self.baseline_again / self.baseline - 1.0) * 100.0
+            );
+        }
+        md.push('\n');
+        if let Some(w) = self.drift_warning() {
+            let _ = writeln!(md, "\n**{w}**");
+        }
+        let _ = writeln!(md, "\n## Memory\n");
+        for l in self.memory_lines() {
+            let _ = writeln!(md, "- {l}");
+        }
+        let _ = writeln!(md, "\n## Targets\n");
+        let _ = writeln!(md, "Goals for the code, not assertions of any test.\n");
+        let _ = writeln!(md, "| target | measured | |\n|---|---|---|");
+        for g in self.goals() {
+            let _ = writeln!(md, "| {} | {} | **{}** |", g.goal, g.measured, g.verdict());
+        }
+        let failures: Vec<&Row> = self.rows.iter().filter(|r| r.failed > 0).collect();
+        if !failures.is_empty() {
+            let _ = writeln!(md, "\n## Errors\n");
+            for r in failures {
+                let _ = writeln!(md, "- {}: {}", r.case, r.failures.replace('|', "\\|"));
+            }
+        }
+        let _ = writeln!(md, "\n## Steps of the run\n");
+        for n in &self.notes {
+            let _ = writeln!(md, "- {n}");
+        }
+        let _ = writeln!(md, "\n## Method\n");
+        md.push_str(METHOD);
+        md
+    }
+}
+
+const METHOD: &str = "\
+- Client and server run on the same machine and share its cores over loopback, so every \
+figure includes the load generator's own cost. That is why each case is given as a ratio to \
+a trivial endpoint of the same server measured in the same run: the ratio says how much the \
+case's own work costs, largely independent of the machine.
+- Load is closed-loop: each connection sends its next request as soon as it has read the \
+answer, so req/s and latency are two views of the same run; p50 and p99 are over every request \
+started in the measured window. *Server CPU µs/req* is the server process's user + system \
+CPU time during the case (warm-up included, from `/proc/<pid>/stat`, 10 ms ticks) divided by \
+the requests it answered: what a request costs the server, whatever the load generator takes. \
+Answers that are not 2xx are counted as errors (shown in the \
+table) and never stop the run.
+- Request bodies are the templates of `scenarios/` filled with varied Ukrainian names, \
+addresses, ДК021 items and amounts; every date is computed from the server's clock \
+(`GET /testing/clock`). Preloaded tenders are published in one step, enquiries end a day \
+later, tendering ten years later (so the clock moves of the flows case leave them alone).
+- Order of the run: preload to the small listing size and measure the listing; preload to \
+`--tenders`, read the server's resident memory (`VmRSS`; growth over the empty, warmed-up \
+server divided by the tenders held); measure the baseline, `GET` of a random preloaded \
+tender, a listing page from a random `offset` (limit 100, with and without `opt_fields`) and a \
+`PATCH` of a random tender; move the clock a day (every preloaded tender enters \
+`active.tendering`), then `POST` draft bids to random tenders; then whole flows; then `POST` \
+tenders; then preload up to the large listing size and measure the listing again.
+- A whole flow: create a draft, publish, a question, its answer, two bids (each posted as a \
+draft and activated), the auction, the pending award activated, the contract signed, the \
+tender read back as `complete`. The clock is global, so flows run in waves of one flow per \
+connection; between steps the benchmark moves the clock once for the wave. Its row gives all \
+HTTP requests of the flows per second (clock requests included) and the latency of a whole \
+flow (its wave).
+";
