@@ -101,7 +101,7 @@ pub async fn place(
         "{api_root}/tenders/{tender_id}/bids/{}",
         bid["id"].as_str().unwrap_or_default()
     );
-    reply::created(req, res, &location, bid, Some(token));
+    reply::created(req, res, &location, bid, Some(&token));
     Ok(())
 }
 

@@ -5,65 +5,82 @@
 //! recognised parameter. Unlike upstream the listing is immediately consistent and, by the
 //! project's decision, the default mode lists test-mode tenders too.
 
-use super::error::ApiError;
-use super::{API_PREFIX, app, reply};
-use crate::domain::tender::Tender;
+use super::error::{ApiError, write_json};
+use super::reply::wants_pretty;
+use super::{API_PREFIX, app};
 use crate::domain::views;
 use crate::store::{ModeFilter, PageRequest};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
-use serde_json::{Map, Value as Json, json};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value as Json;
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1000;
 const MAX_LIMIT_WITH_FIELDS: usize = 100;
 /// Parameters repeated in `next_page` and `prev_page`, in this order.
-const CARRIED: [&str; 5] = ["opt_fields", "limit", "descending", "feed", "mode"];
+const CARRIED: [&str; 4] = ["opt_fields", "limit", "feed", "mode"];
 
 fn query(req: &Request, name: &str) -> Option<String> {
     req.query::<String>(name).filter(|v| !v.is_empty())
 }
 
+#[derive(Serialize)]
+struct Link {
+    offset: String,
+    path: String,
+    uri: String,
+}
+
 /// A page address carrying the recognised parameters and a new offset.
-fn page_link(req: &Request, base: &str, offset: &str, descending: Option<bool>) -> Json {
+fn page_link(req: &Request, base: &str, offset: &str, descending: bool) -> Link {
     let mut params = form_urlencoded::Serializer::new(String::new());
     for name in CARRIED {
-        if name == "descending" {
-            continue;
-        }
         if let Some(v) = query(req, name) {
             params.append_pair(name, &v);
         }
     }
-    if descending.unwrap_or_else(|| query(req, "descending").is_some()) {
+    if descending {
         params.append_pair("descending", "1");
     }
     params.append_pair("offset", offset);
     let path = format!("{API_PREFIX}/tenders?{}", params.finish());
-    json!({"offset": offset, "path": path, "uri": format!("{base}{path}")})
+    Link {
+        offset: offset.to_string(),
+        uri: format!("{base}{path}"),
+        path,
+    }
 }
 
-/// Extra fields of a row: cheap ones straight from the record, others from its public view.
-fn row_fields(t: &Tender, fields: &[&str], row: &mut Map<String, Json>) {
-    let mut full: Option<Json> = None;
-    for field in fields {
-        let value = match *field {
-            "status" => json!(t.status),
-            "tenderID" => json!(t.tender_id),
-            "procurementMethodType" => json!(t.procurement_method_type),
-            "next_check" => json!(t.next_check),
-            "auctionPeriod" => serde_json::to_value(&t.auction_period).unwrap_or_default(),
-            other => full
-                .get_or_insert_with(|| views::tender(t))
-                .get(other)
-                .cloned()
-                .unwrap_or(Json::Null),
-        };
-        let empty = value.is_null() || value.as_object().is_some_and(Map::is_empty);
-        if !empty {
-            row.insert(field.to_string(), value);
+/// Requested fields of one tender, as its public view shows them.
+struct Fields<'a>(Vec<(&'a str, Json)>);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
         }
+        map.end()
     }
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    id: &'a str,
+    #[serde(rename = "dateModified")]
+    date_modified: &'a str,
+    #[serde(flatten)]
+    fields: Fields<'a>,
+}
+
+#[derive(Serialize)]
+struct Listing<'a> {
+    next_page: Link,
+    data: Vec<Row<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_page: Option<Link>,
 }
 
 #[handler]
@@ -105,46 +122,58 @@ pub async fn list(
         Some("test") => ModeFilter::Test,
         _ => ModeFilter::All,
     };
-    let page = app.store.page(&PageRequest {
-        offset,
-        limit,
-        descending,
-        modes,
-    });
-    let mut data = Vec::with_capacity(page.rows.len());
-    for row in &page.rows {
-        let mut item = Map::new();
-        item.insert("id".into(), json!(row.id));
-        item.insert("dateModified".into(), json!(row.date_modified));
-        if !fields.is_empty() {
-            app.store
-                .read(&row.id, |t| row_fields(t, &fields, &mut item));
-        }
-        data.push(Json::Object(item));
-    }
+    let rows = app
+        .store
+        .page(&PageRequest {
+            offset,
+            limit,
+            descending,
+            modes,
+        })
+        .rows;
+
+    let data: Vec<Row<'_>> = rows
+        .iter()
+        .map(|r| {
+            let picked = if fields.is_empty() {
+                Vec::new()
+            } else {
+                let pick = |t: &_| {
+                    fields
+                        .iter()
+                        .filter_map(|f| views::field(t, f).map(|v| (*f, v)))
+                        .collect()
+                };
+                app.store.read(r.id(), pick).unwrap_or_default()
+            };
+            Row {
+                id: r.id(),
+                date_modified: r.date_modified(),
+                fields: Fields(picked),
+            }
+        })
+        .collect();
+
     let base = app.base_url(req);
     let echoed = offset_text.clone().unwrap_or_default();
-    let next_offset = page
-        .rows
+    let next_offset = rows
         .last()
-        .map_or(echoed.clone(), |r| r.date_modified.to_string());
-    let mut body = Map::new();
-    body.insert(
-        "next_page".into(),
-        page_link(req, &base, &next_offset, None),
-    );
-    body.insert("data".into(), Json::Array(data));
-    if offset_text.is_some() || descending {
-        let prev_offset = page
-            .rows
+        .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+    let prev_page = (offset_text.is_some() || descending).then(|| {
+        let prev_offset = rows
             .first()
-            .map_or(echoed, |r| r.date_modified.to_string());
-        body.insert(
-            "prev_page".into(),
-            page_link(req, &base, &prev_offset, Some(!descending)),
-        );
-    }
-    let text = reply::to_text(&Json::Object(body), reply::wants_pretty(req));
-    super::error::write_json(res, StatusCode::OK, text);
+            .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+        page_link(req, &base, &prev_offset, !descending)
+    });
+    let listing = Listing {
+        next_page: page_link(req, &base, &next_offset, descending),
+        data,
+        prev_page,
+    };
+    write_json(
+        res,
+        StatusCode::OK,
+        super::reply::to_text(&listing, wants_pretty(req)),
+    );
     Ok(())
 }

@@ -2,7 +2,9 @@
 
 use super::auth::Level;
 use super::error::ApiError;
-use super::{app, body, guard, param, reply};
+use super::reply::{self, wants_pretty};
+use super::{app, body, guard, param};
+use crate::domain::tender::Tender;
 use crate::domain::{Change, views};
 use salvo::prelude::*;
 use serde_json::Value as Json;
@@ -14,18 +16,20 @@ pub async fn list(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let questions = app
+    let pretty = wants_pretty(req);
+    let render = |t: &Tender| {
+        let all: Vec<_> = t
+            .questions
+            .iter()
+            .map(|q| views::question(q, t.status))
+            .collect();
+        reply::render(all, None, pretty)
+    };
+    let text = app
         .store
-        .read(&param(req, "tender_id"), |t| {
-            Json::Array(
-                t.questions
-                    .iter()
-                    .map(|q| views::question(q, t.status))
-                    .collect(),
-            )
-        })
+        .read(&param(req, "tender_id"), render)
         .ok_or_else(|| ApiError::not_found("tender_id"))?;
-    reply::ok(req, res, questions);
+    reply::ok_rendered(res, text);
     Ok(())
 }
 
@@ -36,14 +40,16 @@ pub async fn show(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let id = param(req, "question_id");
-    let question = app
+    let (id, pretty) = (param(req, "question_id"), wants_pretty(req));
+    let render = |t: &Tender| {
+        t.question(&id)
+            .map(|q| reply::render(views::question(q, t.status), None, pretty))
+    };
+    let text = app
         .store
-        .read(&param(req, "tender_id"), |t| {
-            t.question(&id).map(|q| views::question(q, t.status))
-        })
+        .read(&param(req, "tender_id"), render)
         .ok_or_else(|| ApiError::not_found("tender_id"))??;
-    reply::ok(req, res, question);
+    reply::ok_rendered(res, text);
     Ok(())
 }
 
@@ -66,7 +72,7 @@ pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         &tender_id,
         now,
         |t| {
-            asked = serde_json::to_value(t.ask(data, &cx, now)?).unwrap_or_default();
+            asked = serde_json::to_value(views::asked(t.ask(data, &cx, now)?)).unwrap_or_default();
             Ok(Change::Public)
         },
         |_| (),
@@ -96,13 +102,14 @@ pub async fn answer(
         guard::owner,
     )
     .await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.answer(&id, data, &cx, now),
-        |t| t.question(&id).map(|q| views::question(q, t.status)),
-    )??;
-    reply::ok(req, res, view);
+    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), wants_pretty(req));
+    let render = |t: &Tender| {
+        t.question(&id)
+            .map(|q| reply::render(views::question(q, t.status), None, pretty))
+    };
+    let text = app
+        .store
+        .update(&tender_id, now, |t| t.answer(&id, data, &cx, now), render)??;
+    reply::ok_rendered(res, text);
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use super::auth::Level;
 use super::error::{ApiError, write_json};
-use super::reply::{self, to_text, wants_pretty};
+use super::reply::{self, wants_pretty};
 use super::{app, body, guard, param};
 use crate::domain::ids;
 use crate::domain::tender::{NewTender, Tender};
@@ -52,12 +52,18 @@ pub async fn create(
         app.base_url(req),
         now,
     );
-    let tender = app.store.insert(tender, now);
-    let location = format!("{}/tenders/{}", app.api_root(req), tender.id);
-    reply::created(req, res, &location, views::tender(&tender), Some(token));
+    let pretty = wants_pretty(req);
+    let (id, text) = app.store.insert(tender, now, |t| {
+        (
+            t.id.clone(),
+            reply::render(views::tender(t), Some(&token), pretty),
+        )
+    });
+    reply::created_rendered(res, &format!("{}/tenders/{id}", app.api_root(req)), text);
     Ok(())
 }
 
+/// The public representation is cached per change, so most reads only copy a pointer.
 #[handler]
 pub async fn show(
     req: &mut Request,
@@ -66,11 +72,13 @@ pub async fn show(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let id = param(req, "tender_id");
-    let render = |t: &Tender, pretty| to_text(&json!({"data": views::tender(t)}), pretty);
     let text = if wants_pretty(req) {
-        app.store.read(&id, |t| render(t, true)).map(Into::into)
+        app.store
+            .read(&id, |t| reply::render(views::tender(t), None, true))
+            .map(Into::into)
     } else {
-        app.store.public_json(&id, |t| render(t, false))
+        app.store
+            .public_json(&id, |t| reply::render_plain(views::tender(t)))
     };
     write_json(
         res,
@@ -89,10 +97,13 @@ pub async fn change(
     let app = app(depot)?;
     let id = param(req, "tender_id");
     let body = guard::write(req, &app, &id, |_| Ok(()), guard::owner).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app
-        .store
-        .update(&id, now, |t| t.patch(data, &cx, now), views::tender)?;
-    reply::ok(req, res, view);
+    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), wants_pretty(req));
+    let text = app.store.update(
+        &id,
+        now,
+        |t| t.patch(data, &cx, now),
+        |t| reply::render(views::tender(t), None, pretty),
+    )?;
+    reply::ok_rendered(res, text);
     Ok(())
 }

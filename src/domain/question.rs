@@ -16,7 +16,8 @@ pub struct Question {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Hidden from everyone but the asker until qualification (the views drop it).
+    /// Hidden from everyone but the asker until qualification: the views decide.
+    #[serde(skip)]
     pub author: Organization,
     pub question_of: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -288,7 +288,8 @@ pub struct Tender {
     pub award_period: Option<Period>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Shown by the views, with or without their authors.
+    #[serde(skip)]
     pub questions: Vec<Question>,
     /// Shown only from qualification on, by the views.
     #[serde(skip)]
@@ -582,7 +583,7 @@ impl Tender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::time::Zone;
     use serde_json::json;
@@ -595,7 +596,7 @@ mod tests {
     }
 
     /// A tender using every optional field the terms have.
-    fn full() -> Json {
+    pub(crate) fn full() -> Json {
         let org = json!({
             "name": "Школа", "name_en": "School", "name_ru": "Школа",
             "identifier": {"scheme": "UA-EDR", "id": "1", "uri": "http://school.ua/", "legalName": "Школа №1", "legalName_en": "School 1", "legalName_ru": "Школа 1"},

@@ -10,9 +10,6 @@ use time::macros::format_description;
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 use time_tz::{OffsetDateTimeExt, PrimitiveDateTimeExt, Tz, timezones};
 
-const OUTPUT: &[FormatItem<'static>] = format_description!(
-    "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6][offset_hour sign:mandatory]:[offset_minute]"
-);
 const DATE: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]");
 const DATE_TIME: &[FormatItem<'static>] = format_description!(
     "[year]-[month]-[day]T[hour]:[minute][optional [:[second][optional [.[subsecond]]]]]"
@@ -38,12 +35,27 @@ impl Timestamp {
     }
 }
 
+/// `2017-07-25T17:36:55.659566+03:00`, written field by field: every response carries many
+/// timestamps, and the general formatter is several times slower.
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.format(OUTPUT) {
-            Ok(s) => f.write_str(&s),
-            Err(_) => Err(fmt::Error),
-        }
+        let t = self.0;
+        let offset = t.offset().whole_minutes();
+        let sign = if offset < 0 { '-' } else { '+' };
+        let offset = offset.unsigned_abs();
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{sign}{:02}:{:02}",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.microsecond(),
+            offset / 60,
+            offset % 60
+        )
     }
 }
 
@@ -157,6 +169,13 @@ mod tests {
         assert_eq!(t.to_string(), "2017-07-25T17:36:55.659566+03:00");
         let winter = kyiv().at(datetime!(2017-01-05 10:00 UTC));
         assert_eq!(winter.to_string(), "2017-01-05T12:00:00.000000+02:00");
+    }
+
+    #[test]
+    fn negative_and_half_hour_offsets() {
+        let z = Zone::named("America/St_Johns").expect("zone in the database");
+        let t = z.at(datetime!(2017-01-05 10:00:00.000001 UTC));
+        assert_eq!(t.to_string(), "2017-01-05T06:30:00.000001-03:30");
     }
 
     #[test]

@@ -1,33 +1,197 @@
-//! What each reader sees of a record in each phase.
+//! What each reader sees of a record in each phase, written straight from the records.
 //!
 //! Before qualification bids are confidential (absent from the tender) and question authors
 //! are hidden; from qualification on both are public.
 
+use super::bid::Bid;
+use super::organization::Organization;
 use super::question::Question;
 use super::tender::{Tender, TenderStatus};
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
-/// The tender as anyone reads it.
-pub fn tender(t: &Tender) -> Json {
-    let mut v = serde_json::to_value(t).unwrap_or_default();
-    if t.status.reveals_bids() {
-        v["bids"] = serde_json::to_value(&t.bids).unwrap_or_default();
-        v["numberOfBids"] = json!(t.bids.len());
-    } else if let Some(questions) = v.get_mut("questions").and_then(Json::as_array_mut) {
-        for q in questions.iter_mut().filter_map(Json::as_object_mut) {
-            q.shift_remove("author");
-        }
-    }
-    v
+/// A question; its author only where the reader may see it.
+#[derive(Serialize)]
+pub struct QuestionView<'a> {
+    #[serde(flatten)]
+    question: &'a Question,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a Organization>,
 }
 
-/// A question as anyone reads it; the asker sees the author in the creation response.
-pub fn question(q: &Question, status: TenderStatus) -> Json {
-    let mut v = serde_json::to_value(q).unwrap_or_default();
-    if !status.reveals_bids()
-        && let Some(map) = v.as_object_mut()
-    {
-        map.shift_remove("author");
+/// A question as anyone reads it in a tender of `status`.
+pub fn question(q: &Question, status: TenderStatus) -> QuestionView<'_> {
+    QuestionView {
+        question: q,
+        author: status.reveals_bids().then_some(&q.author),
     }
-    v
+}
+
+/// A question as its asker sees it in the creation response.
+pub fn asked(q: &Question) -> QuestionView<'_> {
+    QuestionView {
+        question: q,
+        author: Some(&q.author),
+    }
+}
+
+/// The tender as anyone reads it.
+#[derive(Serialize)]
+pub struct TenderView<'a> {
+    #[serde(flatten)]
+    tender: &'a Tender,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    questions: Vec<QuestionView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bids: Option<&'a [Bid]>,
+    #[serde(rename = "numberOfBids", skip_serializing_if = "Option::is_none")]
+    number_of_bids: Option<usize>,
+}
+
+pub fn tender(t: &Tender) -> TenderView<'_> {
+    let public = t.status.reveals_bids();
+    TenderView {
+        tender: t,
+        questions: t.questions.iter().map(|q| question(q, t.status)).collect(),
+        bids: public.then_some(t.bids.as_slice()),
+        number_of_bids: public.then_some(t.bids.len()),
+    }
+}
+
+fn json<T: Serialize>(value: T) -> Option<Json> {
+    serde_json::to_value(value).ok()
+}
+
+fn some<T: Serialize>(value: &Option<T>) -> Option<Json> {
+    value.as_ref().and_then(json)
+}
+
+fn listed<T: Serialize>(values: &[T]) -> Option<Json> {
+    if values.is_empty() {
+        None
+    } else {
+        json(values)
+    }
+}
+
+/// One top-level field of the tender as [`tender`] shows it, without rendering the rest (the
+/// listing's `opt_fields`); `None` where the view has no such field.
+pub fn field(t: &Tender, name: &str) -> Option<Json> {
+    let terms = &t.terms;
+    let public = t.status.reveals_bids();
+    match name {
+        "id" => json(&t.id),
+        "tenderID" => json(&t.tender_id),
+        "status" => json(t.status),
+        "mode" => some(&t.mode),
+        "title" => json(&terms.title),
+        "title_en" => some(&terms.title_en),
+        "title_ru" => some(&terms.title_ru),
+        "description" => some(&terms.description),
+        "description_en" => some(&terms.description_en),
+        "description_ru" => some(&terms.description_ru),
+        "procurementMethodRationale" => some(&terms.procurement_method_rationale),
+        "value" => json(&terms.value),
+        "minimalStep" => json(&terms.minimal_step),
+        "guarantee" => some(&terms.guarantee),
+        "enquiryPeriod" => json(&terms.enquiry_period),
+        "tenderPeriod" => json(&terms.tender_period),
+        "procuringEntity" => json(&terms.procuring_entity),
+        "items" => json(&terms.items),
+        "features" => listed(&terms.features),
+        "procurementMethodType" => json(&t.procurement_method_type),
+        "procurementMethod" => json(t.procurement_method),
+        "awardCriteria" => json(t.award_criteria),
+        "submissionMethod" => json(t.submission_method),
+        "procurementMethodDetails" => some(&t.procurement_method_details),
+        "submissionMethodDetails" => some(&t.submission_method_details),
+        "auctionPeriod" => (!t.auction_period.is_empty())
+            .then(|| json(&t.auction_period))
+            .flatten(),
+        "auctionUrl" => some(&t.auction_url),
+        "awardPeriod" => some(&t.award_period),
+        "documents" => listed(&t.documents),
+        "questions" => listed(
+            &t.questions
+                .iter()
+                .map(|q| question(q, t.status))
+                .collect::<Vec<_>>(),
+        ),
+        "bids" => public.then(|| json(&t.bids)).flatten(),
+        "numberOfBids" => public.then(|| json(t.bids.len())).flatten(),
+        "awards" => listed(&t.awards),
+        "contracts" => listed(&t.contracts),
+        "owner" => json(&t.owner),
+        "date" => json(t.date),
+        "dateModified" => json(t.date_modified),
+        "next_check" => some(&t.next_check),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ids;
+    use crate::domain::parse::Cx;
+    use crate::domain::tender::NewTender;
+    use crate::domain::tender::tests::full;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    /// Every field the view shows, and only those, comes out of `field` the same.
+    #[test]
+    fn fields_agree_with_the_view() {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let cx = Cx {
+            zone,
+            testing: true,
+        };
+        let mut body = full();
+        body["mode"] = json!("test");
+        body["procurementMethodDetails"] = json!("quick, accelerator=10");
+        let input = NewTender::parse(&body, &cx).expect("valid");
+        let now = zone.parse("2030-01-01T00:00").expect("date");
+        let mut t = Tender::create(
+            input,
+            ids::new_id(),
+            "UA-1".into(),
+            "broker".into(),
+            ids::new_token().1,
+            "http://h".into(),
+            now,
+        );
+        let mut author = body["procuringEntity"].clone();
+        if let Some(o) = author.as_object_mut() {
+            o.remove("kind");
+        }
+        t.ask(&json!({"title": "q", "author": author}), &cx, now)
+            .expect("asked");
+        for status in [
+            TenderStatus::ActiveEnquiries,
+            TenderStatus::ActiveQualification,
+        ] {
+            t.status = status;
+            let view = serde_json::to_value(tender(&t)).expect("view");
+            let shown = view.as_object().expect("object");
+            for (name, value) in shown {
+                assert_eq!(field(&t, name).as_ref(), Some(value), "{name}");
+            }
+            for name in [
+                "guarantee",
+                "bids",
+                "numberOfBids",
+                "awards",
+                "contracts",
+                "documents",
+                "auctionUrl",
+                "awardPeriod",
+                "nothing",
+            ] {
+                if !shown.contains_key(name) {
+                    assert_eq!(field(&t, name), None, "{name} is not shown");
+                }
+            }
+        }
+    }
 }

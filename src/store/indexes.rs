@@ -7,16 +7,36 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use time::{Date, OffsetDateTime};
 
-#[derive(Debug, Clone)]
+/// A row of the listing, held inline in the index: a page reads contiguous memory and
+/// allocates nothing per row, however many tenders the store holds.
+#[derive(Debug, Clone, Copy)]
 pub struct ListingRow {
-    pub id: String,
-    pub date_modified: Timestamp,
+    /// A tender id: 32 hexadecimal digits.
+    id: [u8; 32],
+    /// `dateModified` as shown (always 32 characters), rendered once per change.
+    date_modified: [u8; 32],
+}
+
+impl ListingRow {
+    fn new(id: &str, date_modified: &str) -> Option<ListingRow> {
+        Some(ListingRow {
+            id: id.as_bytes().try_into().ok()?,
+            date_modified: date_modified.as_bytes().try_into().ok()?,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        std::str::from_utf8(&self.id).unwrap_or_default()
+    }
+
+    pub fn date_modified(&self) -> &str {
+        std::str::from_utf8(&self.date_modified).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone)]
 struct Listed {
-    id: String,
-    date_modified: Timestamp,
+    row: ListingRow,
     test: bool,
 }
 
@@ -80,14 +100,15 @@ impl Indexes {
         if new.status == TenderStatus::Draft {
             return false;
         }
-        self.listing.insert(
-            new.date_modified.micros(),
-            Listed {
-                id: new.id.clone(),
-                date_modified: new.date_modified,
-                test: new.is_test(),
-            },
-        );
+        if let Some(row) = ListingRow::new(&new.id, &new.date_modified.to_string()) {
+            self.listing.insert(
+                new.date_modified.micros(),
+                Listed {
+                    row,
+                    test: new.is_test(),
+                },
+            );
+        }
         let Some(check) = new.next_check else {
             return false;
         };
@@ -110,39 +131,36 @@ impl Indexes {
     }
 
     pub fn page(&self, request: &PageRequest) -> Page {
-        let wanted = |l: &&Listed| match request.modes {
+        let wanted = |(_, l): &(&i64, &Listed)| match request.modes {
             ModeFilter::All => true,
             ModeFilter::Test => l.test,
             ModeFilter::Real => !l.test,
         };
         let start = request.offset.map(|t| t.micros());
-        let range: Box<dyn Iterator<Item = &Listed>> = match (start, request.descending) {
-            (None, false) => Box::new(self.listing.values()),
-            (None, true) => Box::new(self.listing.values().rev()),
-            (Some(s), false) => Box::new(
-                self.listing
-                    .range((Bound::Included(s), Bound::Unbounded))
-                    .map(|(_, l)| l),
-            ),
+        let range: Box<dyn Iterator<Item = (&i64, &Listed)>> = match (start, request.descending) {
+            (None, false) => Box::new(self.listing.iter()),
+            (None, true) => Box::new(self.listing.iter().rev()),
+            (Some(s), false) => {
+                Box::new(self.listing.range((Bound::Included(s), Bound::Unbounded)))
+            }
             (Some(s), true) => Box::new(
                 self.listing
                     .range((Bound::Unbounded, Bound::Included(s)))
-                    .rev()
-                    .map(|(_, l)| l),
+                    .rev(),
             ),
         };
-        let mut rows: Vec<ListingRow> = range
+        let mut rows: Vec<(i64, ListingRow)> = range
             .filter(wanted)
             .take(request.limit + 1)
-            .map(|l| ListingRow {
-                id: l.id.clone(),
-                date_modified: l.date_modified,
-            })
+            .map(|(k, l)| (*k, l.row))
             .collect();
-        if start.is_some_and(|s| rows.first().is_some_and(|r| r.date_modified.micros() == s)) {
+        // The row equal to the offset closed the previous page.
+        if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| *k == s)) {
             rows.remove(0);
         }
         rows.truncate(request.limit);
-        Page { rows }
+        Page {
+            rows: rows.into_iter().map(|(_, r)| r).collect(),
+        }
     }
 }

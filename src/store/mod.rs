@@ -87,8 +87,13 @@ impl Store {
         )
     }
 
-    /// Stores a new tender, stamping its `dateModified`.
-    pub fn insert(&self, mut tender: Tender, now: Timestamp) -> Tender {
+    /// Stores a new tender, stamping its `dateModified`, and returns `view` of it.
+    pub fn insert<V>(
+        &self,
+        mut tender: Tender,
+        now: Timestamp,
+        view: impl FnOnce(&Tender) -> V,
+    ) -> V {
         let mut indexes = lock(&self.indexes);
         tender.date_modified = indexes.stamp(&self.zone, now);
         let earlier = indexes.put(&tender, None);
@@ -96,16 +101,17 @@ impl Store {
         if earlier {
             self.rescheduled.notify_one();
         }
-        let copy = tender.clone();
-        let entry = Entry {
+        let result = view(&tender);
+        let id = tender.id.clone();
+        let slot = Arc::new(Mutex::new(Entry {
             tender,
             public: None,
-        };
+        }));
         self.tenders
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(copy.id.clone(), Arc::new(Mutex::new(entry)));
-        copy
+            .insert(id, slot);
+        result
     }
 
     /// Reads a tender under its lock.
