@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use mimalloc::MiMalloc;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tender_registry::{Application, Settings};
@@ -48,6 +49,7 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_max_level(cli.log)
         .with_target(false)
+        .with_ansi(std::io::stdout().is_terminal())
         .init();
     let settings = Settings {
         listen: cli.listen,
