@@ -181,10 +181,10 @@ impl Tender {
                 .map(|d| {
                     super::document::check_related(d, &self.item_ids())
                         .err()
-                        .unwrap_or(Problem::Fields(Vec::new()))
+                        .unwrap_or(Problem::NONE)
                 })
                 .collect();
-            if problems.iter().any(|p| *p != Problem::Fields(Vec::new())) {
+            if problems.iter().any(|p| !p.is_none()) {
                 return Err(Refusal::field("documents", Problem::Items(problems)));
             }
         }
@@ -372,9 +372,9 @@ fn check_parameters(
                 "value",
                 Problem::msg("value should be one of feature value."),
             ),
-            Some(_) => Problem::Fields(Vec::new()),
+            Some(_) => Problem::NONE,
         };
-        failed |= problem != Problem::Fields(Vec::new());
+        failed |= !problem.is_none();
         per_parameter.push(problem);
     }
     if failed {

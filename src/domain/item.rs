@@ -377,7 +377,7 @@ pub fn check_features(features: &[Feature], items: &[Item]) -> Result<(), Proble
             _ => true,
         };
         if known {
-            per_feature.push(Problem::Fields(Vec::new()));
+            per_feature.push(Problem::NONE);
         } else {
             related_failed = true;
             let what = if f.feature_of == "lot" {

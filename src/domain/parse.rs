@@ -19,6 +19,13 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// No problem: the entry of a valid element in a list of problems.
+    pub const NONE: Problem = Problem::Fields(Vec::new());
+
+    pub fn is_none(&self) -> bool {
+        *self == Problem::NONE
+    }
+
     pub fn msg(text: impl Into<String>) -> Problem {
         Problem::Messages(vec![text.into()])
     }
@@ -152,7 +159,7 @@ impl<T: FromJson> FromJson for Vec<T> {
             match T::from_json(item, cx) {
                 Ok(value) => {
                     out.push(value);
-                    problems.push(Problem::Fields(Vec::new()));
+                    problems.push(Problem::NONE);
                 }
                 Err(p) => {
                     failed = true;
