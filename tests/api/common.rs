@@ -50,12 +50,11 @@ impl Reply {
 }
 
 /// A request being built: method, path, broker, token and body.
-pub struct Call<'a> {
-    server: &'a TestServer,
+pub struct Call {
     request: reqwest::RequestBuilder,
 }
 
-impl Call<'_> {
+impl Call {
     pub fn broker(mut self, name: &str) -> Self {
         self.request = self.request.basic_auth(name, Some(""));
         self
@@ -84,7 +83,6 @@ impl Call<'_> {
     }
 
     pub async fn send(self) -> Reply {
-        let _ = self.server;
         let response = self.request.send().await.expect("the server answers");
         let status = response.status().as_u16();
         let headers = response.headers().clone();
@@ -133,30 +131,29 @@ impl TestServer {
         }
     }
 
-    pub fn call(&self, method: reqwest::Method, path: &str) -> Call<'_> {
+    pub fn call(&self, method: reqwest::Method, path: &str) -> Call {
         Call {
-            server: self,
             request: self.client.request(method, self.url(path)),
         }
     }
 
-    pub fn get(&self, path: &str) -> Call<'_> {
+    pub fn get(&self, path: &str) -> Call {
         self.call(reqwest::Method::GET, path)
     }
 
-    pub fn post(&self, path: &str) -> Call<'_> {
+    pub fn post(&self, path: &str) -> Call {
         self.call(reqwest::Method::POST, path)
     }
 
-    pub fn patch(&self, path: &str) -> Call<'_> {
+    pub fn patch(&self, path: &str) -> Call {
         self.call(reqwest::Method::PATCH, path)
     }
 
-    pub fn put(&self, path: &str) -> Call<'_> {
+    pub fn put(&self, path: &str) -> Call {
         self.call(reqwest::Method::PUT, path)
     }
 
-    pub fn delete(&self, path: &str) -> Call<'_> {
+    pub fn delete(&self, path: &str) -> Call {
         self.call(reqwest::Method::DELETE, path)
     }
 
