@@ -1,24 +1,27 @@
-//! A smoke run of the benchmark (`--quick`) against the workspace's release server: every
-//! case runs, the report is written, no request fails. No figure is asserted: figures come
-//! from the benchmark, never from tests.
+//! A smoke run of the benchmark (`--quick`) against the workspace's server: every case runs,
+//! the report is written, no request fails. No figure is asserted: figures come from the
+//! benchmark, never from tests.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[test]
 fn a_quick_run_measures_every_case_without_errors() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    if !root.join("target/release/tender-registry").exists() {
-        // Building the release server from inside `cargo test` would add minutes to every
-        // test run after a server change; the benchmark itself builds it when run.
-        eprintln!(
-            "skipped: no target/release/tender-registry (cargo build --release -p tender-registry)"
-        );
-        return;
-    }
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    // The release server when one is built; otherwise the debug one that `cargo test` builds
+    // with the server's own tests (building a release server here would add minutes).
+    let server = ["release", "debug"]
+        .iter()
+        .map(|profile| target.join(profile).join("tender-registry"))
+        .find(|path| path.exists())
+        .expect("a built server: `cargo test` at the workspace root builds target/debug/tender-registry");
     let out = std::env::temp_dir().join(format!("tender-bench-{}.md", std::process::id()));
     let run = Command::new(env!("CARGO_BIN_EXE_tender-bench"))
-        .args(["--quick", "--no-build", "--connections", "8", "--output"])
+        .args(["--quick", "--no-build", "--connections", "8", "--server"])
+        .arg(&server)
+        .arg("--output")
         .arg(&out)
         .output()
         .expect("the benchmark runs");
