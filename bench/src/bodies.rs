@@ -8,6 +8,7 @@
 //! build the harness and its dependencies.
 
 use crate::Error;
+use crate::vocabulary::VOCABULARY;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -41,8 +42,8 @@ impl Rng {
         low + self.next_u64() % (high - low).max(1)
     }
 
-    pub fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        from[self.below(from.len())]
+    pub fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+        &from[self.below(from.len())]
     }
 
     fn digits(&mut self, count: usize) -> String {
@@ -51,107 +52,6 @@ impl Rng {
             .collect()
     }
 }
-
-/// (city, region, first digits of its postal codes)
-const CITIES: &[(&str, &str, &str)] = &[
-    ("Київ", "м. Київ", "01"),
-    ("Львів", "Львівська область", "79"),
-    ("Харків", "Харківська область", "61"),
-    ("Одеса", "Одеська область", "65"),
-    ("Дніпро", "Дніпропетровська область", "49"),
-    ("Вінниця", "Вінницька область", "21"),
-    ("Полтава", "Полтавська область", "36"),
-    ("Чернігів", "Чернігівська область", "14"),
-];
-
-const STREETS: &[&str] = &[
-    "вул. Шевченка",
-    "вул. Грушевського",
-    "просп. Перемоги",
-    "вул. Івана Франка",
-    "вул. Лесі Українки",
-    "вул. Соборна",
-];
-
-const PEOPLE: &[&str] = &[
-    "Олена Коваленко",
-    "Андрій Шевчук",
-    "Ірина Бондаренко",
-    "Тарас Мельник",
-    "Марія Ткаченко",
-    "Сергій Кравченко",
-];
-
-const ENTITIES: &[&str] = &[
-    "Комунальне некомерційне підприємство «Міська лікарня № {n}»",
-    "Ліцей № {n} міської ради",
-    "Управління житлово-комунального господарства міської ради",
-    "Департамент освіти і науки обласної державної адміністрації",
-    "Дошкільний навчальний заклад № {n} «Сонечко»",
-];
-
-const FIRMS: &[&str] = &[
-    "Будсервіс",
-    "Агроресурс",
-    "Техностар",
-    "Світанок",
-    "Поділля-Постач",
-    "Карпати Трейд",
-];
-
-/// ДК021 code; description in Ukrainian, English, Russian; ДКПП code and description; unit.
-type Item = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    (&'static str, &'static str),
-    (&'static str, &'static str),
-);
-
-const ITEMS: &[Item] = &[
-    (
-        "44617100-9",
-        "Картонні коробки",
-        "Cartons",
-        "Картонные коробки",
-        (
-            "17.21.1",
-            "Папір і картон гофровані, паперова й картонна тара",
-        ),
-        ("H87", "штуки"),
-    ),
-    (
-        "30197630-1",
-        "Папір для друку",
-        "Printing paper",
-        "Бумага для печати",
-        (
-            "17.12.1",
-            "Папір газетний, папір ручного виготовлення та інший",
-        ),
-        ("RM", "пачка"),
-    ),
-    (
-        "15811100-7",
-        "Хліб",
-        "Bread",
-        "Хлеб",
-        (
-            "10.71.1",
-            "Хліб; вироби хлібобулочні та борошняні кондитерські",
-        ),
-        ("KGM", "кілограм"),
-    ),
-    (
-        "39160000-1",
-        "Шкільні меблі",
-        "School furniture",
-        "Школьная мебель",
-        ("31.01.1", "Меблі для офісів і підприємств торгівлі"),
-        ("H87", "штуки"),
-    ),
-];
 
 /// The parsed templates.
 #[derive(Clone, Debug)]
@@ -220,8 +120,13 @@ impl Bodies {
     }
 
     fn organisation(&mut self, prefix: &str, name: String, site: String, vars: &mut Vars) {
-        let (city, region, postal) = self.rng.pick(CITIES);
-        let street = format!("{}, {}", self.rng.pick(STREETS), self.rng.between(1, 120));
+        let place = self.rng.pick(&VOCABULARY.cities);
+        let (city, region, postal) = (&place.city, &place.region, &place.postal);
+        let street = format!(
+            "{}, {}",
+            self.rng.pick(&VOCABULARY.streets),
+            self.rng.between(1, 120)
+        );
         let set = |vars: &mut Vars, key: &str, value: Value| {
             vars.insert(format!("{prefix}_{key}"), value);
         };
@@ -236,13 +141,13 @@ impl Bodies {
             json!(format!("{postal}{}", self.rng.digits(3))),
         );
         set(vars, "street", json!(street));
-        set(vars, "contact", json!(self.rng.pick(PEOPLE)));
+        set(vars, "contact", json!(self.rng.pick(&VOCABULARY.people)));
         set(vars, "phone", json!(format!("+380{}", self.rng.digits(9))));
     }
 
     fn bidder(&mut self, vars: &mut Vars) {
         let site = format!("firm{}", self.rng.digits(4));
-        let name = format!("ТОВ «{}»", self.rng.pick(FIRMS));
+        let name = format!("ТОВ «{}»", self.rng.pick(&VOCABULARY.firms));
         self.organisation("bidder", name, site.clone(), vars);
         vars.insert(
             "bidder_email".into(),
@@ -259,10 +164,12 @@ impl Bodies {
     ) -> Result<TenderBody, Error> {
         let mut vars = Vars::new();
         let n = self.rng.between(1, 60).to_string();
-        let entity = self.rng.pick(ENTITIES).replace("{n}", &n);
+        let entity = self.rng.pick(&VOCABULARY.entities).replace("{n}", &n);
         let site = format!("organ{}", self.rng.digits(4));
         self.organisation("entity", entity, site, &mut vars);
-        let (code, uk, en, ru, dkpp, unit) = self.rng.pick(ITEMS);
+        let item = self.rng.pick(&VOCABULARY.items);
+        let (code, uk, en, ru) = (&item.code, &item.uk, &item.en, &item.ru);
+        let (dkpp, unit) = (&item.dkpp, &item.unit);
         let quantity = self.rng.between(5, 500);
         let value_amount = self.rng.between(50, 2000) * 1000;
         for (k, v) in [
@@ -270,14 +177,14 @@ impl Bodies {
             ("item_description", json!(uk)),
             ("item_description_en", json!(en)),
             ("item_description_ru", json!(ru)),
-            ("item_dkpp", json!(dkpp.0)),
-            ("item_dkpp_description", json!(dkpp.1)),
-            ("item_unit_code", json!(unit.0)),
-            ("item_unit", json!(unit.1)),
+            ("item_dkpp", json!(dkpp.id)),
+            ("item_dkpp_description", json!(dkpp.description)),
+            ("item_unit_code", json!(unit.code)),
+            ("item_unit", json!(unit.name)),
             ("item_quantity", json!(quantity)),
             (
                 "title",
-                json!(format!("Закупівля: {uk} ({quantity} {})", unit.1)),
+                json!(format!("Закупівля: {uk} ({quantity} {})", unit.name)),
             ),
             (
                 "title_en",

@@ -12,6 +12,8 @@ mod flows;
 mod load;
 mod report;
 mod server;
+#[path = "../../scenarios/vocabulary.rs"]
+mod vocabulary;
 
 use bodies::{Bodies, Periods, Rng, Templates};
 use bytes::Bytes;

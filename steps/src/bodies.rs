@@ -11,131 +11,13 @@ use fake::{
 };
 use serde_json::{Value, json};
 
+use crate::vocabulary::VOCABULARY;
+
 const TENDER: &str = include_str!("../../scenarios/tender.json");
 const BID: &str = include_str!("../../scenarios/bid.json");
 const QUESTION: &str = include_str!("../../scenarios/question.json");
 const DOCUMENT: &str = include_str!("../../scenarios/document.json");
 const ANSWER: &str = include_str!("../../scenarios/answer.json");
-
-/// (city, region, first digits of its postal codes)
-const CITIES: &[(&str, &str, &str)] = &[
-    ("Київ", "м. Київ", "01"),
-    ("Львів", "Львівська область", "79"),
-    ("Харків", "Харківська область", "61"),
-    ("Одеса", "Одеська область", "65"),
-    ("Дніпро", "Дніпропетровська область", "49"),
-    ("Вінниця", "Вінницька область", "21"),
-    ("Полтава", "Полтавська область", "36"),
-    ("Чернігів", "Чернігівська область", "14"),
-    ("Житомир", "Житомирська область", "10"),
-    ("Ужгород", "Закарпатська область", "88"),
-];
-
-const STREETS: &[&str] = &[
-    "вул. Шевченка",
-    "вул. Грушевського",
-    "просп. Перемоги",
-    "вул. Івана Франка",
-    "вул. Лесі Українки",
-    "вул. Сагайдачного",
-    "бульв. Дружби Народів",
-    "вул. Соборна",
-];
-
-const PEOPLE: &[&str] = &[
-    "Олена Коваленко",
-    "Андрій Шевчук",
-    "Ірина Бондаренко",
-    "Тарас Мельник",
-    "Марія Ткаченко",
-    "Сергій Кравченко",
-    "Наталія Олійник",
-    "Василь Поліщук",
-];
-
-const ENTITIES: &[&str] = &[
-    "Комунальне некомерційне підприємство «Міська лікарня № {n}»",
-    "Ліцей № {n} міської ради",
-    "Управління житлово-комунального господарства міської ради",
-    "Департамент освіти і науки обласної державної адміністрації",
-    "Комунальне підприємство «Міськводоканал»",
-    "Дошкільний навчальний заклад № {n} «Сонечко»",
-];
-
-const FIRMS: &[&str] = &[
-    "Будсервіс",
-    "Агроресурс",
-    "Техностар",
-    "Світанок",
-    "Поділля-Постач",
-    "Карпати Трейд",
-    "Дніпро-Комплект",
-    "Київпромторг",
-];
-
-/// A ДК021 item: code, description in Ukrainian, English and Russian, a ДКПП code with its
-/// description, unit code and unit name.
-#[derive(Clone, Copy)]
-struct Item {
-    code: &'static str,
-    uk: &'static str,
-    en: &'static str,
-    ru: &'static str,
-    dkpp: (&'static str, &'static str),
-    unit: (&'static str, &'static str),
-}
-
-const ITEMS: &[Item] = &[
-    Item {
-        code: "44617100-9",
-        uk: "Картонні коробки",
-        en: "Cartons",
-        ru: "Картонные коробки",
-        dkpp: (
-            "17.21.1",
-            "Папір і картон гофровані, паперова й картонна тара",
-        ),
-        unit: ("H87", "штуки"),
-    },
-    Item {
-        code: "30197630-1",
-        uk: "Папір для друку",
-        en: "Printing paper",
-        ru: "Бумага для печати",
-        dkpp: (
-            "17.12.1",
-            "Папір газетний, папір ручного виготовлення та інший",
-        ),
-        unit: ("RM", "пачка"),
-    },
-    Item {
-        code: "15811100-7",
-        uk: "Хліб",
-        en: "Bread",
-        ru: "Хлеб",
-        dkpp: (
-            "10.71.1",
-            "Хліб; вироби хлібобулочні та борошняні кондитерські",
-        ),
-        unit: ("KGM", "кілограм"),
-    },
-    Item {
-        code: "33141110-4",
-        uk: "Перев'язувальні матеріали",
-        en: "Dressings",
-        ru: "Перевязочные материалы",
-        dkpp: ("21.20.2", "Препарати фармацевтичні, інші"),
-        unit: ("H87", "штуки"),
-    },
-    Item {
-        code: "39160000-1",
-        uk: "Шкільні меблі",
-        en: "School furniture",
-        ru: "Школьная мебель",
-        dkpp: ("31.01.1", "Меблі для офісів і підприємств торгівлі"),
-        unit: ("H87", "штуки"),
-    },
-];
 
 /// Generates the variable parts of bodies from one seeded random source.
 #[derive(Debug)]
@@ -168,21 +50,22 @@ impl Fakes {
             .collect()
     }
 
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        *from.choose(&mut self.rng).expect("a non-empty list")
+    fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+        from.choose(&mut self.rng).expect("a non-empty list")
     }
 
     /// Fresh names, address and contacts of one organisation under `prefix`.
     fn organisation(&mut self, prefix: &str, name: String, site: String) {
-        let (city, region, postal) = self.pick(CITIES);
+        let place = self.pick(&VOCABULARY.cities);
+        let (city, region, postal) = (&place.city, &place.region, &place.postal);
         let street = format!(
             "{}, {}",
-            self.pick(STREETS),
+            self.pick(&VOCABULARY.streets),
             (1..120u32).fake_with_rng::<u32, _>(&mut self.rng)
         );
         let postal = format!("{postal}{}", self.digits(3));
         let phone = format!("+380{}", self.digits(9));
-        let contact = self.pick(PEOPLE);
+        let contact = self.pick(&VOCABULARY.people);
         let code = self.digits(8);
         let set = |fakes: &mut Fakes, key: &str, value: Value| {
             fakes.chosen.insert(format!("{prefix}_{key}"), value);
@@ -207,13 +90,13 @@ impl Fakes {
             let n = (1..60u32)
                 .fake_with_rng::<u32, _>(&mut self.rng)
                 .to_string();
-            let entity = self.pick(ENTITIES).replace("{n}", &n);
+            let entity = self.pick(&VOCABULARY.entities).replace("{n}", &n);
             let site = format!("organ{}", self.digits(4));
             self.organisation("entity", entity, site);
             return self.chosen.get(name).cloned();
         }
         if name.starts_with("bidder_") {
-            let firm = self.pick(FIRMS);
+            let firm = self.pick(&VOCABULARY.firms);
             let site = format!("firm{}", self.digits(4));
             self.organisation("bidder", format!("ТОВ «{firm}»"), site.clone());
             self.chosen.insert(
@@ -223,17 +106,17 @@ impl Fakes {
             return self.chosen.get(name).cloned();
         }
         if name.starts_with("item_") || name.starts_with("title") {
-            let item = self.pick(ITEMS);
+            let item = self.pick(&VOCABULARY.items);
             let quantity = (5..500u32).fake_with_rng::<u32, _>(&mut self.rng);
             let pairs = [
                 ("item_code", json!(item.code)),
                 ("item_description", json!(item.uk)),
                 ("item_description_en", json!(item.en)),
                 ("item_description_ru", json!(item.ru)),
-                ("item_dkpp", json!(item.dkpp.0)),
-                ("item_dkpp_description", json!(item.dkpp.1)),
-                ("item_unit_code", json!(item.unit.0)),
-                ("item_unit", json!(item.unit.1)),
+                ("item_dkpp", json!(item.dkpp.id)),
+                ("item_dkpp_description", json!(item.dkpp.description)),
+                ("item_unit_code", json!(item.unit.code)),
+                ("item_unit", json!(item.unit.name)),
                 ("item_quantity", json!(quantity)),
                 (
                     "title",

@@ -16,6 +16,8 @@ mod steps;
 pub mod target;
 pub mod timeline;
 pub mod timestamps;
+#[path = "../../scenarios/vocabulary.rs"]
+mod vocabulary;
 pub mod world;
 
 pub use report::RunReport;
