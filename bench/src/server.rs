@@ -73,6 +73,8 @@ impl Server {
             .and_then(|l| l.local_addr())
             .map_err(|e| Error::new(format!("finding a free port: {e}")))?
             .port();
+        // With another CARGO_TARGET_DIR the workspace's own may not exist yet.
+        std::fs::create_dir_all(&target_dir)?;
         let log = target_dir.join("tender-bench-server.log");
         let out = File::create(&log)
             .map_err(|e| Error::new(format!("creating {}: {e}", log.display())))?;
