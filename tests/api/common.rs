@@ -177,14 +177,18 @@ impl TestServer {
         r
     }
 
-    /// Creates a tender as `broker` and returns (id, token, data).
-    pub async fn create(&self, data: Value) -> (String, String, Value) {
-        let r = self
-            .post("/api/2.3/tenders")
+    /// Asks to create a tender as `broker`; the answer may be a refusal.
+    pub async fn try_create(&self, data: Value) -> Reply {
+        self.post("/api/2.3/tenders")
             .broker("broker")
             .data(data)
             .send()
-            .await;
+            .await
+    }
+
+    /// Creates a tender as `broker` and returns (id, token, data).
+    pub async fn create(&self, data: Value) -> (String, String, Value) {
+        let r = self.try_create(data).await;
         assert_eq!(r.status, 201, "tender created: {}", r.text);
         (r.id(), r.token(), r.body["data"].clone())
     }

@@ -62,12 +62,7 @@ async fn wrong_types_are_field_errors() {
     body["items"] = json!({"a": 1});
     body["enquiryPeriod"]["endDate"] = json!("invalid_value");
     body["title"] = json!(["a"]);
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(r.status, 422, "{}", r.text);
     let find = |name: &str| {
         r.body["errors"]
@@ -190,10 +185,7 @@ async fn deeply_nested_and_odd_json_does_not_break_the_server() {
         .await;
     assert_eq!(r.status, 422);
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(json!({"title": "\u{0000}", "value": {"amount": 1e308}, "items": [null]}))
-        .send()
+        .try_create(json!({"title": "\u{0000}", "value": {"amount": 1e308}, "items": [null]}))
         .await;
     assert_eq!(r.status, 422);
     assert_eq!(s.get("/api/2.3/tenders").send().await.status, 200);

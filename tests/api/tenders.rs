@@ -187,10 +187,7 @@ async fn invalid_changes_are_refused_with_every_problem_and_change_nothing() {
 async fn creation_validation_collects_every_field() {
     let s = TestServer::start().await;
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(json!({"procurementMethodType": "belowThreshold"}))
-        .send()
+        .try_create(json!({"procurementMethodType": "belowThreshold"}))
         .await;
     assert_eq!(r.status, 422);
     let mut names: Vec<String> = r.body["errors"]
@@ -227,12 +224,7 @@ async fn creation_rules_between_fields() {
     let now = s.now().await;
     let mut body = tender_body(&now, 1, 4);
     body["minimalStep"] = json!({"amount": 600, "currency": "UAH"});
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(
         (r.status, r.error()),
         (
@@ -247,12 +239,7 @@ async fn creation_rules_between_fields() {
 
     let mut body = tender_body(&now, 1, 4);
     body["procurementMethodType"] = json!("aboveThresholdUA");
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(
         (r.status, r.error()),
         (
@@ -267,12 +254,7 @@ async fn creation_rules_between_fields() {
 
     let mut body = tender_body(&now, 1, 4);
     body["procuringEntity"]["kind"] = json!("private");
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(r.status, 403);
     assert_eq!(r.error().1, "kind");
     assert_eq!(
@@ -284,12 +266,7 @@ async fn creation_rules_between_fields() {
 
     let mut body = tender_body(&now, 1, 4);
     body["procurementMethodType"] = json!(null);
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(
         (r.status, r.error().1),
         (422, "procurementMethodType".to_string()),
@@ -302,12 +279,7 @@ async fn sandbox_fields_exist_only_in_testing_mode() {
     let s = TestServer::start_with(tender_registry::Settings::default()).await;
     let mut body = tender_body("2030-01-01T00:00:00+02:00", 1, 4);
     body["procurementMethodDetails"] = json!("quick, accelerator=1440");
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(body)
-        .send()
-        .await;
+    let r = s.try_create(body).await;
     assert_eq!(
         (r.status, r.error()),
         (
