@@ -61,6 +61,17 @@ impl Application {
                 "--public-url must start with http:// or https://, not {url:?}"
             )));
         }
+        if settings.clock_start.is_some() && !settings.testing {
+            return Err(invalid(
+                "a clock start needs --testing: without the clock control API a frozen clock \
+                 could never move"
+                    .into(),
+            ));
+        }
+        let clock = match settings.clock_start {
+            Some(start) => Clock::frozen_at(start),
+            None => Clock::new(),
+        };
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
@@ -68,7 +79,7 @@ impl Application {
         let addr = acceptor.local_addr()?;
         let app = App {
             store: Arc::new(Store::new(zone)),
-            clock: Arc::new(Clock::new()),
+            clock: Arc::new(clock),
             brokers,
             zone,
             testing: settings.testing,
