@@ -175,8 +175,8 @@ mod tests {
         let err = Money::from_json(&json!({"amount": -1, "currency": "UAHX"}), &cx())
             .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"amount": ["Float value should be greater than 0."], "currency": ["String value is too long."]})
+            err.flat(),
+            json!({"amount": "Float value should be greater than 0.", "currency": "String value is too long."})
         );
     }
 
@@ -184,10 +184,7 @@ mod tests {
     fn guarantee_has_no_vat_flag() {
         let err = Guarantee::from_json(&json!({"amount": 5, "valueAddedTaxIncluded": true}), &cx())
             .expect_err("invalid");
-        assert_eq!(
-            err.to_json(),
-            json!({"valueAddedTaxIncluded": "Rogue field"})
-        );
+        assert_eq!(err.flat(), json!({"valueAddedTaxIncluded": "Rogue field"}));
     }
 
     #[test]
@@ -198,13 +195,10 @@ mod tests {
         )
         .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"startDate": ["period should begin before its end"]})
+            err.flat(),
+            json!({"startDate": "period should begin before its end"})
         );
         let err = PeriodEndRequired::from_json(&json!({}), &cx()).expect_err("invalid");
-        assert_eq!(
-            err.to_json(),
-            json!({"endDate": ["This field is required."]})
-        );
+        assert_eq!(err.flat(), json!({"endDate": "This field is required."}));
     }
 }

@@ -192,7 +192,7 @@ async fn a_whole_flow_to_complete_in_well_under_a_second() {
     .await;
     assert_eq!(
         future.error().2,
-        json!(["Contract signature date can't be in the future"])
+        json!("Contract signature date can't be in the future")
     );
     let signed = patch(&s, &contract_path, &token, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await;
     assert_eq!(signed.status, 200, "{}", signed.text);
