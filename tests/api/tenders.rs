@@ -96,6 +96,42 @@ async fn test_mode_prefixes_every_title() {
 }
 
 #[tokio::test]
+async fn every_value_shows_its_vat_flag_true_when_not_sent() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["guarantee"] = json!({"amount": 8, "currency": "USD"});
+    let (id, _, t) = s.create(body).await;
+    assert_eq!(
+        t["guarantee"],
+        json!({"amount": 8.0, "currency": "USD", "valueAddedTaxIncluded": true})
+    );
+    for value in ["value", "minimalStep"] {
+        assert_eq!(t[value]["valueAddedTaxIncluded"], true, "{value}");
+    }
+    s.advance("P1DT1M").await;
+    let (bid, bid_token) = s.bid(&id, 450.0).await;
+    let own = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={bid_token}"
+        ))
+        .broker("broker1")
+        .send()
+        .await;
+    assert_eq!(
+        own.body["data"]["value"],
+        json!({"amount": 450.0, "currency": "UAH", "valueAddedTaxIncluded": true})
+    );
+
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["guarantee"] = json!({"amount": 8, "currency": "USD", "valueAddedTaxIncluded": false});
+    let (_, _, t) = s.create(body).await;
+    assert_eq!(
+        t["guarantee"]["valueAddedTaxIncluded"], false,
+        "a sent flag is kept"
+    );
+}
+
+#[tokio::test]
 async fn owner_changes_terms_during_enquiries() {
     let s = TestServer::start().await;
     let now = s.now().await;
@@ -109,7 +145,10 @@ async fn owner_changes_terms_during_enquiries() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
     let t = &r.body["data"];
-    assert_eq!(t["guarantee"], json!({"amount": 10.0, "currency": "USD"}));
+    assert_eq!(
+        t["guarantee"],
+        json!({"amount": 10.0, "currency": "USD", "valueAddedTaxIncluded": true})
+    );
     assert_eq!(
         t["tenderPeriod"]["startDate"], before["tenderPeriod"]["startDate"],
         "nested objects merge"
