@@ -219,7 +219,7 @@ async fn whole_flow(at: &str) {
     .await;
     assert_eq!(
         future.error().2,
-        json!(["Contract signature date can't be in the future"])
+        json!("Contract signature date can't be in the future")
     );
     let signed = patch(&s, &contract_path, &token, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await;
     assert_eq!(signed.status, 200, "{}", signed.text);
