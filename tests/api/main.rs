@@ -3,11 +3,13 @@
 
 mod auth;
 mod bids;
+mod cancellations;
 mod common;
 mod conventions;
 mod documents;
 mod lifecycle;
 mod listing;
 mod malformed;
+mod qualification;
 mod questions;
 mod tenders;

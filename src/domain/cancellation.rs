@@ -1,0 +1,177 @@
+//! Cancellations: the owner's request to stop a tender, with its reason and documents.
+//!
+//! A cancellation is made `pending` (no effect) or `active`; an active one cancels what it
+//! names. Today that is always the whole tender; a lot cancellation adds a `relatedLot` and
+//! a second [`CancellationOf`] case beside it.
+
+use super::document::DocumentRecord;
+use super::ids;
+use super::parse::{Cx, Obj, Problem, REQUIRED};
+use super::tender::{Tender, TenderStatus};
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CancellationStatus {
+    Pending,
+    Active,
+}
+
+/// What a cancellation cancels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CancellationOf {
+    Tender,
+}
+
+const STATUSES: [&str; 2] = ["pending", "active"];
+const OF: [&str; 2] = ["tender", "lot"];
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancellation {
+    pub id: String,
+    pub reason: String,
+    pub status: CancellationStatus,
+    pub cancellation_of: CancellationOf,
+    pub date: Timestamp,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
+}
+
+fn status_of(text: Option<&str>) -> Option<CancellationStatus> {
+    match text? {
+        "active" => Some(CancellationStatus::Active),
+        _ => Some(CancellationStatus::Pending),
+    }
+}
+
+impl Tender {
+    pub fn cancellation(&self, id: &str) -> Result<&Cancellation, Refusal> {
+        self.cancellations
+            .iter()
+            .find(|c| c.id == id)
+            .ok_or(Refusal::NotFound("cancellation_id"))
+    }
+
+    /// Cancellations are accepted while the tender is not in a terminal status.
+    fn cancellation_window(&self, verb: &str) -> Result<(), Refusal> {
+        if self.status.is_terminal() {
+            return Err(Refusal::phase(format!(
+                "Can't {verb} cancellation in current ({}) tender status",
+                self.status
+            )));
+        }
+        Ok(())
+    }
+
+    /// The owner's POST: `reason` is required; `status: active` cancels at once. Returns the
+    /// new cancellation's id.
+    pub fn add_cancellation(
+        &mut self,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<String, Refusal> {
+        let mut o = Obj::new(data, cx, "Cancellation")?;
+        o.skip(&["id", "date", "documents"]);
+        let reason: Option<String> = o.req("reason");
+        let status = o.choice("status", &STATUSES);
+        let of = o.choice("cancellationOf", &OF);
+        let related_lot: Option<String> = o.opt("relatedLot");
+        match (of.as_deref(), related_lot) {
+            (Some("lot"), None) => o.fail("relatedLot", Problem::msg(REQUIRED)),
+            // This tender has no lots, so no lot can be named.
+            (_, Some(_)) => o.fail(
+                "relatedLot",
+                Problem::msg("relatedLot should be one of lots"),
+            ),
+            _ => {}
+        }
+        let reason = o.done(|| reason)?;
+        self.cancellation_window("add")?;
+        let cancellation = Cancellation {
+            id: ids::new_id(),
+            reason,
+            status: CancellationStatus::Pending,
+            cancellation_of: CancellationOf::Tender,
+            date: now,
+            documents: Vec::new(),
+        };
+        let id = cancellation.id.clone();
+        self.cancellations.push(cancellation);
+        if status_of(status.as_deref()) == Some(CancellationStatus::Active) {
+            self.activate_cancellation(&id, now);
+        }
+        Ok(id)
+    }
+
+    /// The owner's PATCH: only `status` may change (`pending` → `active`); every PATCH
+    /// stamps the cancellation's `date`, so it always saves.
+    pub fn change_cancellation(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        self.cancellation(id)?;
+        let mut o = Obj::new(data, cx, "Cancellation")?;
+        o.skip(&[
+            "id",
+            "date",
+            "documents",
+            "reason",
+            "reason_en",
+            "reason_ru",
+            "cancellationOf",
+            "relatedLot",
+        ]);
+        let status = o.choice("status", &STATUSES);
+        o.done(|| Some(()))?;
+        self.cancellation_window("update")?;
+        let wanted = status_of(status.as_deref());
+        let cancellation = self
+            .cancellations
+            .iter_mut()
+            .find(|c| c.id == id)
+            .ok_or(Refusal::NotFound("cancellation_id"))?;
+        cancellation.date = now;
+        if wanted == Some(CancellationStatus::Active)
+            && cancellation.status == CancellationStatus::Pending
+        {
+            self.activate_cancellation(id, now);
+        }
+        Ok(Change::Public)
+    }
+
+    /// An active cancellation cancels the tender: bids not yet revealed are deleted, awards
+    /// and contracts stay as they are, and no transition by date is due any more.
+    fn activate_cancellation(&mut self, id: &str, now: Timestamp) {
+        if let Some(c) = self.cancellations.iter_mut().find(|c| c.id == id) {
+            c.status = CancellationStatus::Active;
+            c.date = now;
+        }
+        match self.cancellation_of(id) {
+            Some(CancellationOf::Tender) | None => self.cancel(now),
+        }
+    }
+
+    fn cancellation_of(&self, id: &str) -> Option<CancellationOf> {
+        self.cancellation(id).ok().map(|c| c.cancellation_of)
+    }
+
+    fn cancel(&mut self, now: Timestamp) {
+        if matches!(
+            self.status,
+            TenderStatus::ActiveTendering | TenderStatus::ActiveAuction
+        ) {
+            self.bids.clear();
+        }
+        self.status = TenderStatus::Cancelled;
+        self.date = now;
+    }
+}
