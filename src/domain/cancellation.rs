@@ -42,13 +42,6 @@ pub struct Cancellation {
     pub documents: Vec<DocumentRecord>,
 }
 
-fn status_of(text: Option<&str>) -> Option<CancellationStatus> {
-    match text? {
-        "active" => Some(CancellationStatus::Active),
-        _ => Some(CancellationStatus::Pending),
-    }
-}
-
 impl Tender {
     pub fn cancellation(&self, id: &str) -> Result<&Cancellation, Refusal> {
         self.cancellations
@@ -103,7 +96,7 @@ impl Tender {
         };
         let id = cancellation.id.clone();
         self.cancellations.push(cancellation);
-        if status_of(status.as_deref()) == Some(CancellationStatus::Active) {
+        if status.as_deref() == Some("active") {
             self.activate_cancellation(&id, now);
         }
         Ok(id)
@@ -133,15 +126,13 @@ impl Tender {
         let status = o.choice("status", &STATUSES);
         o.done(|| Some(()))?;
         self.cancellation_window("update")?;
-        let wanted = status_of(status.as_deref());
         let cancellation = self
             .cancellations
             .iter_mut()
             .find(|c| c.id == id)
             .ok_or(Refusal::NotFound("cancellation_id"))?;
         cancellation.date = now;
-        if wanted == Some(CancellationStatus::Active)
-            && cancellation.status == CancellationStatus::Pending
+        if status.as_deref() == Some("active") && cancellation.status == CancellationStatus::Pending
         {
             self.activate_cancellation(id, now);
         }
@@ -151,17 +142,14 @@ impl Tender {
     /// An active cancellation cancels the tender: bids not yet revealed are deleted, awards
     /// and contracts stay as they are, and no transition by date is due any more.
     fn activate_cancellation(&mut self, id: &str, now: Timestamp) {
-        if let Some(c) = self.cancellations.iter_mut().find(|c| c.id == id) {
-            c.status = CancellationStatus::Active;
-            c.date = now;
+        let Some(c) = self.cancellations.iter_mut().find(|c| c.id == id) else {
+            return;
+        };
+        c.status = CancellationStatus::Active;
+        c.date = now;
+        match c.cancellation_of {
+            CancellationOf::Tender => self.cancel(now),
         }
-        match self.cancellation_of(id) {
-            Some(CancellationOf::Tender) | None => self.cancel(now),
-        }
-    }
-
-    fn cancellation_of(&self, id: &str) -> Option<CancellationOf> {
-        self.cancellation(id).ok().map(|c| c.cancellation_of)
     }
 
     fn cancel(&mut self, now: Timestamp) {
