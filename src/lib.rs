@@ -61,13 +61,21 @@ impl Application {
                 "--public-url must start with http:// or https://, not {url:?}"
             )));
         }
+        let quick_auction = i64::try_from(settings.quick_auction_seconds)
+            .map(time::Duration::seconds)
+            .map_err(|_| {
+                invalid(format!(
+                    "--quick-auction-seconds is too large: {}",
+                    settings.quick_auction_seconds
+                ))
+            })?;
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
         let app = App {
-            store: Arc::new(Store::new(zone)),
+            store: Arc::new(Store::new(zone, quick_auction)),
             clock: Arc::new(Clock::new()),
             brokers,
             zone,

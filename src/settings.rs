@@ -9,6 +9,8 @@ pub struct Settings {
     pub timezone: String,
     pub public_url: Option<String>,
     pub max_body: usize,
+    /// The least length of an accelerated (sandbox) auction, in seconds of server time.
+    pub quick_auction_seconds: u64,
 }
 
 impl Default for Settings {
@@ -20,6 +22,7 @@ impl Default for Settings {
             timezone: "Europe/Kyiv".into(),
             public_url: None,
             max_body: 10 * 1024 * 1024,
+            quick_auction_seconds: 30,
         }
     }
 }
