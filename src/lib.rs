@@ -69,6 +69,17 @@ impl Application {
                     settings.quick_auction_seconds
                 ))
             })?;
+        if settings.clock_start.is_some() && !settings.testing {
+            return Err(invalid(
+                "a clock start needs --testing: without the clock control API a frozen clock \
+                 could never move"
+                    .into(),
+            ));
+        }
+        let clock = match settings.clock_start {
+            Some(start) => Clock::frozen_at(start),
+            None => Clock::new(),
+        };
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
@@ -76,7 +87,7 @@ impl Application {
         let addr = acceptor.local_addr()?;
         let app = App {
             store: Arc::new(Store::new(zone, quick_auction)),
-            clock: Arc::new(Clock::new()),
+            clock: Arc::new(clock),
             brokers,
             zone,
             testing: settings.testing,

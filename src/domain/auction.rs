@@ -150,6 +150,30 @@ mod tests {
     }
 
     #[test]
+    fn auctions_after_the_year_end_and_the_daylight_saving_switches() {
+        let mut calendar = AuctionCalendar::default();
+        // Tendering ends on New Year's Eve: 1 January (a Friday) is a holiday, then a weekend.
+        let after = should_start_after(&zone(), at("2026-12-31T16:30"), false);
+        assert_eq!(after, at("2027-01-01T00:00"));
+        assert_eq!(calendar.plan(&zone(), after), at("2027-01-04T11:00"));
+        // Tendering ends on the Saturday before Kyiv springs forward: Monday, summer time.
+        let after = should_start_after(&zone(), at("2027-03-27T16:30"), false);
+        assert_eq!(
+            calendar.plan(&zone(), after).to_string(),
+            "2027-03-29T11:00:00.000000+03:00"
+        );
+        // Tendering ends in the repeated hour of the autumn switch: Monday, winter time.
+        let after = should_start_after(&zone(), at("2027-10-31T03:30"), false);
+        assert_eq!(
+            calendar.plan(&zone(), after).to_string(),
+            "2027-11-01T11:00:00.000000+02:00"
+        );
+        // A Friday after 16:00: the next Monday.
+        let after = should_start_after(&zone(), at("2026-11-27T16:30"), false);
+        assert_eq!(calendar.plan(&zone(), after), at("2026-11-30T11:00"));
+    }
+
+    #[test]
     fn duration_grows_with_bidders() {
         let none = Duration::ZERO;
         assert_eq!(duration(2, None, none), Duration::minutes(36));

@@ -31,6 +31,8 @@ async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
         )
     );
 
+    // The pinned clock stands still: let a minute pass, so a refreshed date can show.
+    s.advance("PT1M").await;
     let published = s
         .patch(&path)
         .broker("broker")
