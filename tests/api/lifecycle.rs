@@ -426,10 +426,12 @@ async fn sandbox_acceleration_shortens_what_the_server_computes() {
     );
 }
 
-/// A sandbox server whose accelerated auctions last at least `seconds`.
+/// A sandbox server whose accelerated auctions last at least `seconds`; its clock stands at
+/// Monday morning until moved.
 async fn quick_auction_server(seconds: u64) -> TestServer {
     TestServer::start_with(tender_registry::Settings {
         testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
         quick_auction_seconds: seconds,
         ..Default::default()
     })
@@ -475,6 +477,13 @@ async fn wait_while(s: &TestServer, id: &str, from: &str, budget: Duration) -> S
 async fn an_accelerated_auction_runs_for_the_quick_minimum_of_server_time() {
     let minimum = Duration::from_secs(3);
     let s = quick_auction_server(minimum.as_secs()).await;
+    // From the pinned moment on, the server's clock runs with the wall clock: nobody moves it.
+    let running = s
+        .post("/testing/clock")
+        .data(json!({"frozen": false}))
+        .send()
+        .await;
+    assert_eq!(running.body["data"]["frozen"], false, "{}", running.text);
     let now = s.now().await;
     let later = |ms: i64| {
         (timestamp(&json!(now)) + time::Duration::milliseconds(ms))
