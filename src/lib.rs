@@ -61,6 +61,14 @@ impl Application {
                 "--public-url must start with http:// or https://, not {url:?}"
             )));
         }
+        let quick_auction = i64::try_from(settings.quick_auction_seconds)
+            .map(time::Duration::seconds)
+            .map_err(|_| {
+                invalid(format!(
+                    "--quick-auction-seconds is too large: {}",
+                    settings.quick_auction_seconds
+                ))
+            })?;
         if settings.clock_start.is_some() && !settings.testing {
             return Err(invalid(
                 "a clock start needs --testing: without the clock control API a frozen clock \
@@ -78,7 +86,7 @@ impl Application {
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
         let app = App {
-            store: Arc::new(Store::new(zone)),
+            store: Arc::new(Store::new(zone, quick_auction)),
             clock: Arc::new(clock),
             brokers,
             zone,

@@ -62,10 +62,14 @@ pub fn should_start_after(zone: &Zone, tender_end: Timestamp, quick: bool) -> Ti
 }
 
 /// The planned length of an auction: three rounds of two minutes per bidder, plus the
-/// pauses upstream allowed for.
-pub fn duration(bids: usize, accelerator: Option<u32>) -> Duration {
+/// pauses upstream allowed for. An accelerated auction still lasts `quick_minimum`, so that
+/// a client polling at a broker platform's pace sees it running.
+pub fn duration(bids: usize, accelerator: Option<u32>, quick_minimum: Duration) -> Duration {
     let plain = Duration::minutes(6) * bids as i32 + Duration::minutes(24);
-    plain / accelerator.unwrap_or(1).max(1)
+    match accelerator {
+        Some(n) => (plain / n.max(1)).max(quick_minimum),
+        None => plain,
+    }
 }
 
 /// A bid's price for ranking: its amount reduced by the weight of its feature answers.
@@ -171,7 +175,21 @@ mod tests {
 
     #[test]
     fn duration_grows_with_bidders() {
-        assert_eq!(duration(2, None), Duration::minutes(36));
-        assert_eq!(duration(2, Some(36)), Duration::minutes(1));
+        let none = Duration::ZERO;
+        assert_eq!(duration(2, None, none), Duration::minutes(36));
+        assert_eq!(duration(3, None, none), Duration::minutes(42));
+        assert_eq!(duration(2, Some(36), none), Duration::minutes(1));
+    }
+
+    #[test]
+    fn an_accelerated_auction_lasts_at_least_the_quick_minimum() {
+        let minimum = Duration::seconds(30);
+        assert_eq!(duration(2, Some(1440), minimum), minimum);
+        assert_eq!(duration(2, Some(36), minimum), Duration::minutes(1));
+        assert_eq!(
+            duration(2, None, Duration::hours(1)),
+            Duration::minutes(36),
+            "only acceleration is bounded"
+        );
     }
 }

@@ -389,7 +389,7 @@ async fn sandbox_acceleration_shortens_what_the_server_computes() {
     let t = s.tender(&id).await;
     assert_eq!(
         t["status"], "active.qualification",
-        "an accelerated auction is over within two seconds"
+        "a clock a minute past tendering is past the auction's minimum of 30 s"
     );
     assert_eq!(
         t["auctionPeriod"]["startDate"], t["tenderPeriod"]["endDate"],
@@ -404,7 +404,8 @@ async fn sandbox_acceleration_shortens_what_the_server_computes() {
     };
     assert_eq!(
         parse(&t["auctionPeriod"]["endDate"]) - parse(&t["auctionPeriod"]["startDate"]),
-        time::Duration::milliseconds(1500)
+        time::Duration::seconds(30),
+        "36 minutes divided by 1440 is 1.5 s, below the default minimum"
     );
     let award = t["awards"][0]["id"]
         .as_str()
@@ -422,6 +423,117 @@ async fn sandbox_acceleration_shortens_what_the_server_computes() {
         parse(&award["complaintPeriod"]["endDate"]) - parse(&award["date"]),
         time::Duration::minutes(2),
         "two days divided by 1440"
+    );
+}
+
+/// A sandbox server whose accelerated auctions last at least `seconds`; its clock stands at
+/// Monday morning until moved.
+async fn quick_auction_server(seconds: u64) -> TestServer {
+    TestServer::start_with(tender_registry::Settings {
+        testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
+        quick_auction_seconds: seconds,
+        ..Default::default()
+    })
+    .await
+}
+
+/// A test-mode tender accelerated 1440 times, its auction right after tendering.
+fn quick_tender(now: &str, enquiry_end: String, tender_end: String) -> Value {
+    let mut body = tender_body(now, 1, 4);
+    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+    body["submissionMethodDetails"] = json!("quick");
+    body["mode"] = json!("test");
+    body["enquiryPeriod"]["endDate"] = json!(enquiry_end);
+    body["tenderPeriod"]["endDate"] = json!(tender_end);
+    body
+}
+
+fn timestamp(t: &Value) -> time::OffsetDateTime {
+    time::OffsetDateTime::parse(
+        t.as_str().unwrap_or_default(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .expect("timestamp")
+}
+
+/// Polls the tender's status until it is no longer `from`; returns the new status.
+async fn wait_while(s: &TestServer, id: &str, from: &str, budget: Duration) -> String {
+    let deadline = Instant::now() + budget;
+    loop {
+        let status = s.tender(id).await["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if status != from {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "still {from} after {budget:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_accelerated_auction_runs_for_the_quick_minimum_of_server_time() {
+    let minimum = Duration::from_secs(3);
+    let s = quick_auction_server(minimum.as_secs()).await;
+    // From the pinned moment on, the server's clock runs with the wall clock: nobody moves it.
+    let running = s
+        .post("/testing/clock")
+        .data(json!({"frozen": false}))
+        .send()
+        .await;
+    assert_eq!(running.body["data"]["frozen"], false, "{}", running.text);
+    let now = s.now().await;
+    let later = |ms: i64| {
+        (timestamp(&json!(now)) + time::Duration::milliseconds(ms))
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("formats")
+    };
+    let (id, _, _) = s.create(quick_tender(&now, later(400), later(1600))).await;
+    let status = wait_while(&s, &id, "active.enquiries", Duration::from_secs(5)).await;
+    assert_eq!(status, "active.tendering");
+    s.bid(&id, 400.0).await;
+    s.bid(&id, 450.0).await;
+    let status = wait_while(&s, &id, "active.tendering", Duration::from_secs(5)).await;
+    assert_eq!(status, "active.auction");
+    let seen = Instant::now();
+    let status = wait_while(&s, &id, "active.auction", Duration::from_secs(10)).await;
+    let watched = seen.elapsed();
+    assert_eq!(status, "active.qualification", "the auction ends by itself");
+    assert!(
+        watched + Duration::from_millis(500) >= minimum,
+        "a client polling the tender sees active.auction for the minimum, not {watched:?}"
+    );
+    let t = s.tender(&id).await;
+    assert_eq!(
+        timestamp(&t["auctionPeriod"]["endDate"]) - timestamp(&t["auctionPeriod"]["startDate"]),
+        time::Duration::seconds(3)
+    );
+}
+
+#[tokio::test]
+async fn moving_the_clock_past_the_quick_minimum_ends_the_auction_at_once() {
+    let s = quick_auction_server(600).await;
+    let now = s.now().await;
+    let (id, _, _) = s
+        .create(quick_tender(&now, days_after(&now, 1), days_after(&now, 4)))
+        .await;
+    s.advance("P1DT1M").await;
+    s.bid(&id, 400.0).await;
+    s.bid(&id, 450.0).await;
+    s.advance("P3D").await;
+    assert_eq!(
+        s.tender(&id).await["status"],
+        "active.auction",
+        "a minute after tendering, a ten-minute auction runs"
+    );
+    s.advance("PT10M").await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification");
+    assert_eq!(
+        timestamp(&t["auctionPeriod"]["endDate"]) - timestamp(&t["auctionPeriod"]["startDate"]),
+        time::Duration::minutes(10)
     );
 }
 
