@@ -163,3 +163,77 @@ impl Tender {
         self.date = now;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::NewTender;
+    use crate::domain::tender::tests::full;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    fn setup() -> (Tender, Cx, Timestamp) {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let cx = Cx {
+            zone,
+            testing: true,
+        };
+        let input = NewTender::parse(&full(), &cx).expect("valid");
+        let now = zone.parse("2030-01-01T00:00").expect("date");
+        let t = Tender::create(
+            input,
+            ids::new_id(),
+            "UA-1".into(),
+            "broker".into(),
+            ids::new_token().1,
+            "http://h".into(),
+            now,
+        );
+        (t, cx, now)
+    }
+
+    #[test]
+    fn a_pending_cancellation_only_stamps_its_date() {
+        let (mut t, cx, now) = setup();
+        let id = t
+            .add_cancellation(&json!({"reason": "r"}), &cx, now)
+            .expect("made");
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries);
+        let later = now.plus(time::Duration::minutes(1));
+        let change = t
+            .change_cancellation(
+                &id,
+                &json!({"status": "pending", "reason": "new"}),
+                &cx,
+                later,
+            )
+            .expect("accepted");
+        let c = t.cancellation(&id).expect("kept");
+        assert_eq!(
+            (change, c.date, c.reason.as_str()),
+            (Change::Public, later, "r")
+        );
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries);
+        t.change_cancellation(&id, &json!({"status": "active"}), &cx, later)
+            .expect("activated");
+        assert_eq!(t.status, TenderStatus::Cancelled);
+        assert_eq!(t.compute_next_check(later), None);
+    }
+
+    #[test]
+    fn a_bad_body_is_422_before_a_terminal_tender_is_403() {
+        let (mut t, cx, now) = setup();
+        t.status = TenderStatus::Complete;
+        assert!(matches!(
+            t.add_cancellation(&json!({}), &cx, now),
+            Err(Refusal::Invalid(f)) if f[0].0 == "reason"
+        ));
+        assert_eq!(
+            t.add_cancellation(&json!({"reason": "r"}), &cx, now),
+            Err(Refusal::phase(
+                "Can't add cancellation in current (complete) tender status"
+            ))
+        );
+        assert!(t.cancellations.is_empty());
+    }
+}
