@@ -8,6 +8,7 @@ mod bids;
 pub mod body;
 mod cancellations;
 mod clock;
+mod complaints;
 mod documents;
 pub mod error;
 mod guard;
@@ -142,6 +143,17 @@ fn documents() -> Router {
         .push(one)
 }
 
+/// `complaints` and `complaints/{complaint_id}`, the same under a tender or an award.
+fn complaints() -> Router {
+    let one = Router::with_path("{complaint_id}")
+        .get(complaints::show)
+        .patch(complaints::change);
+    Router::with_path("complaints")
+        .get(complaints::list)
+        .post(complaints::file)
+        .push(one)
+}
+
 /// The whole API surface, in the order of the spec's endpoint table.
 pub fn router(testing: bool) -> Router {
     let questions = Router::with_path("questions")
@@ -165,7 +177,8 @@ pub fn router(testing: bool) -> Router {
         Router::with_path("{award_id}")
             .get(awards::show)
             .patch(awards::decide)
-            .push(documents()),
+            .push(documents())
+            .push(complaints()),
     );
     let contract = Router::with_path("{contract_id}")
         .get(awards::contract)
@@ -191,7 +204,8 @@ pub fn router(testing: bool) -> Router {
         .push(bids)
         .push(awards)
         .push(contracts)
-        .push(cancellations);
+        .push(cancellations)
+        .push(complaints());
     let tenders = Router::with_path("tenders")
         .get(listing::list)
         .head(listing::list)

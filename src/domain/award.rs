@@ -1,5 +1,6 @@
 //! Awards: the owner's decision on the best remaining bid.
 
+use super::complaint::Complaint;
 use super::contract::{Contract, ContractStatus};
 use super::document::DocumentRecord;
 use super::ids;
@@ -55,6 +56,12 @@ pub struct Award {
     /// The qualification decision protocol and other documents of the decision.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
+    /// Claims on the decision; their authors are always shown.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "super::views::complaints_with_authors"
+    )]
+    pub complaints: Vec<Complaint>,
 }
 
 impl Award {
@@ -78,6 +85,7 @@ impl Award {
                 end_date: None,
             },
             documents: Vec::new(),
+            complaints: Vec::new(),
         }
     }
 }

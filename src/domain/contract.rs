@@ -191,6 +191,11 @@ impl Tender {
                         "Can't sign contract before stand-still period end ({end})"
                     )));
                 }
+                if self.has_blocking_complaints() {
+                    return Err(Refusal::phase(
+                        "Can't sign contract before reviewing all complaints",
+                    ));
+                }
                 next.status = ContractStatus::Active;
                 next.date = now;
                 next.date_signed = next.date_signed.or(Some(now));
@@ -216,6 +221,7 @@ impl Tender {
             if let Some(period) = &mut self.award_period {
                 period.end_date = period.end_date.or(Some(now));
             }
+            self.ignore_claims();
         }
         Ok(Change::Public)
     }

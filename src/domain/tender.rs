@@ -3,6 +3,7 @@
 use super::award::Award;
 use super::bid::Bid;
 use super::cancellation::Cancellation;
+use super::complaint::Complaint;
 use super::contract::Contract;
 use super::document::DocumentRecord;
 use super::ids::TokenHash;
@@ -298,6 +299,9 @@ pub struct Tender {
     /// Shown only from qualification on, by the views.
     #[serde(skip)]
     pub bids: Vec<Bid>,
+    /// Claims on the tender itself, shown by the views with or without their authors.
+    #[serde(skip)]
+    pub complaints: Vec<Complaint>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub awards: Vec<Award>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -317,7 +321,7 @@ pub struct Tender {
 }
 
 /// Names the client may send in a tender but never set (dropped without a word).
-const READ_ONLY: [&str; 19] = [
+const READ_ONLY: [&str; 20] = [
     "id",
     "tenderID",
     "owner",
@@ -337,6 +341,7 @@ const READ_ONLY: [&str; 19] = [
     "awards",
     "contracts",
     "cancellations",
+    "complaints",
 ];
 /// The names of [`TenderTerms`] as the client sends them.
 const TERM_NAMES: [&str; 15] = [
@@ -462,6 +467,7 @@ impl Tender {
             awards: Vec::new(),
             contracts: Vec::new(),
             cancellations: Vec::new(),
+            complaints: Vec::new(),
             owner,
             date: now,
             date_modified: now,

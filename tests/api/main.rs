@@ -4,6 +4,7 @@
 mod auth;
 mod bids;
 mod cancellations;
+mod claims;
 mod common;
 mod conventions;
 mod documents;
