@@ -129,7 +129,7 @@ pub async fn file(
 }
 
 /// Who presents what: the claim's own token makes the claimant, the tender's the owner.
-fn actor(
+pub(super) fn actor(
     t: &Tender,
     target: &Target,
     id: &str,

@@ -131,7 +131,7 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
 }
 
 /// `documents` and `documents/{document_id}`, the same under a tender, a bid, an award, a
-/// contract or a cancellation.
+/// contract, a cancellation or a claim.
 fn documents() -> Router {
     let one = Router::with_path("{document_id}")
         .get(documents::show)
@@ -147,7 +147,8 @@ fn documents() -> Router {
 fn complaints() -> Router {
     let one = Router::with_path("{complaint_id}")
         .get(complaints::show)
-        .patch(complaints::change);
+        .patch(complaints::change)
+        .push(documents());
     Router::with_path("complaints")
         .get(complaints::list)
         .post(complaints::file)

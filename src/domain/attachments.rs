@@ -4,6 +4,7 @@
 
 use super::Change;
 use super::Refusal;
+use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
 use super::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
 use super::parse::{Cx, FromJson};
@@ -19,17 +20,28 @@ pub enum Holder {
     Award(String),
     Contract(String),
     Cancellation(String),
+    /// A claim on the tender or on an award.
+    Complaint(Target, String),
 }
 
 impl Holder {
     /// The role recorded as `author` of what the holder's writer uploads: award documents
-    /// name it (upstream's `tender_owner`); the other holders record none.
-    fn author(&self) -> Option<&'static str> {
+    /// name it (upstream's `tender_owner`), a claim's documents name the party that wrote
+    /// them (`by`); the other holders record none.
+    fn author(&self, by: Option<Actor>) -> Option<&'static str> {
         match self {
             Holder::Award(_) => Some("tender_owner"),
+            Holder::Complaint(..) => by.map(Actor::role),
             _ => None,
         }
     }
+}
+
+/// When a document is written, and by which party of a claim (none for other holders).
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    pub now: Timestamp,
+    pub by: Option<Actor>,
 }
 
 /// Upload (POST), new version (PUT) or metadata change (PATCH).
@@ -47,6 +59,7 @@ impl Tender {
             Holder::Award(id) => Ok(&self.award(id)?.documents),
             Holder::Contract(id) => Ok(&self.contract(id)?.documents),
             Holder::Cancellation(id) => Ok(&self.cancellation(id)?.documents),
+            Holder::Complaint(target, id) => Ok(&self.complaint(target, id)?.documents),
         }
     }
 
@@ -72,6 +85,7 @@ impl Tender {
                 .find(|c| &c.id == id)
                 .map(|c| &mut c.documents)
                 .ok_or(Refusal::NotFound("cancellation_id")),
+            Holder::Complaint(target, id) => Ok(&mut self.complaint_mut(target, id)?.documents),
         }
     }
 
@@ -82,12 +96,14 @@ impl Tender {
             .ok_or(Refusal::NotFound("document_id"))
     }
 
-    /// Whether documents of `holder` may be added or changed now.
+    /// Whether documents of `holder` may be added or changed now, by `by` where the holder
+    /// is a claim.
     pub fn document_window(
         &self,
         holder: &Holder,
         action: Action,
         now: Timestamp,
+        by: Option<Actor>,
     ) -> Result<(), Refusal> {
         let verb = match action {
             Action::Add => "add",
@@ -107,6 +123,27 @@ impl Tender {
             Holder::Award(_) => refused(),
             Holder::Cancellation(_) if !self.status.is_terminal() => Ok(()),
             Holder::Cancellation(_) => refused(),
+            Holder::Complaint(target, id) => {
+                if !Tender::claim_statuses(target, false).contains(&self.status) {
+                    return refused();
+                }
+                let status = self.complaint(target, id)?.status;
+                let allowed = match by {
+                    Some(Actor::Complainant) => {
+                        matches!(status, ComplaintStatus::Draft | ComplaintStatus::Answered)
+                    }
+                    Some(Actor::TenderOwner) => status == ComplaintStatus::Claim,
+                    None => false,
+                };
+                if allowed {
+                    Ok(())
+                } else {
+                    Err(Refusal::phase(format!(
+                        "Can't {verb} document in current ({}) complaint status",
+                        status.as_str()
+                    )))
+                }
+            }
             Holder::Bid(id) => self.bid_document_window(
                 id,
                 now,
@@ -133,6 +170,24 @@ impl Tender {
         }
     }
 
+    /// A claim's document is changed only by the party that uploaded it.
+    fn document_author_check(
+        &self,
+        holder: &Holder,
+        id: &str,
+        by: Option<Actor>,
+    ) -> Result<(), Refusal> {
+        let doc = self.document(holder, id)?;
+        if matches!(holder, Holder::Complaint(..)) && doc.current.author != holder.author(by) {
+            return Err(Refusal::Forbidden {
+                location: "url",
+                name: "role",
+                description: "Can update document only author".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// Bid activity during tendering stays out of the public feed.
     fn document_change(&self, holder: &Holder) -> Change {
         match holder {
@@ -147,14 +202,14 @@ impl Tender {
         holder: &Holder,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
         style: &UrlStyle<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
         check_related(&input, &self.item_ids())?;
         self.documents_of(holder)?;
-        self.document_window(holder, Action::Add, now)?;
-        let record = DocumentRecord::upload(input, now, style).by(holder.author());
+        self.document_window(holder, Action::Add, now, by)?;
+        let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
         let id = record.id().to_string();
         let change = self.document_change(holder);
         self.documents_of_mut(holder)?.push(record);
@@ -168,11 +223,11 @@ impl Tender {
         id: &str,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
         style: &UrlStyle<'_>,
     ) -> Result<Change, Refusal> {
-        self.document(holder, id)?;
-        self.document_window(holder, Action::Update, now)?;
+        self.document_author_check(holder, id, by)?;
+        self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
         let record = self
             .documents_of_mut(holder)?
@@ -190,10 +245,10 @@ impl Tender {
         id: &str,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
     ) -> Result<Change, Refusal> {
-        self.document(holder, id)?;
-        self.document_window(holder, Action::Update, now)?;
+        self.document_author_check(holder, id, by)?;
+        self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
         let item_ids: Vec<String> = self.item_ids().iter().map(|s| s.to_string()).collect();
         let record = self

@@ -163,6 +163,16 @@ pub enum Actor {
     TenderOwner,
 }
 
+impl Actor {
+    /// Upstream's name of the party, recorded as the author of its documents.
+    pub fn role(self) -> &'static str {
+        match self {
+            Actor::Complainant => "complaint_owner",
+            Actor::TenderOwner => "tender_owner",
+        }
+    }
+}
+
 /// The write role upstream chose from the actor, the claim's status and the wanted status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -279,7 +289,7 @@ impl Tender {
     }
 
     /// Tender statuses in which claims on the target are filed (`filing`) or changed.
-    fn claim_statuses(target: &Target, filing: bool) -> &'static [TenderStatus] {
+    pub fn claim_statuses(target: &Target, filing: bool) -> &'static [TenderStatus] {
         use TenderStatus::*;
         match (target, filing) {
             (Target::Tender, true) => &[ActiveEnquiries, ActiveTendering],

@@ -460,6 +460,30 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     );
     let shown = read(&s, &answered_path).await;
     assert_eq!(shown["author"]["name"], organization()["name"]);
+    let protocol = change_doc(
+        &s,
+        "POST",
+        &format!("{answered_path}/documents"),
+        "broker",
+        &owner,
+        "Answer.pdf",
+    )
+    .await;
+    assert_eq!(
+        protocol.error().2,
+        json!("Can't add document in current (answered) complaint status"),
+        "the owner writes only while the claim waits for the answer"
+    );
+    let evidence = change_doc(
+        &s,
+        "POST",
+        &format!("{answered_path}/documents"),
+        "broker1",
+        &answered_token,
+        "Evidence.pdf",
+    )
+    .await;
+    assert_eq!(evidence.status, 201, "{}", evidence.text);
 
     let contract = format!(
         "{id}/contracts/{}",
@@ -531,4 +555,81 @@ async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion(
     .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     assert_eq!(read(&s, &path).await["status"], "ignored");
+}
+
+#[tokio::test]
+async fn claim_documents_are_written_by_each_party_in_its_turn() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    let (path, token) = (format!("{id}/complaints/{}", made.id()), made.token());
+    let docs = format!("{path}/documents");
+    let by_claimant = change_doc(&s, "POST", &docs, "broker2", &token, "Claim.pdf").await;
+    assert_eq!(by_claimant.status, 201, "{}", by_claimant.text);
+    assert_eq!(by_claimant.body["data"]["author"], "complaint_owner");
+    assert_eq!(
+        by_claimant.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{docs}/{}", s.base, by_claimant.id()).as_str())
+    );
+    let early = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
+    assert_eq!(
+        (early.status, early.error().2),
+        (
+            403,
+            json!("Can't add document in current (draft) complaint status")
+        )
+    );
+    let submitted = change(&s, &path, "broker2", &token, json!({"status": "claim"})).await;
+    assert_eq!(submitted.status, 200, "{}", submitted.text);
+    let by_owner = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
+    assert_eq!(by_owner.status, 201, "{}", by_owner.text);
+    assert_eq!(by_owner.body["data"]["author"], "tender_owner");
+    let not_yours = change_doc(
+        &s,
+        "PUT",
+        &format!("{docs}/{}", by_owner.id()),
+        "broker2",
+        &token,
+        "Mine.pdf",
+    )
+    .await;
+    assert_eq!(
+        (not_yours.status, not_yours.error()),
+        (
+            403,
+            (
+                "url".into(),
+                "role".into(),
+                json!("Can update document only author")
+            )
+        )
+    );
+    let waiting = change_doc(&s, "POST", &docs, "broker2", &token, "More.pdf").await;
+    assert_eq!(
+        waiting.error().2,
+        json!("Can't add document in current (claim) complaint status")
+    );
+    let listed = read(&s, &docs).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        read(&s, &path).await["documents"].as_array().map(Vec::len),
+        Some(2)
+    );
+}
+
+async fn change_doc(
+    s: &TestServer,
+    method: &str,
+    path: &str,
+    broker: &str,
+    token: &str,
+    name: &str,
+) -> Reply {
+    let url = format!("/api/2.3/tenders/{path}?acc_token={token}");
+    let call = if method == "PUT" {
+        s.put(&url)
+    } else {
+        s.post(&url)
+    };
+    call.broker(broker).data(document_body(name)).send().await
 }
