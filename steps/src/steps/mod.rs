@@ -4,6 +4,7 @@
 mod awards;
 mod bids;
 mod cancellations;
+mod claims;
 mod common;
 mod documents;
 mod listing;
