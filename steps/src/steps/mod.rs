@@ -8,4 +8,5 @@ mod documents;
 mod listing;
 mod periods;
 mod questions;
+mod refusals;
 mod tenders;
