@@ -1,5 +1,8 @@
 //! The error envelope, `{"status": "error", "errors": [{location, name, description}]}`,
 //! and the mapping of every refusal onto it. This is the only place errors are rendered.
+//!
+//! Every description is a string, as the spec types it: an entry holds text, never JSON. A
+//! validation problem becomes one entry per field at fault, named by its dotted path.
 
 use crate::domain::Refusal;
 use salvo::http::StatusCode;
@@ -9,10 +12,18 @@ use serde_json::{Value as Json, json};
 
 pub const JSON_UTF8: &str = "application/json; charset=UTF-8";
 
+/// One entry of the envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorEntry {
+    pub location: String,
+    pub name: String,
+    pub description: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub errors: Vec<(String, String, Json)>,
+    pub errors: Vec<ErrorEntry>,
 }
 
 impl ApiError {
@@ -20,11 +31,15 @@ impl ApiError {
         status: StatusCode,
         location: &str,
         name: &str,
-        description: impl Into<Json>,
+        description: impl Into<String>,
     ) -> ApiError {
         ApiError {
             status,
-            errors: vec![(location.to_string(), name.to_string(), description.into())],
+            errors: vec![ErrorEntry {
+                location: location.to_string(),
+                name: name.to_string(),
+                description: description.into(),
+            }],
         }
     }
 
@@ -40,7 +55,7 @@ impl ApiError {
         let errors: Vec<Json> = self
             .errors
             .iter()
-            .map(|(location, name, description)| json!({"location": location, "name": name, "description": description}))
+            .map(|e| json!({"location": e.location, "name": e.name, "description": e.description}))
             .collect();
         json!({"status": "error", "errors": errors})
     }
@@ -52,8 +67,13 @@ impl From<Refusal> for ApiError {
             Refusal::Invalid(fields) => ApiError {
                 status: StatusCode::UNPROCESSABLE_ENTITY,
                 errors: fields
-                    .into_iter()
-                    .map(|(name, p)| ("body".to_string(), name, p.to_json()))
+                    .iter()
+                    .flat_map(|(name, p)| p.leaves(name))
+                    .map(|(name, description)| ErrorEntry {
+                        location: "body".to_string(),
+                        name,
+                        description,
+                    })
                     .collect(),
             },
             Refusal::Forbidden {
@@ -114,4 +134,74 @@ pub async fn catcher(res: &mut Response, ctrl: &mut FlowCtrl) {
         res.headers_mut().insert(ALLOW, allow);
     }
     ctrl.skip_rest();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::parse::{Problem, REQUIRED};
+
+    fn entries(e: &ApiError) -> Json {
+        e.body()["errors"].clone()
+    }
+
+    #[test]
+    fn a_validation_problem_is_one_string_entry_per_field_at_fault() {
+        let items = Problem::Items(vec![
+            Problem::NONE,
+            Problem::field(
+                "classification",
+                Problem::field("id", Problem::msg("Value must be one of [...].")),
+            ),
+        ]);
+        let refusal = Refusal::Invalid(vec![
+            ("title".into(), Problem::msg(REQUIRED)),
+            (
+                "enquiryPeriod".into(),
+                Problem::field(
+                    "endDate",
+                    Problem::Messages(vec!["First.".into(), "Second.".into()]),
+                ),
+            ),
+            ("items".into(), items),
+            ("colour".into(), Problem::Rogue),
+            ("guarantee".into(), Problem::field("extra", Problem::Rogue)),
+        ]);
+        let error = ApiError::from(refusal);
+        assert_eq!(error.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(
+            entries(&error),
+            json!([
+                {"location": "body", "name": "title", "description": "This field is required."},
+                {"location": "body", "name": "enquiryPeriod.endDate", "description": "First. Second."},
+                {"location": "body", "name": "items.1.classification.id", "description": "Value must be one of [...]."},
+                {"location": "body", "name": "colour", "description": "Rogue field"},
+                {"location": "body", "name": "guarantee.extra", "description": "Rogue field"}
+            ])
+        );
+    }
+
+    #[test]
+    fn every_other_refusal_is_one_string_entry() {
+        for (refusal, status) in [
+            (Refusal::phase("Can't add bid"), StatusCode::FORBIDDEN),
+            (Refusal::NotFound("bid_id"), StatusCode::NOT_FOUND),
+            (
+                Refusal::Unsupported {
+                    location: "data",
+                    name: "procurementMethodType",
+                    description: "Not implemented".into(),
+                },
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ),
+        ] {
+            let error = ApiError::from(refusal);
+            assert_eq!(error.status, status);
+            let body = error.body();
+            assert_eq!(body["status"], "error");
+            let list = body["errors"].as_array().cloned().unwrap_or_default();
+            assert_eq!(list.len(), 1, "{body}");
+            assert!(list[0]["description"].is_string(), "{body}");
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //!
 //! Paging follows upstream: `offset` is a `dateModified` (the row equal to it is skipped),
 //! an empty page repeats the request's offset, and `next_page`/`prev_page` carry every
-//! recognised parameter. Unlike upstream the listing is immediately consistent and, by the
+//! recognised parameter. The repeated offset is written in the output form (server zone,
+//! microseconds), as the spec types it; an offset that is no timestamp is ignored, as
+//! upstream's default feed accepted any string, so it lists from the start. Unlike upstream the listing is immediately consistent and, by the
 //! project's decision, the default mode lists test-mode tenders too.
 
 use super::error::{ApiError, write_json};
@@ -155,7 +157,7 @@ pub async fn list(
         .collect();
 
     let base = app.base_url(req);
-    let echoed = offset_text.clone().unwrap_or_default();
+    let echoed = offset.map(|t| t.to_string()).unwrap_or_default();
     let next_offset = rows
         .last()
         .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());

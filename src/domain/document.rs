@@ -449,18 +449,15 @@ mod tests {
         )
         .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"format": ["String value did not match validation regex."], "url": ["Not a well formed URL."], "hash": ["Hash value is wrong length."]})
+            err.flat(),
+            json!({"format": "String value did not match validation regex.", "url": "Not a well formed URL.", "hash": "Hash value is wrong length."})
         );
         let err = DocumentInput::from_json(
             &json!({"title": "a", "url": "http://x/y", "hash": "crc:1", "format": "a/b"}),
             &cx(),
         )
         .expect_err("invalid");
-        assert_eq!(
-            err.to_json(),
-            json!({"hash": ["Hash type is not supported."]})
-        );
+        assert_eq!(err.flat(), json!({"hash": "Hash type is not supported."}));
     }
 
     #[test]

@@ -459,8 +459,8 @@ mod tests {
         let err = Item::from_json(&json!({"description": "x", "classification": {"scheme": "ДК021", "id": "99999999-9", "description": "x"}}), &cx())
             .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"additionalClassifications": ["This field is required."]})
+            err.flat(),
+            json!({"additionalClassifications": "This field is required."})
         );
     }
 
@@ -510,8 +510,8 @@ mod tests {
         let bad = check_features(&[feature("a", "item", Some("9"), &[0.1])], &items)
             .expect_err("invalid");
         assert_eq!(
-            bad.to_json(),
-            json!([{"relatedItem": ["relatedItem should be one of items"]}])
+            bad.flat(),
+            json!({"0.relatedItem": "relatedItem should be one of items"})
         );
     }
 
@@ -523,8 +523,8 @@ mod tests {
         )
         .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"enum": [{"value": ["Float value should be less than 0.3."]}]})
+            err.flat(),
+            json!({"enum.0.value": "Float value should be less than 0.3."})
         );
         let err = Feature::from_json(
             &json!({"code": "a", "title": "t", "enum": [{"value": 0.1}, {"value": 0.1}]}),
@@ -532,8 +532,8 @@ mod tests {
         )
         .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"enum": ["Feature value should be uniq for feature"]})
+            err.flat(),
+            json!({"enum": "Feature value should be uniq for feature"})
         );
     }
 }

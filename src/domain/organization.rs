@@ -224,8 +224,8 @@ mod tests {
         });
         let err = Organization::from_json(&org, &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"contactPoint": {"email": ["telephone or email should be present"]}})
+            err.flat(),
+            json!({"contactPoint.email": "telephone or email should be present"})
         );
     }
 
@@ -239,13 +239,13 @@ mod tests {
         });
         let err = Organization::from_json(&org, &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"identifier": {"uri": ["Not a well formed URL."]}, "kind": "Rogue field"})
+            err.flat(),
+            json!({"identifier.uri": "Not a well formed URL.", "kind": "Rogue field"})
         );
         let err = ProcuringEntity::from_json(&org, &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"identifier": {"uri": ["Not a well formed URL."]}})
+            err.flat(),
+            json!({"identifier.uri": "Not a well formed URL."})
         );
     }
 }

@@ -1,8 +1,8 @@
 //! Reading client JSON into typed values, collecting every problem at once.
 //!
-//! Problems are shaped like upstream's descriptions, because brokers match on them: a list of
-//! messages for a field, a map for a nested object, a list of maps for a list of objects, and
-//! the plain string `Rogue field` for an unknown name.
+//! Problems keep upstream's structure (messages for a field, fields of a nested object, entries
+//! of a list) and upstream's wording; [`Problem::leaves`] flattens them into one error entry per
+//! field at fault, because the spec types every error description as a string.
 
 use super::time::{Timestamp, Zone};
 use serde_json::{Map, Value as Json};
@@ -34,15 +34,48 @@ impl Problem {
         Problem::Fields(vec![(name.to_string(), problem)])
     }
 
-    pub fn to_json(&self) -> Json {
-        match self {
-            Problem::Messages(m) => Json::from(m.clone()),
-            Problem::Rogue => Json::from("Rogue field"),
-            Problem::Fields(f) => {
-                Json::Object(f.iter().map(|(k, p)| (k.clone(), p.to_json())).collect())
+    /// One `(dotted path, description)` per field at fault, in the order found: the path of a
+    /// nested field joins names and list indexes with dots (`items.0.classification.id`); the
+    /// description is upstream's message, several messages of one field joined by a space.
+    pub fn leaves(&self, path: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        self.collect_leaves(path, &mut out);
+        out
+    }
+
+    fn collect_leaves(&self, path: &str, out: &mut Vec<(String, String)>) {
+        let child = |name: &str| {
+            if path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}.{name}")
             }
-            Problem::Items(items) => Json::Array(items.iter().map(Problem::to_json).collect()),
+        };
+        match self {
+            Problem::Messages(m) => out.push((path.to_string(), m.join(" "))),
+            Problem::Rogue => out.push((path.to_string(), "Rogue field".to_string())),
+            Problem::Fields(f) => {
+                for (name, p) in f {
+                    p.collect_leaves(&child(name), out);
+                }
+            }
+            Problem::Items(items) => {
+                for (i, p) in items.iter().enumerate() {
+                    p.collect_leaves(&child(&i.to_string()), out);
+                }
+            }
         }
+    }
+
+    /// The leaves as a JSON object `{path: description}`, for tests of the models.
+    #[cfg(test)]
+    pub fn flat(&self) -> Json {
+        Json::Object(
+            self.leaves("")
+                .into_iter()
+                .map(|(name, description)| (name, Json::from(description)))
+                .collect(),
+        )
     }
 
     /// Top-level problems, one per field, in the order found.
@@ -393,34 +426,64 @@ mod tests {
         }
     }
 
+    fn pairs(leaves: &[(&str, &str)]) -> Vec<(String, String)> {
+        leaves
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.to_string()))
+            .collect()
+    }
+
     #[test]
-    fn collects_every_problem() {
+    fn collects_every_problem_in_order() {
         let err = Pair::from_json(&json!({"a": "x", "b": {}, "c": 1}), &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!({"a": ["Value 'x' is not float."], "b": ["Couldn't interpret '{}' as string."], "c": "Rogue field"})
+            err.leaves(""),
+            pairs(&[
+                ("a", "Value 'x' is not float."),
+                ("b", "Couldn't interpret '{}' as string."),
+                ("c", "Rogue field"),
+            ])
         );
     }
 
     #[test]
     fn null_counts_as_missing() {
         let err = Pair::from_json(&json!({"a": null}), &cx()).expect_err("invalid");
-        assert_eq!(err.to_json(), json!({"a": ["This field is required."]}));
+        assert_eq!(err.flat(), json!({"a": "This field is required."}));
         let ok = Pair::from_json(&json!({"a": 5, "b": null}), &cx()).expect("valid");
         assert_eq!((ok.a, ok.b), (5.0, None));
     }
 
     #[test]
-    fn lists_report_per_index() {
-        let err = Vec::<Pair>::from_json(&json!([{"a": 1}, {}]), &cx()).expect_err("invalid");
+    fn lists_report_per_index_and_skip_valid_entries() {
+        let err = Vec::<Pair>::from_json(&json!([{"a": 1}, {}, {"a": 2, "z": 0}]), &cx())
+            .expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!([{}, {"a": ["This field is required."]}])
+            err.leaves("pairs"),
+            pairs(&[
+                ("pairs.1.a", "This field is required."),
+                ("pairs.2.z", "Rogue field"),
+            ])
         );
         let err = Vec::<Pair>::from_json(&json!("x"), &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!(["Could not interpret the value as a list"])
+            err.leaves("pairs"),
+            pairs(&[("pairs", "Could not interpret the value as a list")])
+        );
+    }
+
+    #[test]
+    fn several_messages_of_one_field_join_with_a_space() {
+        let problem = Problem::field(
+            "period",
+            Problem::field(
+                "endDate",
+                Problem::Messages(vec!["First.".into(), "Second.".into()]),
+            ),
+        );
+        assert_eq!(
+            problem.leaves(""),
+            pairs(&[("period.endDate", "First. Second.")])
         );
     }
 
@@ -428,8 +491,11 @@ mod tests {
     fn non_object_names_the_model() {
         let err = Pair::from_json(&json!("str"), &cx()).expect_err("invalid");
         assert_eq!(
-            err.to_json(),
-            json!(["Please use a mapping for this field or Pair instance instead of unicode."])
+            err.leaves("pair"),
+            pairs(&[(
+                "pair",
+                "Please use a mapping for this field or Pair instance instead of unicode."
+            )])
         );
     }
 

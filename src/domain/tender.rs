@@ -7,7 +7,7 @@ use super::document::DocumentRecord;
 use super::ids::TokenHash;
 use super::item::{Feature, Item, check_features, check_items};
 use super::merge::merge;
-use super::money::{Guarantee, Money, Period, PeriodEndRequired};
+use super::money::{Money, Period, PeriodEndRequired};
 use super::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
 use super::parse::{Cx, Obj, Problem};
 use super::question::Question;
@@ -115,7 +115,7 @@ pub struct TenderTerms {
     pub value: Money,
     pub minimal_step: Money,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub guarantee: Option<Guarantee>,
+    pub guarantee: Option<Money>,
     pub enquiry_period: Period,
     pub tender_period: Period,
     pub procuring_entity: Organization,
@@ -253,6 +253,9 @@ pub struct AuctionPeriod {
     pub end_date: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub should_start_after: Option<Timestamp>,
+    /// When the running auction settles, fixed as it starts; not shown.
+    #[serde(skip)]
+    pub planned_end: Option<Timestamp>,
 }
 
 impl AuctionPeriod {

@@ -125,7 +125,7 @@ async fn bid_rules() {
         (
             "body".into(),
             "value".into(),
-            json!(["value of bid should be less than value of tender"])
+            json!("value of bid should be less than value of tender")
         )
     );
     let mut body = bid_body(400.0);
@@ -138,7 +138,7 @@ async fn bid_rules() {
         .await;
     assert_eq!(
         r.error().2,
-        json!(["currency of bid should be identical to currency of value of tender"])
+        json!("currency of bid should be identical to currency of value of tender")
     );
     let mut body = bid_body(400.0);
     body["tenderers"] = json!([]);
@@ -150,10 +150,7 @@ async fn bid_rules() {
         .await;
     assert_eq!(
         (r.error().1, r.error().2),
-        (
-            "tenderers".into(),
-            json!(["Please provide at least 1 item."])
-        )
+        ("tenderers".into(), json!("Please provide at least 1 item."))
     );
     let anonymous = s
         .post(&format!("/api/2.3/tenders/{id}/bids"))

@@ -84,6 +84,47 @@ async fn pages_follow_date_modified_and_end_with_an_echoing_empty_page() {
 }
 
 #[tokio::test]
+async fn an_empty_page_echoes_the_offset_in_the_output_form() {
+    let s = TestServer::start().await;
+    let empty = page(&s, "?offset=2030-01-10T10:00").await;
+    assert_eq!(
+        empty["next_page"],
+        json!({
+            "offset": "2030-01-10T10:00:00.000000+02:00",
+            "path": "/api/2.3/tenders?offset=2030-01-10T10%3A00%3A00.000000%2B02%3A00",
+            "uri": format!("{}/api/2.3/tenders?offset=2030-01-10T10%3A00%3A00.000000%2B02%3A00", s.base),
+        })
+    );
+    assert_eq!(
+        empty["prev_page"]["offset"],
+        "2030-01-10T10:00:00.000000+02:00"
+    );
+
+    let far = page(&s, "?offset=3941-05-23T20:20:15.409Z&limit=5").await;
+    let offset = far["next_page"]["offset"].as_str().unwrap_or_default();
+    let rfc3339 = &time::format_description::well_known::Rfc3339;
+    let shown = time::OffsetDateTime::parse(offset, rfc3339).expect("a timestamp");
+    let sent =
+        time::OffsetDateTime::parse("3941-05-23T20:20:15.409Z", rfc3339).expect("a timestamp");
+    assert_eq!(shown, sent, "{offset}");
+    assert!(
+        offset.ends_with(":15.409000+03:00") || offset.ends_with(":15.409000+02:00"),
+        "six fractional digits and the server zone's offset: {offset}"
+    );
+    let encoded = offset.replace(':', "%3A").replace('+', "%2B");
+    assert_eq!(
+        far["next_page"]["path"],
+        format!("/api/2.3/tenders?limit=5&offset={encoded}")
+    );
+
+    let garbage = page(&s, "?offset=garbage").await;
+    assert_eq!(
+        garbage["next_page"]["offset"], "",
+        "an offset that is no timestamp is ignored"
+    );
+}
+
+#[tokio::test]
 async fn a_change_moves_the_tender_to_the_end_at_once() {
     let s = TestServer::start().await;
     let (a, token, _) = s.published().await;

@@ -72,27 +72,76 @@ async fn wrong_types_are_field_errors() {
     };
     assert_eq!(
         find("value"),
-        Some(json!([
+        Some(json!(
             "Please use a mapping for this field or Value instance instead of unicode."
-        ]))
+        ))
     );
     assert_eq!(
         find("items"),
-        Some(json!(["Could not interpret the value as a list"]))
+        Some(json!("Could not interpret the value as a list"))
     );
     assert_eq!(
-        find("enquiryPeriod"),
-        Some(json!({"endDate": ["Could not parse invalid_value. Should be ISO8601."]}))
+        find("enquiryPeriod.endDate"),
+        Some(json!("Could not parse invalid_value. Should be ISO8601."))
     );
     assert_eq!(
         find("title"),
-        Some(json!(["Couldn't interpret '[\"a\"]' as string."]))
+        Some(json!("Couldn't interpret '[\"a\"]' as string."))
     );
     assert_eq!(
         s.get("/api/2.3/tenders").send().await.body["data"],
         json!([]),
         "nothing was stored"
     );
+}
+
+#[tokio::test]
+async fn nested_problems_are_string_entries_named_by_their_path() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body.as_object_mut().map(|b| b.remove("title"));
+    body["enquiryPeriod"]["endDate"] = json!("invalid_value");
+    body["items"][0]["classification"]
+        .as_object_mut()
+        .map(|c| c.remove("id"));
+    body["items"][0]["quantity"] = json!(-1);
+    body["procuringEntity"]["contactPoint"]["email"] = json!("nobody");
+    body["guarantee"] = json!({"amount": 5, "colour": "red"});
+    body["colour"] = json!("red");
+    let r = s.try_create(body).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let errors = r.body["errors"].as_array().cloned().unwrap_or_default();
+    assert!(
+        errors
+            .iter()
+            .all(|e| e["location"] == "body" && e["description"].is_string()),
+        "every description is a string: {}",
+        r.text
+    );
+    let find = |name: &str| {
+        errors
+            .iter()
+            .find(|e| e["name"] == name)
+            .map(|e| e["description"].clone())
+    };
+    for (name, description) in [
+        ("title", "This field is required."),
+        (
+            "enquiryPeriod.endDate",
+            "Could not parse invalid_value. Should be ISO8601.",
+        ),
+        ("items.0.classification.id", "This field is required."),
+        ("items.0.quantity", "Int value should be greater than 0."),
+        (
+            "procuringEntity.contactPoint.email",
+            "Not a well formed email address.",
+        ),
+        ("guarantee.colour", "Rogue field"),
+        ("colour", "Rogue field"),
+    ] {
+        assert_eq!(find(name), Some(json!(description)), "{name} in {}", r.text);
+    }
+    assert_eq!(errors.len(), 7, "{}", r.text);
 }
 
 #[tokio::test]
@@ -154,6 +203,7 @@ async fn unknown_ids_paths_and_methods() {
 async fn bodies_over_the_limit_are_refused() {
     let s = TestServer::start_with(tender_registry::Settings {
         testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
         max_body: 4096,
         ..Default::default()
     })
