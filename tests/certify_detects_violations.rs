@@ -75,12 +75,18 @@ mod proxy {
         }
 
         pub fn tender_id(&self) -> String {
-            self.segments().get(1).map(|s| (*s).to_owned()).unwrap_or_default()
+            self.segments()
+                .get(1)
+                .map(|s| (*s).to_owned())
+                .unwrap_or_default()
         }
 
         /// The id of the sub-record (document, question, bid, award, contract).
         pub fn record_id(&self) -> String {
-            self.segments().get(3).map(|s| (*s).to_owned()).unwrap_or_default()
+            self.segments()
+                .get(3)
+                .map(|s| (*s).to_owned())
+                .unwrap_or_default()
         }
 
         pub fn header(&self, name: &str) -> Option<Vec<u8>> {
@@ -400,7 +406,9 @@ mod proxy {
                 headers: req
                     .headers()
                     .iter()
-                    .filter(|(n, _)| !matches!(n.as_str(), "host" | "content-length" | "connection"))
+                    .filter(|(n, _)| {
+                        !matches!(n.as_str(), "host" | "content-length" | "connection")
+                    })
                     .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
                     .chain(
                         req.headers()
@@ -574,7 +582,8 @@ fn fake_document(req: &Req) -> Route {
         &json!({"id": id, "documentOf": "tender", "datePublished": now(), "dateModified": now()}),
     );
     let mut answer = Answer::json(201, json!({ "data": data }));
-    let host = String::from_utf8(req.header("x-proxy-host").unwrap_or_default()).unwrap_or_default();
+    let host =
+        String::from_utf8(req.header("x-proxy-host").unwrap_or_default()).unwrap_or_default();
     answer.set_header("location", &format!("http://{host}{}/{id}", req.path));
     Route::Answer(answer)
 }
@@ -654,29 +663,110 @@ fn mutants() -> Vec<Mutant> {
     use Endpoint::*;
     vec![
         // ---- class 1: writes accepted that must be refused ----
-        mutant(1, "PATCH /tenders/{id}", "any credential changes the tender", false,
-            |m, r| if is_publication(r) { Route::Forward } else { accept_any_on(PatchTender, m, r) }, untouched),
-        mutant(1, "PATCH /tenders/{id} (publication)", "any credential publishes a draft", false,
-            |m, r| { if is_publication(r) { as_rightful(m, r) } Route::Forward }, untouched),
-        mutant(1, "POST /tenders/{id}/documents", "any credential uploads a tender document", false,
-            |m, r| accept_any_on(DocPost, m, r), untouched),
-        mutant(1, "PUT /tenders/{id}/documents/{doc}", "any credential replaces a tender document", false,
-            |m, r| accept_any_on(DocPut, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}/documents/{doc}", "any credential changes document metadata", false,
-            |m, r| accept_any_on(DocPatch, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}/questions/{q}", "any credential answers a question", false,
-            |m, r| accept_any_on(QPatch, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}/bids/{bid}", "any credential activates a bid", true,
-            |m, r| accept_any_on(BidPatch, m, r), untouched),
-        mutant(1, "POST …/bids/{bid}/documents", "any credential uploads a bid document", true,
-            |m, r| accept_any_on(BidDocPost, m, r), untouched),
-        mutant(1, "GET /tenders/{id}/bids/{bid}", "any credential reads a bid while tendering", true,
-            |m, r| accept_any_on(BidGet, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}/awards/{award}", "any credential confirms the award", true,
-            |m, r| accept_any_on(AwardPatch, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}/contracts/{c}", "any credential changes the contract", true,
-            |m, r| accept_any_on(ContractPatch, m, r), untouched),
-        mutant(1, "PATCH /tenders/{id}", "the tender token works for any broker", false,
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "any credential changes the tender",
+            false,
+            |m, r| {
+                if is_publication(r) {
+                    Route::Forward
+                } else {
+                    accept_any_on(PatchTender, m, r)
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id} (publication)",
+            "any credential publishes a draft",
+            false,
+            |m, r| {
+                if is_publication(r) {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "any credential uploads a tender document",
+            false,
+            |m, r| accept_any_on(DocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PUT /tenders/{id}/documents/{doc}",
+            "any credential replaces a tender document",
+            false,
+            |m, r| accept_any_on(DocPut, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "any credential changes document metadata",
+            false,
+            |m, r| accept_any_on(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "any credential answers a question",
+            false,
+            |m, r| accept_any_on(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "any credential activates a bid",
+            true,
+            |m, r| accept_any_on(BidPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST …/bids/{bid}/documents",
+            "any credential uploads a bid document",
+            true,
+            |m, r| accept_any_on(BidDocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "any credential reads a bid while tendering",
+            true,
+            |m, r| accept_any_on(BidGet, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "any credential confirms the award",
+            true,
+            |m, r| accept_any_on(AwardPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "any credential changes the contract",
+            true,
+            |m, r| accept_any_on(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "the tender token works for any broker",
+            false,
             |m, r| {
                 if r.endpoint() == PatchTender
                     && let Some(o) = m.tenders.get(&r.tender_id())
@@ -685,54 +775,137 @@ fn mutants() -> Vec<Mutant> {
                     r.set_header("authorization", o.auth.clone());
                 }
                 Route::Forward
-            }, untouched),
-        mutant(1, "PATCH /tenders/{id}/bids/{bid}", "the tender token activates bids", true,
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "the tender token activates bids",
+            true,
             |m, r| {
                 if r.endpoint() == BidPatch
-                    && m.tenders.get(&r.tender_id()).is_some_and(|o| r.token() == Some(o.token.as_str()))
+                    && m.tenders
+                        .get(&r.tender_id())
+                        .is_some_and(|o| r.token() == Some(o.token.as_str()))
                 {
                     as_rightful(m, r);
                 }
                 Route::Forward
-            }, untouched),
-        mutant(1, "GET /tenders/{id}/bids/{bid}", "one bid's token reads another bid of the tender", true,
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "one bid's token reads another bid of the tender",
+            true,
             |m, r| {
                 if r.endpoint() == BidGet
-                    && m.bids.values().any(|o| o.tender == r.tender_id() && r.token() == Some(o.token.as_str()))
+                    && m.bids
+                        .values()
+                        .any(|o| o.tender == r.tender_id() && r.token() == Some(o.token.as_str()))
                 {
                     as_rightful(m, r);
                 }
                 Route::Forward
-            }, untouched),
-        mutant(1, "POST /tenders/{id}/documents", "an upload without any token is accepted", false,
-            |m, r| { if r.endpoint() == DocPost && r.token().is_none() { as_rightful(m, r) } Route::Forward }, untouched),
-        mutant(1, "PATCH /tenders/{id}/awards/{award}", "another tender's token confirms the award", true,
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "an upload without any token is accepted",
+            false,
             |m, r| {
-                if r.endpoint() == AwardPatch && m.tenders.values().any(|o| r.token() == Some(o.token.as_str())) {
+                if r.endpoint() == DocPost && r.token().is_none() {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "another tender's token confirms the award",
+            true,
+            |m, r| {
+                if r.endpoint() == AwardPatch
+                    && m.tenders
+                        .values()
+                        .any(|o| r.token() == Some(o.token.as_str()))
+                {
                     as_rightful(m, r);
                 }
                 Route::Forward
-            }, untouched),
-        mutant(1, "PATCH /tenders/{id}", "a refused change is answered 403 yet stored", false,
-            |m, r| refused_yet_stored(PatchTender, m, r), answered_refused),
-        mutant(1, "PATCH /tenders/{id}/questions/{q}", "a refused answer is answered 403 yet stored", false,
-            |m, r| refused_yet_stored(QPatch, m, r), answered_refused),
-        mutant(1, "PATCH /tenders/{id}/contracts/{c}", "a refused contract change is answered 403 yet stored", true,
-            |m, r| refused_yet_stored(ContractPatch, m, r), answered_refused),
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "a refused change is answered 403 yet stored",
+            false,
+            |m, r| refused_yet_stored(PatchTender, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "a refused answer is answered 403 yet stored",
+            false,
+            |m, r| refused_yet_stored(QPatch, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a refused contract change is answered 403 yet stored",
+            true,
+            |m, r| refused_yet_stored(ContractPatch, m, r),
+            answered_refused,
+        ),
         // ---- class 2: answers that say one thing while the store keeps another ----
-        mutant(2, "PATCH /tenders/{id}", "a change is answered from a read and never stored", false,
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "a change is answered from a read and never stored",
+            false,
             |m, r| {
                 if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
-                    Route::FromRead { read: r.path.clone(), make: merged }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(2, "PATCH /tenders/{id} (publication)", "a publication is answered but never stored", false,
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id} (publication)",
+            "a publication is answered but never stored",
+            false,
             |m, r| {
                 if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
-                    Route::FromRead { read: r.path.clone(), make: merged }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(2, "PATCH /tenders/{id}", "nested objects of a change are dropped, the answer shows them", false,
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "nested objects of a change are dropped, the answer shows them",
+            false,
             |m, r| {
                 if r.endpoint() == PatchTender && m.is_rightful(r) {
                     let mut data = r.data();
@@ -743,309 +916,767 @@ fn mutants() -> Vec<Mutant> {
                 }
                 Route::Forward
             },
-            |_, r, a| if r.endpoint() == PatchTender && a.status == 200 {
-                a.edit(|v| merge(&mut v["data"], &r.data()));
-            }),
-        mutant(2, "PATCH /tenders/{id}/documents/{doc}", "document metadata answered, never stored", false,
-            |m, r| from_read_if(DocPatch, m, r), untouched),
-        mutant(2, "PUT /tenders/{id}/documents/{doc}", "a new version answered, never stored", false,
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "document metadata answered, never stored",
+            false,
+            |m, r| from_read_if(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PUT /tenders/{id}/documents/{doc}",
+            "a new version answered, never stored",
+            false,
             |m, r| {
                 if r.endpoint() == DocPut && m.is_rightful(r) {
-                    Route::FromRead { read: r.path.clone(), make: |r, mut read| {
-                        merge(&mut read, &r.data());
-                        read["dateModified"] = json!(now());
-                        Some(read)
-                    } }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(2, "POST /tenders/{id}/documents", "an upload answered 201, never stored", false,
-            |m, r| if r.endpoint() == DocPost && m.is_rightful(r) { fake_document(r) } else { Route::Forward }, untouched),
-        mutant(2, "PATCH /tenders/{id}/questions/{q}", "an answer answered, never stored", false,
-            |m, r| from_read_if(QPatch, m, r), untouched),
-        mutant(2, "PATCH /tenders/{id}/bids/{bid}", "an activation answered, never stored", true,
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["dateModified"] = json!(now());
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/documents",
+            "an upload answered 201, never stored",
+            false,
+            |m, r| {
+                if r.endpoint() == DocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/questions/{q}",
+            "an answer answered, never stored",
+            false,
+            |m, r| from_read_if(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "an activation answered, never stored",
+            true,
             |m, r| {
                 if r.endpoint() == BidPatch && m.is_rightful(r) {
-                    Route::FromRead { read: r.path_and_query(), make: merged }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(2, "POST …/bids/{bid}/documents", "a bid document answered 201, never stored", true,
-            |m, r| if r.endpoint() == BidDocPost && m.is_rightful(r) { fake_document(r) } else { Route::Forward }, untouched),
-        mutant(2, "PATCH /tenders/{id}/awards/{award}", "a confirmation answered, never stored", true,
+                    Route::FromRead {
+                        read: r.path_and_query(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST …/bids/{bid}/documents",
+            "a bid document answered 201, never stored",
+            true,
+            |m, r| {
+                if r.endpoint() == BidDocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/awards/{award}",
+            "a confirmation answered, never stored",
+            true,
             |m, r| {
                 if r.endpoint() == AwardPatch && m.is_rightful(r) {
-                    Route::FromRead { read: r.path.clone(), make: |r, mut read| {
-                        merge(&mut read, &r.data());
-                        read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
-                        Some(read)
-                    } }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(2, "PATCH /tenders/{id}/contracts/{c}", "the contract value is dropped, the answer shows it", true,
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "the contract value is dropped, the answer shows it",
+            true,
             |m, r| {
                 if r.endpoint() == ContractPatch && m.is_rightful(r) {
                     let mut data = r.data();
-                    if let Some(map) = data.as_object_mut() { map.remove("value"); }
+                    if let Some(map) = data.as_object_mut() {
+                        map.remove("value");
+                    }
                     r.set_data(data);
                 }
                 Route::Forward
             },
-            |_, r, a| if r.endpoint() == ContractPatch && a.status == 200 {
-                a.edit(|v| merge(&mut v["data"], &r.data()));
-            }),
-        mutant(2, "PATCH /tenders/{id}/contracts/{c}", "a contract change answered, never stored", true,
-            |m, r| from_read_if(ContractPatch, m, r), untouched),
-        mutant(2, "PATCH /tenders/{id}", "the answer replaces nested objects the store merged", false,
+            |_, r, a| {
+                if r.endpoint() == ContractPatch && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract change answered, never stored",
+            true,
+            |m, r| from_read_if(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "the answer replaces nested objects the store merged",
+            false,
             forward,
-            |_, r, a| if r.endpoint() == PatchTender && a.status == 200 {
-                let sent = r.data();
-                a.edit(|v| if let Some(map) = sent.as_object() {
-                    for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
-                        v["data"][k] = s.clone();
-                    }
-                });
-            }),
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    let sent = r.data();
+                    a.edit(|v| {
+                        if let Some(map) = sent.as_object() {
+                            for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
+                                v["data"][k] = s.clone();
+                            }
+                        }
+                    });
+                }
+            },
+        ),
         // ---- class 3: right on creation, wrong on later reads ----
-        mutant(3, "GET /tenders/{id}", "reads drop the test-mode title prefixes", false,
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop the test-mode title prefixes",
+            false,
             forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| for key in ["title", "title_en", "title_ru"] {
-                    if let Some(t) = v["data"][key].as_str() && t.starts_with('[') {
-                        let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
-                        v["data"][key] = json!(bare);
-                    }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}/documents/{doc}", "reads show datePublished moved to the last upload", false,
-            forward,
-            |_, r, a| if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
-                a.edit(|v| each_object(&mut v["data"], &mut |d| {
-                    if let (Some(_), Some(m)) = (d.get("datePublished"), d.get("dateModified").cloned()) {
-                        d.insert("datePublished".into(), m);
-                    }
-                }));
-            }),
-        mutant(3, "GET /tenders/{id}", "reads show date moved to the last modification", false,
-            forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
-            }),
-        mutant(3, "GET /tenders/{id}", "reads replace a client's item id", false,
-            forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| if let Some(items) = v["data"]["items"].as_array_mut() {
-                    for item in items {
-                        if item["id"].as_str().is_some_and(|id| id.len() != 32) {
-                            item["id"] = json!(fresh_id());
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        for key in ["title", "title_en", "title_ru"] {
+                            if let Some(t) = v["data"][key].as_str()
+                                && t.starts_with('[')
+                            {
+                                let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
+                                v["data"][key] = json!(bare);
+                            }
                         }
-                    }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}", "reads keep the first tender period start after the enquiry end moved", false,
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents/{doc}",
+            "reads show datePublished moved to the last upload",
+            false,
             forward,
-            |m, r, a| if is_get_of_tender(r) && let Some(first) = m.first_tendering_start.get(&r.tender_id()) {
-                a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
-            }),
-        mutant(3, "GET /tenders/{id}", "reads drop next_check once tendering", true,
+            |_, r, a| {
+                if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
+                    a.edit(|v| {
+                        each_object(&mut v["data"], &mut |d| {
+                            if let (Some(_), Some(m)) =
+                                (d.get("datePublished"), d.get("dateModified").cloned())
+                            {
+                                d.insert("datePublished".into(), m);
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads show date moved to the last modification",
+            false,
             forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| if v["data"]["status"] == "active.tendering" {
-                    if let Some(d) = v["data"].as_object_mut() { d.remove("next_check"); }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}", "tender reads show the question authors", false,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads replace a client's item id",
+            false,
             forward,
-            |m, r, a| if is_get_of_tender(r) && let Some(authors) = m.authors.get(&r.tender_id()) {
-                a.edit(|v| if let Some(qs) = v["data"]["questions"].as_array_mut() {
-                    for q in qs {
-                        if let Some((_, author)) = authors.iter().find(|(id, _)| q["id"] == id.as_str()) {
-                            q["author"] = author.clone();
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(items) = v["data"]["items"].as_array_mut() {
+                            for item in items {
+                                if item["id"].as_str().is_some_and(|id| id.len() != 32) {
+                                    item["id"] = json!(fresh_id());
+                                }
+                            }
                         }
-                    }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}/questions", "the question list shows the authors", false,
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the first tender period start after the enquiry end moved",
+            false,
             forward,
-            |m, r, a| if r.endpoint() == QList && let Some(authors) = m.authors.get(&r.tender_id()) {
-                a.edit(|v| if let Some(qs) = v["data"].as_array_mut() {
-                    for q in qs {
-                        if let Some((_, author)) = authors.iter().find(|(id, _)| q["id"] == id.as_str()) {
-                            q["author"] = author.clone();
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_tendering_start.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop next_check once tendering",
+            true,
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "active.tendering" {
+                            if let Some(d) = v["data"].as_object_mut() {
+                                d.remove("next_check");
+                            }
                         }
-                    }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}", "reads flip the value's VAT flag", false,
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "tender reads show the question authors",
+            false,
             forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| if let Some(b) = v["data"]["value"]["valueAddedTaxIncluded"].as_bool() {
-                    v["data"]["value"]["valueAddedTaxIncluded"] = json!(!b);
-                });
-            }),
-        mutant(3, "GET /tenders/{id}/bids/{bid}", "bid reads lose the currency", true,
-            forward,
-            |_, r, a| if r.endpoint() == BidGet {
-                a.edit(|v| if let Some(value) = v["data"]["value"].as_object_mut() { value.remove("currency"); });
-            }),
-        mutant(3, "GET /tenders/{id}/documents", "the list shows a replaced document in its first version", false,
-            forward,
-            |_, r, a| if r.endpoint() == DocList {
-                a.edit(|v| if let Some(docs) = v["data"].as_array_mut() {
-                    for d in docs {
-                        if let Some(first) = d["previousVersions"].as_array().and_then(|p| p.first()).cloned() {
-                            *d = first;
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| {
+                        if let Some(qs) = v["data"]["questions"].as_array_mut() {
+                            for q in qs {
+                                if let Some((_, author)) =
+                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
+                                {
+                                    q["author"] = author.clone();
+                                }
+                            }
                         }
-                    }
-                });
-            }),
-        mutant(3, "GET /tenders/{id}", "reads keep the dateModified of the creation", false,
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions",
+            "the question list shows the authors",
+            false,
             forward,
-            |m, r, a| if is_get_of_tender(r) && let Some(first) = m.first_modified.get(&r.tender_id()) {
-                a.edit(|v| v["data"]["dateModified"] = first.clone());
-            }),
+            |m, r, a| {
+                if r.endpoint() == QList
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| {
+                        if let Some(qs) = v["data"].as_array_mut() {
+                            for q in qs {
+                                if let Some((_, author)) =
+                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
+                                {
+                                    q["author"] = author.clone();
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads flip the value's VAT flag",
+            false,
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(b) = v["data"]["value"]["valueAddedTaxIncluded"].as_bool() {
+                            v["data"]["value"]["valueAddedTaxIncluded"] = json!(!b);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/bids/{bid}",
+            "bid reads lose the currency",
+            true,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidGet {
+                    a.edit(|v| {
+                        if let Some(value) = v["data"]["value"].as_object_mut() {
+                            value.remove("currency");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents",
+            "the list shows a replaced document in its first version",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == DocList {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"].as_array_mut() {
+                            for d in docs {
+                                if let Some(first) = d["previousVersions"]
+                                    .as_array()
+                                    .and_then(|p| p.first())
+                                    .cloned()
+                                {
+                                    *d = first;
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the dateModified of the creation",
+            false,
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_modified.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["dateModified"] = first.clone());
+                }
+            },
+        ),
         // ---- class 4: spec rules that advisory scenarios used to hold ----
-        mutant(4, "PATCH /tenders/{id}/contracts/{c}", "a contract amount above the award's is accepted", true,
+        mutant(
+            4,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract amount above the award's is accepted",
+            true,
             |m, r| {
-                if r.endpoint() == ContractPatch && m.is_rightful(r) && r.data()["value"]["amount"].is_number() {
-                    Route::FromRead { read: r.path.clone(), make: |r, read| {
-                        let above = r.data()["value"]["amount"].as_f64() > read["value"]["amount"].as_f64();
-                        if above { merged(r, read) } else { None }
-                    } }
-                } else { Route::Forward }
-            }, untouched),
-        mutant(4, "any unknown path or id", "a 404 is plain text, not the error envelope", false,
-            forward,
-            |_, _, a| if a.status == 404 {
-                a.body = "Not Found".into();
-                a.set_header("content-type", "text/plain; charset=utf-8");
-            }),
-        mutant(4, "any path, wrong method", "a 405 is plain text, not the error envelope", false,
-            forward,
-            |_, _, a| if a.status == 405 {
-                a.body = "Method Not Allowed".into();
-                a.set_header("content-type", "text/plain; charset=utf-8");
-            }),
-        mutant(4, "GET /tenders/{id}/bids/{bid}", "participationUrl shown before the auction exists", true,
-            forward,
-            |_, r, a| if r.endpoint() == BidGet && a.status == 200 {
-                let id = r.record_id();
-                a.edit(|v| if v["data"].get("participationUrl").is_none() {
-                    v["data"]["participationUrl"] = json!(format!("http://auction.invalid/{}?key_for_bid={id}", r.tender_id()));
-                });
-            }),
-        // ---- class 5: shapes, on every exchange ----
-        mutant(5, "every error", "error descriptions are lists of strings", false,
-            forward,
-            |_, _, a| if a.status >= 400 {
-                a.edit(|v| each_object(v, &mut |e| {
-                    if let Some(Value::String(d)) = e.get("description").cloned() && e.contains_key("location") {
-                        e.insert("description".into(), json!([d]));
+                if r.endpoint() == ContractPatch
+                    && m.is_rightful(r)
+                    && r.data()["value"]["amount"].is_number()
+                {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, read| {
+                            let above = r.data()["value"]["amount"].as_f64()
+                                > read["value"]["amount"].as_f64();
+                            if above { merged(r, read) } else { None }
+                        },
                     }
-                }));
-            }),
-        mutant(5, "PATCH/GET /tenders/{id}", "guarantee without valueAddedTaxIncluded", false,
-            forward,
-            |_, _, a| a.edit(|v| each_object(v, &mut |o| {
-                if let Some(Value::Object(g)) = o.get_mut("guarantee") { g.remove("valueAddedTaxIncluded"); }
-            }))),
-        mutant(5, "GET /tenders", "an empty page's offset loses its microseconds", false,
-            forward,
-            |_, r, a| if r.endpoint() == List {
-                a.edit(|v| if v["data"].as_array().is_some_and(Vec::is_empty) {
-                    if let Some(o) = v["next_page"]["offset"].as_str() {
-                        v["next_page"]["offset"] = json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
-                    }
-                });
-            }),
-        mutant(5, "GET /tenders (offset past the end)", "an empty page echoes the client's offset as written", false,
-            forward,
-            |_, r, a| if r.endpoint() == List && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset") {
-                let sent = sent.clone();
-                a.edit(|v| if v["data"].as_array().is_some_and(Vec::is_empty) {
-                    v["next_page"]["offset"] = json!(sent);
-                });
-            }),
-        mutant(5, "questions", "question timestamps lose their microseconds", false,
-            forward,
-            |_, r, a| if matches!(r.endpoint(), QPost | QGet | QList | QPatch) { a.body = drop_fractions(&a.body); }),
-        mutant(5, "bids", "bid amounts are written as integers", true,
-            forward,
-            |_, r, a| if matches!(r.endpoint(), BidPost | BidGet | BidPatch) { a.edit(integer_amounts); }),
-        mutant(5, "POST …/bids/{bid}/documents", "the Location is a relative address", true,
-            forward,
-            |_, r, a| if r.endpoint() == BidDocPost {
-                if let Some((_, l)) = a.headers.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case("location")) {
-                    *l = l.split_once("://").and_then(|(_, rest)| rest.split_once('/')).map(|(_, p)| format!("/{p}")).unwrap_or_default();
+                } else {
+                    Route::Forward
                 }
-            }),
-        mutant(5, "POST /tenders/{id}/questions", "the Location points under another collection", false,
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any unknown path or id",
+            "a 404 is plain text, not the error envelope",
+            false,
             forward,
-            |_, r, a| if r.endpoint() == QPost {
-                if let Some((_, l)) = a.headers.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case("location")) {
-                    *l = l.replace("/questions/", "/documents/");
+            |_, _, a| {
+                if a.status == 404 {
+                    a.body = "Not Found".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
                 }
-            }),
-        mutant(5, "GET /tenders/{id}", "document ids shown in upper case", false,
+            },
+        ),
+        mutant(
+            4,
+            "any path, wrong method",
+            "a 405 is plain text, not the error envelope",
+            false,
             forward,
-            |_, r, a| if is_get_of_tender(r) {
-                a.edit(|v| if let Some(docs) = v["data"]["documents"].as_array_mut() {
-                    for d in docs { d["id"] = json!(d["id"].as_str().unwrap_or_default().to_uppercase()); }
-                });
-            }),
-        mutant(5, "every refusal", "error envelopes without status", false,
-            forward,
-            |_, _, a| if (400..500).contains(&a.status) {
-                a.edit(|v| if let Some(map) = v.as_object_mut() { map.remove("status"); });
-            }),
-        mutant(5, "tender reads (contracts)", "the contract value loses its VAT flag", true,
-            forward,
-            |_, _, a| a.edit(|v| each_object(v, &mut |o| {
-                if o.contains_key("contractID") && let Some(Value::Object(val)) = o.get_mut("value") {
-                    val.remove("valueAddedTaxIncluded");
+            |_, _, a| {
+                if a.status == 405 {
+                    a.body = "Method Not Allowed".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
                 }
-            }))),
-        mutant(5, "GET /tenders", "listing rows' dateModified lose their offset", false,
+            },
+        ),
+        mutant(
+            4,
+            "GET /tenders/{id}/bids/{bid}",
+            "participationUrl shown before the auction exists",
+            true,
             forward,
-            |_, r, a| if r.endpoint() == List {
-                a.edit(|v| if let Some(rows) = v["data"].as_array_mut() {
-                    for row in rows {
-                        if let Some(t) = row["dateModified"].as_str() && t.len() > 6 {
-                            row["dateModified"] = json!(t[..t.len() - 6].to_owned());
+            |_, r, a| {
+                if r.endpoint() == BidGet && a.status == 200 {
+                    let id = r.record_id();
+                    a.edit(|v| {
+                        if v["data"].get("participationUrl").is_none() {
+                            v["data"]["participationUrl"] = json!(format!(
+                                "http://auction.invalid/{}?key_for_bid={id}",
+                                r.tender_id()
+                            ));
                         }
-                    }
-                });
-            }),
-        mutant(5, "GET /tenders/{id}/questions", "the list's Content-Type has no charset", false,
+                    });
+                }
+            },
+        ),
+        // ---- class 5: shapes, on every exchange ----
+        mutant(
+            5,
+            "every error",
+            "error descriptions are lists of strings",
+            false,
             forward,
-            |_, r, a| if r.endpoint() == QList { a.set_header("content-type", "application/json"); }),
-        // ---- class 6: paging ----
-        mutant(6, "GET /tenders", "the second tender of every page is missing", false,
+            |_, _, a| {
+                if a.status >= 400 {
+                    a.edit(|v| {
+                        each_object(v, &mut |e| {
+                            if let Some(Value::String(d)) = e.get("description").cloned()
+                                && e.contains_key("location")
+                            {
+                                e.insert("description".into(), json!([d]));
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "PATCH/GET /tenders/{id}",
+            "guarantee without valueAddedTaxIncluded",
+            false,
             forward,
-            |_, r, a| if r.endpoint() == List {
-                a.edit(|v| if let Some(rows) = v["data"].as_array_mut() && rows.len() > 1 { rows.remove(1); });
-            }),
-        mutant(6, "GET /tenders", "the first tender of every page is repeated", false,
-            forward,
-            |_, r, a| if r.endpoint() == List {
-                a.edit(|v| if let Some(rows) = v["data"].as_array_mut() && let Some(first) = rows.first().cloned() { rows.push(first); });
-            }),
-        mutant(6, "GET /tenders", "drafts are listed", false,
-            forward,
-            |m, r, a| if r.endpoint() == List {
-                let drafts: Vec<Value> = m.drafts.values().cloned().collect();
-                a.edit(|v| if let Some(rows) = v["data"].as_array_mut() && !rows.is_empty() { rows.extend(drafts); });
-            }),
-        mutant(6, "GET /tenders", "next_page jumps past the end after the first page", false,
-            forward,
-            |_, r, a| if r.endpoint() == List && !r.query.iter().any(|(k, _)| k == "offset") {
+            |_, _, a| {
                 a.edit(|v| {
-                    let far = "2999-01-01T00:00:00.000000+00:00";
-                    let path = format!("/api/2.3/tenders?offset={}", far.replace(':', "%3A").replace('+', "%2B"));
-                    let uri = v["next_page"]["uri"].as_str().and_then(|u| u.split_once("/api/")).map(|(b, _)| format!("{b}{path}"));
-                    v["next_page"]["offset"] = json!(far);
-                    v["next_page"]["path"] = json!(path);
-                    if let Some(uri) = uri { v["next_page"]["uri"] = json!(uri); }
-                });
-            }),
+                    each_object(v, &mut |o| {
+                        if let Some(Value::Object(g)) = o.get_mut("guarantee") {
+                            g.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "an empty page's offset loses its microseconds",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty) {
+                            if let Some(o) = v["next_page"]["offset"].as_str() {
+                                v["next_page"]["offset"] =
+                                    json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders (offset past the end)",
+            "an empty page echoes the client's offset as written",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List
+                    && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset")
+                {
+                    let sent = sent.clone();
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty) {
+                            v["next_page"]["offset"] = json!(sent);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "questions",
+            "question timestamps lose their microseconds",
+            false,
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
+                    a.body = drop_fractions(&a.body);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "bids",
+            "bid amounts are written as integers",
+            true,
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), BidPost | BidGet | BidPatch) {
+                    a.edit(integer_amounts);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST …/bids/{bid}/documents",
+            "the Location is a relative address",
+            true,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocPost {
+                    if let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                    {
+                        *l = l
+                            .split_once("://")
+                            .and_then(|(_, rest)| rest.split_once('/'))
+                            .map(|(_, p)| format!("/{p}"))
+                            .unwrap_or_default();
+                    }
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders/{id}/questions",
+            "the Location points under another collection",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QPost {
+                    if let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                    {
+                        *l = l.replace("/questions/", "/documents/");
+                    }
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}",
+            "document ids shown in upper case",
+            false,
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"]["documents"].as_array_mut() {
+                            for d in docs {
+                                d["id"] =
+                                    json!(d["id"].as_str().unwrap_or_default().to_uppercase());
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "every refusal",
+            "error envelopes without status",
+            false,
+            forward,
+            |_, _, a| {
+                if (400..500).contains(&a.status) {
+                    a.edit(|v| {
+                        if let Some(map) = v.as_object_mut() {
+                            map.remove("status");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "tender reads (contracts)",
+            "the contract value loses its VAT flag",
+            true,
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    each_object(v, &mut |o| {
+                        if o.contains_key("contractID")
+                            && let Some(Value::Object(val)) = o.get_mut("value")
+                        {
+                            val.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "listing rows' dateModified lose their offset",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            for row in rows {
+                                if let Some(t) = row["dateModified"].as_str()
+                                    && t.len() > 6
+                                {
+                                    row["dateModified"] = json!(t[..t.len() - 6].to_owned());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}/questions",
+            "the list's Content-Type has no charset",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QList {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        // ---- class 6: paging ----
+        mutant(
+            6,
+            "GET /tenders",
+            "the second tender of every page is missing",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut()
+                            && rows.len() > 1
+                        {
+                            rows.remove(1);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "the first tender of every page is repeated",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut()
+                            && let Some(first) = rows.first().cloned()
+                        {
+                            rows.push(first);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "drafts are listed",
+            false,
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    let drafts: Vec<Value> = m.drafts.values().cloned().collect();
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut()
+                            && !rows.is_empty()
+                        {
+                            rows.extend(drafts);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "next_page jumps past the end after the first page",
+            false,
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List && !r.query.iter().any(|(k, _)| k == "offset") {
+                    a.edit(|v| {
+                        let far = "2999-01-01T00:00:00.000000+00:00";
+                        let path = format!(
+                            "/api/2.3/tenders?offset={}",
+                            far.replace(':', "%3A").replace('+', "%2B")
+                        );
+                        let uri = v["next_page"]["uri"]
+                            .as_str()
+                            .and_then(|u| u.split_once("/api/"))
+                            .map(|(b, _)| format!("{b}{path}"));
+                        v["next_page"]["offset"] = json!(far);
+                        v["next_page"]["path"] = json!(path);
+                        if let Some(uri) = uri {
+                            v["next_page"]["uri"] = json!(uri);
+                        }
+                    });
+                }
+            },
+        ),
     ]
 }
 
@@ -1084,6 +1715,23 @@ fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
 /// Tag expressions: scenarios that keep the clock still share a server; the others move it.
 const STILL: &str = "@spec and not @clock";
 const ALL: &str = "@spec";
+const MOVING: &str = "@spec and @clock and (@scheduler or @bids or @auction)";
+const BIDS: &str = "@spec and @clock and (@bids or @refusals or @authentication or @auction)";
+const AWARDS: &str = "@spec and @clock and (@awarding or @refusals)";
+
+/// The scenarios that can see a mutant: the ones that keep the clock still share a server and
+/// run them all; the ones that move it run only those near the endpoint it breaks.
+fn tags_for(mutant: &Mutant) -> &'static str {
+    if !mutant.clock {
+        STILL
+    } else if mutant.endpoint.contains("award") || mutant.endpoint.contains("contract") {
+        AWARDS
+    } else if mutant.endpoint.contains("bid") {
+        BIDS
+    } else {
+        MOVING
+    }
+}
 
 /// How a mutant fared.
 struct Fate {
@@ -1100,7 +1748,8 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
     };
     let upstream = own.as_ref().map_or(shared, |s| s.base_url());
     let front = front(upstream, mutant).await;
-    let tags = if mutant.clock { ALL } else { STILL };
+    let tags = tags_for(mutant);
+    let started = Instant::now();
     let (report, markdown) = certify(&front.base_url, tags, |_| {}).await;
     front.handle.stop_forceful();
     if let Some(own) = own {
@@ -1112,7 +1761,7 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
         .and_then(|l| l.split('`').next())
         .map(str::to_owned);
     Fate {
-        label,
+        label: format!("{label} [{:.1} s]", started.elapsed().as_secs_f64()),
         killed: !report.certified() && rule.is_some(),
         rule,
     }
@@ -1139,16 +1788,10 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
     let base = shared.base_url();
     let fates: Vec<Fate> = futures::stream::iter(all.iter().enumerate())
         .map(|(i, m)| {
-            let label = format!(
-                "#{:02} class {} {}: {}",
-                i + 1,
-                m.class,
-                m.endpoint,
-                m.what
-            );
+            let label = format!("#{:02} class {} {}: {}", i + 1, m.class, m.endpoint, m.what);
             run_mutant(base.clone(), m, label)
         })
-        .buffer_unordered(4)
+        .buffer_unordered(8)
         .collect()
         .await;
     shared.stop().await;
@@ -1184,12 +1827,24 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_budget() {
     let upstream = server().await;
-    let no_clock_api = mutant(0, "/testing/clock", "hidden", true,
-        |_, r| if r.path.starts_with("/testing/") {
-            Route::Answer(Answer::json(404, json!({"status": "error", "errors": [
-                {"location": "url", "name": "not_found", "description": "Not Found"}]})))
-        } else { Route::Forward },
-        untouched);
+    let no_clock_api = mutant(
+        0,
+        "/testing/clock",
+        "hidden",
+        true,
+        |_, r| {
+            if r.path.starts_with("/testing/") {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
     let front = front(upstream.base_url(), &no_clock_api).await;
     let (report, markdown) = certify(
         &front.base_url,
