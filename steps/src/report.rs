@@ -66,24 +66,25 @@ impl RunReport {
     }
 
     /// Certified: every selected `@spec` scenario passed (and, with `--strict`, every
-    /// `@upstream` one), the features parsed, and something ran at all.
+    /// `@upstream` one), no exchange of any scenario broke a rule of the spec, the features
+    /// parsed, and something ran at all.
     pub fn certified(&self) -> bool {
         let spec = self.counts_of(Class::Spec);
         let upstream = self.counts_of(Class::Upstream);
-        let untagged = self.counts_of(Class::Untagged);
         self.parsing_errors.is_empty()
             && !self.scenarios.is_empty()
-            && spec.failed == 0
+            && self.blocking_failures().next().is_none()
             && spec.skipped == 0
-            && untagged.failed == 0
-            && (!self.strict || (upstream.failed == 0 && upstream.skipped == 0))
+            && (!self.strict || upstream.skipped == 0)
     }
 
-    /// Failed scenarios that count against certification.
+    /// Failed scenarios that count against certification: every failure but an advisory
+    /// `@upstream` scenario's own, since a rule of the spec broken by any exchange counts.
     pub fn blocking_failures(&self) -> impl Iterator<Item = &ScenarioOutcome> {
-        self.scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Failed && (s.class != Class::Upstream || self.strict))
+        self.scenarios.iter().filter(|s| {
+            s.verdict == Verdict::Failed
+                && (s.class != Class::Upstream || self.strict || !named_rules(s).is_empty())
+        })
     }
 
     /// One sentence: certified or not, and why.
@@ -102,6 +103,32 @@ impl RunReport {
         } else {
             "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips below.".to_owned()
         }
+    }
+
+    /// For one rule: the `@spec` scenarios tagged with it, the global checks that guard it,
+    /// and whether it held in this run.
+    pub fn rule_result(&self, tag: &str) -> (usize, usize, &'static str) {
+        let covering: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == tag))
+            .collect();
+        let checks = rules::global_checks_of(tag);
+        let broken = self.scenarios.iter().any(|s| {
+            s.verdict == Verdict::Failed
+                && (named_rules(s).iter().any(|r| r == tag)
+                    || (named_rules(s).is_empty() && covering.iter().any(|c| std::ptr::eq(*c, s))))
+        });
+        let result = if broken {
+            "**broken**"
+        } else if covering.is_empty() && (checks == 0 || self.scenarios.is_empty()) {
+            "not covered"
+        } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
+            "not fully checked"
+        } else {
+            "holds"
+        };
+        (covering.len(), checks, result)
     }
 
     /// `N passed, N failed, N skipped` over every scenario.
@@ -262,29 +289,26 @@ impl RunReport {
         }
 
         let _ = writeln!(md, "\n## Rules of the spec\n");
-        let _ = writeln!(md, "| Rule | Scenarios | Result |\n|---|---|---|");
+        let _ = writeln!(
+            md,
+            "A rule is covered by the `@spec` scenarios tagged with it and by the checks applied to every exchange of every scenario.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| Rule | Scenarios | Global checks | Result |\n|---|---|---|---|"
+        );
         for rule in rules::SPEC_RULES {
-            let covering: Vec<&ScenarioOutcome> = self
-                .scenarios
-                .iter()
-                .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == rule.tag))
-                .collect();
-            let result = if covering.is_empty() {
-                "not run"
-            } else if covering.iter().any(|s| s.verdict == Verdict::Failed) {
-                "**broken**"
-            } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
-                "not fully checked"
-            } else {
-                "holds"
-            };
+            let (scenarios, checks, result) = self.rule_result(rule.tag);
             let _ = writeln!(
                 md,
-                "| `{}` {} | {} | {result} |",
-                rule.tag,
-                rule.text,
-                covering.len()
+                "| `{}` {} | {scenarios} | {checks} | {result} |",
+                rule.tag, rule.text
             );
+        }
+        let _ = writeln!(md, "\n### Checks applied to every exchange\n");
+        let _ = writeln!(md, "| Rule | Check |\n|---|---|");
+        for check in rules::GLOBAL_CHECKS {
+            let _ = writeln!(md, "| `{}` | {} |", check.rule, check.text);
         }
 
         if !self.parsing_errors.is_empty() {
@@ -336,6 +360,12 @@ impl RunReport {
                         let _ = writeln!(md, "(no request had been sent yet)\n");
                     }
                 }
+                if let Some(read) = &f.read_back {
+                    let _ = writeln!(md, "Read back:\n\n```http\n{}```\n", read.request);
+                    if let Some(r) = &read.response {
+                        let _ = writeln!(md, "```http\n{r}```\n");
+                    }
+                }
             }
         }
 
@@ -372,8 +402,17 @@ fn class_tag(class: Class) -> &'static str {
     }
 }
 
-/// The rule tags a scenario carries.
+/// The rules a failure names itself (a check applied to every exchange).
+fn named_rules(s: &ScenarioOutcome) -> &[String] {
+    s.failure.as_ref().map_or(&[], |f| f.rules.as_slice())
+}
+
+/// The rules a failure broke: those it names, or else the rule tags of its scenario.
 fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
+    let named = named_rules(s);
+    if !named.is_empty() {
+        return named.to_vec();
+    }
     s.tags
         .iter()
         .filter(|t| rules::by_tag(t).is_some())
