@@ -223,6 +223,8 @@ mod proxy {
         pub first_modified: HashMap<String, Value>,
         /// Question authors by tender: (question id, author).
         pub authors: HashMap<String, Vec<(String, Value)>>,
+        /// Tender documents as first uploaded, by id.
+        pub first_documents: HashMap<String, Value>,
     }
 
     impl Memory {
@@ -275,6 +277,9 @@ mod proxy {
                 }
                 (Endpoint::BidPost, 201) => {
                     self.bids.insert(id, owned(req.tender_id()));
+                }
+                (Endpoint::DocPost, 201) => {
+                    self.first_documents.insert(id, data.clone());
                 }
                 (Endpoint::QPost, 201) => {
                     self.authors
@@ -637,6 +642,8 @@ struct Mutant {
     what: &'static str,
     /// Whether it needs scenarios that move the clock (then it gets a server of its own).
     clock: bool,
+    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `clock`).
+    tags: &'static str,
     request: proxy::RequestHook,
     response: proxy::ResponseHook,
 }
@@ -646,6 +653,7 @@ const fn mutant(
     endpoint: &'static str,
     what: &'static str,
     clock: bool,
+    tags: &'static str,
     request: proxy::RequestHook,
     response: proxy::ResponseHook,
 ) -> Mutant {
@@ -654,6 +662,7 @@ const fn mutant(
         endpoint,
         what,
         clock,
+        tags,
         request,
         response,
     }
@@ -668,6 +677,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "any credential changes the tender",
             false,
+            "@ep-patch",
             |m, r| {
                 if is_publication(r) {
                     Route::Forward
@@ -682,6 +692,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id} (publication)",
             "any credential publishes a draft",
             false,
+            "@state-publish",
             |m, r| {
                 if is_publication(r) {
                     as_rightful(m, r)
@@ -695,6 +706,7 @@ fn mutants() -> Vec<Mutant> {
             "POST /tenders/{id}/documents",
             "any credential uploads a tender document",
             false,
+            "@ep-doc-post",
             |m, r| accept_any_on(DocPost, m, r),
             untouched,
         ),
@@ -703,6 +715,7 @@ fn mutants() -> Vec<Mutant> {
             "PUT /tenders/{id}/documents/{doc}",
             "any credential replaces a tender document",
             false,
+            "@ep-doc-put",
             |m, r| accept_any_on(DocPut, m, r),
             untouched,
         ),
@@ -711,6 +724,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/documents/{doc}",
             "any credential changes document metadata",
             false,
+            "@ep-doc-patch",
             |m, r| accept_any_on(DocPatch, m, r),
             untouched,
         ),
@@ -719,6 +733,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/questions/{q}",
             "any credential answers a question",
             false,
+            "@ep-q-patch",
             |m, r| accept_any_on(QPatch, m, r),
             untouched,
         ),
@@ -727,6 +742,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/bids/{bid}",
             "any credential activates a bid",
             true,
+            "@ep-bid-patch",
             |m, r| accept_any_on(BidPatch, m, r),
             untouched,
         ),
@@ -735,6 +751,7 @@ fn mutants() -> Vec<Mutant> {
             "POST …/bids/{bid}/documents",
             "any credential uploads a bid document",
             true,
+            "@ep-biddoc-post",
             |m, r| accept_any_on(BidDocPost, m, r),
             untouched,
         ),
@@ -743,6 +760,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/bids/{bid}",
             "any credential reads a bid while tendering",
             true,
+            "@ep-bid-get",
             |m, r| accept_any_on(BidGet, m, r),
             untouched,
         ),
@@ -751,6 +769,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/awards/{award}",
             "any credential confirms the award",
             true,
+            "@ep-award-patch",
             |m, r| accept_any_on(AwardPatch, m, r),
             untouched,
         ),
@@ -759,6 +778,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/contracts/{c}",
             "any credential changes the contract",
             true,
+            "@ep-contract-patch",
             |m, r| accept_any_on(ContractPatch, m, r),
             untouched,
         ),
@@ -767,6 +787,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "the tender token works for any broker",
             false,
+            "@ep-patch",
             |m, r| {
                 if r.endpoint() == PatchTender
                     && let Some(o) = m.tenders.get(&r.tender_id())
@@ -783,6 +804,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/bids/{bid}",
             "the tender token activates bids",
             true,
+            "@ep-bid-patch",
             |m, r| {
                 if r.endpoint() == BidPatch
                     && m.tenders
@@ -800,6 +822,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/bids/{bid}",
             "one bid's token reads another bid of the tender",
             true,
+            "@ep-bid-get",
             |m, r| {
                 if r.endpoint() == BidGet
                     && m.bids
@@ -817,6 +840,7 @@ fn mutants() -> Vec<Mutant> {
             "POST /tenders/{id}/documents",
             "an upload without any token is accepted",
             false,
+            "@ep-doc-post",
             |m, r| {
                 if r.endpoint() == DocPost && r.token().is_none() {
                     as_rightful(m, r)
@@ -830,6 +854,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/awards/{award}",
             "another tender's token confirms the award",
             true,
+            "@ep-award-patch",
             |m, r| {
                 if r.endpoint() == AwardPatch
                     && m.tenders
@@ -847,6 +872,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "a refused change is answered 403 yet stored",
             false,
+            "@ep-patch",
             |m, r| refused_yet_stored(PatchTender, m, r),
             answered_refused,
         ),
@@ -855,6 +881,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/questions/{q}",
             "a refused answer is answered 403 yet stored",
             false,
+            "@ep-q-patch",
             |m, r| refused_yet_stored(QPatch, m, r),
             answered_refused,
         ),
@@ -863,6 +890,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/contracts/{c}",
             "a refused contract change is answered 403 yet stored",
             true,
+            "@ep-contract-patch",
             |m, r| refused_yet_stored(ContractPatch, m, r),
             answered_refused,
         ),
@@ -872,6 +900,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "a change is answered from a read and never stored",
             false,
+            "@ep-patch or @conv-10",
             |m, r| {
                 if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
                     Route::FromRead {
@@ -889,6 +918,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id} (publication)",
             "a publication is answered but never stored",
             false,
+            "@two-phase or @state-publish",
             |m, r| {
                 if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
                     Route::FromRead {
@@ -906,6 +936,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "nested objects of a change are dropped, the answer shows them",
             false,
+            "@ep-patch or @conv-10",
             |m, r| {
                 if r.endpoint() == PatchTender && m.is_rightful(r) {
                     let mut data = r.data();
@@ -927,6 +958,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/documents/{doc}",
             "document metadata answered, never stored",
             false,
+            "@ep-doc-patch",
             |m, r| from_read_if(DocPatch, m, r),
             untouched,
         ),
@@ -935,6 +967,7 @@ fn mutants() -> Vec<Mutant> {
             "PUT /tenders/{id}/documents/{doc}",
             "a new version answered, never stored",
             false,
+            "@ep-doc-put",
             |m, r| {
                 if r.endpoint() == DocPut && m.is_rightful(r) {
                     Route::FromRead {
@@ -956,6 +989,7 @@ fn mutants() -> Vec<Mutant> {
             "POST /tenders/{id}/documents",
             "an upload answered 201, never stored",
             false,
+            "@ep-doc-post",
             |m, r| {
                 if r.endpoint() == DocPost && m.is_rightful(r) {
                     fake_document(r)
@@ -970,6 +1004,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/questions/{q}",
             "an answer answered, never stored",
             false,
+            "@ep-q-patch",
             |m, r| from_read_if(QPatch, m, r),
             untouched,
         ),
@@ -978,6 +1013,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/bids/{bid}",
             "an activation answered, never stored",
             true,
+            "@ep-bid-patch or @bid-activate",
             |m, r| {
                 if r.endpoint() == BidPatch && m.is_rightful(r) {
                     Route::FromRead {
@@ -995,6 +1031,7 @@ fn mutants() -> Vec<Mutant> {
             "POST …/bids/{bid}/documents",
             "a bid document answered 201, never stored",
             true,
+            "@ep-biddoc-post",
             |m, r| {
                 if r.endpoint() == BidDocPost && m.is_rightful(r) {
                     fake_document(r)
@@ -1009,6 +1046,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/awards/{award}",
             "a confirmation answered, never stored",
             true,
+            "@ep-award-patch",
             |m, r| {
                 if r.endpoint() == AwardPatch && m.is_rightful(r) {
                     Route::FromRead {
@@ -1030,6 +1068,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/contracts/{c}",
             "the contract value is dropped, the answer shows it",
             true,
+            "@ep-contract-patch",
             |m, r| {
                 if r.endpoint() == ContractPatch && m.is_rightful(r) {
                     let mut data = r.data();
@@ -1051,6 +1090,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/contracts/{c}",
             "a contract change answered, never stored",
             true,
+            "@ep-contract-patch",
             |m, r| from_read_if(ContractPatch, m, r),
             untouched,
         ),
@@ -1059,6 +1099,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "the answer replaces nested objects the store merged",
             false,
+            "@conv-10",
             forward,
             |_, r, a| {
                 if r.endpoint() == PatchTender && a.status == 200 {
@@ -1079,6 +1120,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads drop the test-mode title prefixes",
             false,
+            "@ep-rule-2",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1100,6 +1142,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/documents/{doc}",
             "reads show datePublished moved to the last upload",
             false,
+            "@tender-documents",
             forward,
             |_, r, a| {
                 if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
@@ -1120,6 +1163,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads show date moved to the last modification",
             false,
+            "@two-phase or @state-publish or @conv-10 or @ep-patch",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1132,6 +1176,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads replace a client's item id",
             false,
+            "@conv-9",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1152,6 +1197,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads keep the first tender period start after the enquiry end moved",
             false,
+            "@res-periods",
             forward,
             |m, r, a| {
                 if is_get_of_tender(r)
@@ -1166,6 +1212,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads drop next_check once tendering",
             true,
+            "@scheduler or @state-tendering",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1184,6 +1231,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "tender reads show the question authors",
             false,
+            "@questions or @res-question-author",
             forward,
             |m, r, a| {
                 if is_get_of_tender(r)
@@ -1208,6 +1256,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/questions",
             "the question list shows the authors",
             false,
+            "@questions or @res-question-author",
             forward,
             |m, r, a| {
                 if r.endpoint() == QList
@@ -1232,6 +1281,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads flip the value's VAT flag",
             false,
+            "@res-value or @ep-get or @ep-create",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1248,6 +1298,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/bids/{bid}",
             "bid reads lose the currency",
             true,
+            "@res-value or @bids",
             forward,
             |_, r, a| {
                 if r.endpoint() == BidGet {
@@ -1264,18 +1315,16 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/documents",
             "the list shows a replaced document in its first version",
             false,
+            "@ep-doc-list or @tender-documents",
             forward,
-            |_, r, a| {
+            |m, r, a| {
                 if r.endpoint() == DocList {
                     a.edit(|v| {
                         if let Some(docs) = v["data"].as_array_mut() {
                             for d in docs {
-                                if let Some(first) = d["previousVersions"]
-                                    .as_array()
-                                    .and_then(|p| p.first())
-                                    .cloned()
-                                {
-                                    *d = first;
+                                let id = d["id"].as_str().unwrap_or_default();
+                                if let Some(first) = m.first_documents.get(id) {
+                                    *d = first.clone();
                                 }
                             }
                         }
@@ -1288,6 +1337,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "reads keep the dateModified of the creation",
             false,
+            "@conv-10",
             forward,
             |m, r, a| {
                 if is_get_of_tender(r)
@@ -1303,6 +1353,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}/contracts/{c}",
             "a contract amount above the award's is accepted",
             true,
+            "@awarding",
             |m, r| {
                 if r.endpoint() == ContractPatch
                     && m.is_rightful(r)
@@ -1327,6 +1378,7 @@ fn mutants() -> Vec<Mutant> {
             "any unknown path or id",
             "a 404 is plain text, not the error envelope",
             false,
+            "@errors",
             forward,
             |_, _, a| {
                 if a.status == 404 {
@@ -1340,6 +1392,7 @@ fn mutants() -> Vec<Mutant> {
             "any path, wrong method",
             "a 405 is plain text, not the error envelope",
             false,
+            "@errors",
             forward,
             |_, _, a| {
                 if a.status == 405 {
@@ -1353,6 +1406,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/bids/{bid}",
             "participationUrl shown before the auction exists",
             true,
+            "@ep-bid-get or @res-participation",
             forward,
             |_, r, a| {
                 if r.endpoint() == BidGet && a.status == 200 {
@@ -1374,6 +1428,7 @@ fn mutants() -> Vec<Mutant> {
             "every error",
             "error descriptions are lists of strings",
             false,
+            "@errors",
             forward,
             |_, _, a| {
                 if a.status >= 400 {
@@ -1394,6 +1449,7 @@ fn mutants() -> Vec<Mutant> {
             "PATCH/GET /tenders/{id}",
             "guarantee without valueAddedTaxIncluded",
             false,
+            "@res-guarantee",
             forward,
             |_, _, a| {
                 a.edit(|v| {
@@ -1410,6 +1466,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "an empty page's offset loses its microseconds",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List {
@@ -1429,6 +1486,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders (offset past the end)",
             "an empty page echoes the client's offset as written",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List
@@ -1448,6 +1506,7 @@ fn mutants() -> Vec<Mutant> {
             "questions",
             "question timestamps lose their microseconds",
             false,
+            "@questions",
             forward,
             |_, r, a| {
                 if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
@@ -1460,6 +1519,7 @@ fn mutants() -> Vec<Mutant> {
             "bids",
             "bid amounts are written as integers",
             true,
+            "@bids",
             forward,
             |_, r, a| {
                 if matches!(r.endpoint(), BidPost | BidGet | BidPatch) {
@@ -1472,6 +1532,7 @@ fn mutants() -> Vec<Mutant> {
             "POST …/bids/{bid}/documents",
             "the Location is a relative address",
             true,
+            "@ep-biddoc-post",
             forward,
             |_, r, a| {
                 if r.endpoint() == BidDocPost {
@@ -1494,6 +1555,7 @@ fn mutants() -> Vec<Mutant> {
             "POST /tenders/{id}/questions",
             "the Location points under another collection",
             false,
+            "@ep-q-post",
             forward,
             |_, r, a| {
                 if r.endpoint() == QPost {
@@ -1512,6 +1574,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}",
             "document ids shown in upper case",
             false,
+            "@tender-documents",
             forward,
             |_, r, a| {
                 if is_get_of_tender(r) {
@@ -1531,6 +1594,7 @@ fn mutants() -> Vec<Mutant> {
             "every refusal",
             "error envelopes without status",
             false,
+            "@errors or @refusals",
             forward,
             |_, _, a| {
                 if (400..500).contains(&a.status) {
@@ -1547,6 +1611,7 @@ fn mutants() -> Vec<Mutant> {
             "tender reads (contracts)",
             "the contract value loses its VAT flag",
             true,
+            "@awarding",
             forward,
             |_, _, a| {
                 a.edit(|v| {
@@ -1565,6 +1630,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "listing rows' dateModified lose their offset",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List {
@@ -1587,6 +1653,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/questions",
             "the list's Content-Type has no charset",
             false,
+            "@questions",
             forward,
             |_, r, a| {
                 if r.endpoint() == QList {
@@ -1600,6 +1667,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "the second tender of every page is missing",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List {
@@ -1618,6 +1686,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "the first tender of every page is repeated",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List {
@@ -1636,6 +1705,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "drafts are listed",
             false,
+            "@listing or @state-draft",
             forward,
             |m, r, a| {
                 if r.endpoint() == List {
@@ -1655,6 +1725,7 @@ fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "next_page jumps past the end after the first page",
             false,
+            "@listing",
             forward,
             |_, r, a| {
                 if r.endpoint() == List && !r.query.iter().any(|(k, _)| k == "offset") {
@@ -1712,24 +1783,13 @@ fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
     }
 }
 
-/// Tag expressions: scenarios that keep the clock still share a server; the others move it.
-const STILL: &str = "@spec and not @clock";
-const ALL: &str = "@spec";
-const MOVING: &str = "@spec and @clock and (@scheduler or @bids or @auction)";
-const BIDS: &str = "@spec and @clock and (@bids or @refusals or @authentication or @auction)";
-const AWARDS: &str = "@spec and @clock and (@awarding or @refusals)";
-
-/// The scenarios that can see a mutant: the ones that keep the clock still share a server and
-/// run them all; the ones that move it run only those near the endpoint it breaks.
-fn tags_for(mutant: &Mutant) -> &'static str {
-    if !mutant.clock {
-        STILL
-    } else if mutant.endpoint.contains("award") || mutant.endpoint.contains("contract") {
-        AWARDS
-    } else if mutant.endpoint.contains("bid") {
-        BIDS
+/// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
+/// still share one server; those that move it get a server of their own.
+fn tags_for(mutant: &Mutant) -> String {
+    if mutant.clock {
+        format!("@spec and ({})", mutant.tags)
     } else {
-        MOVING
+        format!("@spec and ({}) and not @clock", mutant.tags)
     }
 }
 
@@ -1750,7 +1810,7 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
     let front = front(upstream, mutant).await;
     let tags = tags_for(mutant);
     let started = Instant::now();
-    let (report, markdown) = certify(&front.base_url, tags, |_| {}).await;
+    let (report, markdown) = certify(&front.base_url, &tags, |_| {}).await;
     front.handle.stop_forceful();
     if let Some(own) = own {
         own.stop().await;
@@ -1770,9 +1830,9 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_conforms() {
     let upstream = server().await;
-    let transparent = mutant(0, "", "nothing", true, forward, untouched);
+    let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
     let front = front(upstream.base_url(), &transparent).await;
-    let (report, markdown) = certify(&front.base_url, ALL, |_| {}).await;
+    let (report, markdown) = certify(&front.base_url, "@spec", |_| {}).await;
     front.handle.stop_forceful();
     upstream.stop().await;
     assert!(report.certified(), "{}", report.terminal_summary());
@@ -1832,6 +1892,7 @@ async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_bu
         "/testing/clock",
         "hidden",
         true,
+        "",
         |_, r| {
             if r.path.starts_with("/testing/") {
                 Route::Answer(Answer::json(
