@@ -93,6 +93,26 @@ impl Facts {
             }
             self.tender(id, data, &mut found);
         }
+        if let ["bids", bid] = rest.as_slice()
+            && let Some(url) = data.get("participationUrl")
+        {
+            let key = url
+                .as_str()
+                .and_then(|u| reqwest::Url::parse(u).ok())
+                .and_then(|u| {
+                    u.query_pairs()
+                        .find(|(k, _)| k == "key_for_bid")
+                        .map(|(_, v)| v.into_owned())
+                });
+            if key.as_deref() != Some(*bid) {
+                found.push(Violation::new(
+                    &rules::FACT_PARTICIPATION,
+                    format!(
+                        "bid {bid} shows participationUrl {url}, not one with key_for_bid={bid}"
+                    ),
+                ));
+            }
+        }
         if rest.first() == Some(&"questions") && request.method != "POST" {
             let status = self.tenders.get(id).and_then(|t| t.status.as_deref());
             if status.is_none_or(|s| AUTHORS_HIDDEN.contains(&s)) {
@@ -390,6 +410,23 @@ mod tests {
         assert!(read(&mut facts, published.clone()).is_empty());
         published["date"] = json!("2026-01-01T12:00:00.000001+02:00");
         assert_eq!(read(&mut facts, published), ["res-date"]);
+    }
+
+    #[test]
+    fn a_participation_url_carries_its_own_bid() {
+        let mut facts = created();
+        let path = format!("/api/2.3/tenders/{T}/bids/{D}?acc_token=x");
+        let own = json!({"data": {"id": D,
+            "participationUrl": format!("http://auction/t?key_for_bid={D}")}});
+        assert!(
+            facts
+                .observe(&request("GET", &path, None), 200, &own)
+                .is_empty()
+        );
+        let other = json!({"data": {"id": D,
+            "participationUrl": format!("http://auction/t?key_for_bid={T}")}});
+        let found = facts.observe(&request("GET", &path, None), 200, &other);
+        assert_eq!(found[0].check.rule, "res-participation");
     }
 
     #[test]

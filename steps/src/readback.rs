@@ -20,8 +20,8 @@ pub struct Plan {
     /// The address that reads the object alone, with the token it needs; none for awards and
     /// contracts, which the interface shows only inside the tender.
     pub object: Option<String>,
-    /// Whether `object` is the Location of a creation (so its read also proves the Location).
-    pub located: bool,
+    /// A creation's Location, with the token it needs: its read must answer the object.
+    pub location: Option<String>,
     /// The tender's address, and the list in it that shows the object.
     pub tender: String,
     pub in_tender: Option<&'static str>,
@@ -31,6 +31,13 @@ pub struct Plan {
     pub sent: Value,
     /// A tender PATCH: fields not sent must stay as they were.
     pub merge: bool,
+}
+
+/// The address on the target itself: the service is known by its base URL, and a Location
+/// may name another host (a public address) for the same path.
+fn on_target(origin: &str, location: &str, token: Option<&str>) -> Option<String> {
+    let path = Url::parse(location).ok()?.path().to_owned();
+    with_token(&format!("{origin}{path}"), token)
 }
 
 fn with_token(address: &str, token: Option<&str>) -> Option<String> {
@@ -74,8 +81,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         return Some(Plan {
             check: &rules::STORED_CREATE,
             tender: format!("{origin}/api/2.3/tenders/{created}"),
-            object: location.and_then(|l| with_token(l, None)),
-            located: true,
+            object: location.and_then(|l| on_target(&origin, l, None)),
+            location: location.and_then(|l| with_token(l, None)),
             id: created,
             in_tender: None,
             listed: None,
@@ -89,7 +96,7 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         check: &rules::STORED_PATCH,
         id: created.clone(),
         object: None,
-        located: false,
+        location: None,
         tender: tender.clone(),
         in_tender: None,
         listed: None,
@@ -114,8 +121,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             } else {
                 &rules::STORED_Q_POST
             };
-            plan.object = location.and_then(|l| with_token(l, None));
-            plan.located = true;
+            plan.object = location.and_then(|l| on_target(&origin, l, None));
+            plan.location = location.and_then(|l| with_token(l, None));
             plan.in_tender = Some(list);
         }
         (_, ["documents", id]) | (_, ["questions", id]) if method == "PUT" || method == "PATCH" => {
@@ -135,8 +142,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         }
         ("POST", ["bids"]) => {
             plan.check = &rules::STORED_BID_POST;
-            plan.object = location.and_then(|l| with_token(l, bid_token));
-            plan.located = true;
+            plan.object = location.and_then(|l| on_target(&origin, l, bid_token));
+            plan.location = location.and_then(|l| with_token(l, bid_token));
         }
         ("PATCH", ["bids", id]) => {
             plan.check = &rules::STORED_BID_PATCH;
@@ -145,8 +152,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         }
         ("POST", ["bids", bid, "documents"]) => {
             plan.check = &rules::STORED_BIDDOC_POST;
-            plan.object = location.and_then(|l| with_token(l, token));
-            plan.located = true;
+            plan.object = location.and_then(|l| on_target(&origin, l, token));
+            plan.location = location.and_then(|l| with_token(l, token));
             plan.listed =
                 token.and_then(|t| with_token(&format!("{tender}/bids/{bid}/documents"), Some(t)));
         }
@@ -361,7 +368,7 @@ mod tests {
             p.object.as_deref(),
             Some(format!("{base}/bids/{B}?acc_token=bidtoken").as_str())
         );
-        assert!(p.located);
+        assert_eq!(p.location, p.object);
 
         let p = plan(
             &request(

@@ -378,6 +378,10 @@ pub const FACT_NEXT_CHECK: Check = check(
     "res-next-check",
     "next_check is absent on a draft, present in active.enquiries and active.tendering",
 );
+pub const FACT_PARTICIPATION: Check = check(
+    "res-participation",
+    "a bid's participationUrl, whenever shown, carries key_for_bid with its own id",
+);
 pub const FACT_QUESTION_AUTHOR: Check = check(
     "res-question-author",
     "question authors are hidden on every read of a question or of the tender before active.qualification",
@@ -412,6 +416,7 @@ pub const GLOBAL_CHECKS: &[&Check] = &[
     &FACT_DATE,
     &FACT_PERIODS,
     &FACT_NEXT_CHECK,
+    &FACT_PARTICIPATION,
     &FACT_QUESTION_AUTHOR,
 ];
 

@@ -80,6 +80,32 @@ impl TenderWorld {
         Some((exchange, body))
     }
 
+    /// Reads an object that must answer 200 with its id; returns the read when it does.
+    async fn read_answers(
+        &mut self,
+        actor: Actor,
+        url: &str,
+        id: &str,
+        check: &'static Check,
+        found: &mut Vec<Violation>,
+    ) -> Option<(Exchange, Value)> {
+        let (exchange, body) = self.check_read(actor, url, check, found).await?;
+        let status = exchange.response.as_ref().map_or(0, |r| r.status);
+        if status == 200 && body["data"]["id"] == id {
+            return Some((exchange, body));
+        }
+        found.push(Violation::new(
+            check,
+            format!(
+                "reading {url} answered {status} with data.id {}, expected 200 with id {id:?}: {}",
+                body["data"]["id"],
+                short(&body.to_string())
+            ),
+        ));
+        self.read_back.get_or_insert(exchange);
+        None
+    }
+
     /// Reads back what one accepted write changed.
     async fn prove_stored(
         &mut self,
@@ -88,48 +114,49 @@ impl TenderWorld {
         before: Option<Value>,
     ) -> Vec<Violation> {
         let mut found = Vec::new();
+        if let Some(location) = plan
+            .location
+            .as_ref()
+            .filter(|l| plan.object.as_ref() != Some(*l))
+        {
+            self.read_answers(
+                actor,
+                location,
+                &plan.id,
+                &rules::CHECK_LOCATION,
+                &mut found,
+            )
+            .await;
+        }
         if let Some(url) = &plan.object {
-            let read_check = if plan.located {
+            let read_check = if plan.location.as_ref() == Some(url) {
                 &rules::CHECK_LOCATION
             } else {
                 plan.check
             };
-            if let Some((exchange, body)) =
-                self.check_read(actor, url, read_check, &mut found).await
+            if let Some((exchange, body)) = self
+                .read_answers(actor, url, &plan.id, read_check, &mut found)
+                .await
             {
-                let status = exchange.response.as_ref().map_or(0, |r| r.status);
-                if status != 200 || body["data"]["id"] != plan.id.as_str() {
+                let mut wrong = readback::differences(&plan.sent, &body["data"]);
+                if !wrong.is_empty() {
                     found.push(Violation::new(
-                        read_check,
-                        format!(
-                            "reading {url} back answered {status} with data.id {}, expected 200 with id {:?}: {}",
-                            body["data"]["id"],
-                            plan.id,
-                            short(&body.to_string())
-                        ),
+                        plan.check,
+                        format!("read back from {url}: {}", wrong.join("; ")),
                     ));
-                    self.read_back.get_or_insert(exchange);
-                } else {
-                    let mut wrong = readback::differences(&plan.sent, &body["data"]);
-                    if !wrong.is_empty() {
+                }
+                if let Some(before) = &before {
+                    let changed = readback::changed_besides(before, &body["data"], &plan.sent);
+                    if !changed.is_empty() {
                         found.push(Violation::new(
-                            plan.check,
-                            format!("read back from {url}: {}", wrong.join("; ")),
+                            &rules::STORED_MERGE,
+                            format!("read back from {url}: {}", changed.join("; ")),
                         ));
                     }
-                    if let Some(before) = &before {
-                        let changed = readback::changed_besides(before, &body["data"], &plan.sent);
-                        if !changed.is_empty() {
-                            found.push(Violation::new(
-                                &rules::STORED_MERGE,
-                                format!("read back from {url}: {}", changed.join("; ")),
-                            ));
-                        }
-                        wrong.extend(changed);
-                    }
-                    if !wrong.is_empty() {
-                        self.read_back.get_or_insert(exchange);
-                    }
+                    wrong.extend(changed);
+                }
+                if !wrong.is_empty() {
+                    self.read_back.get_or_insert(exchange);
                 }
             }
         }
