@@ -82,3 +82,10 @@ Feature: Listing and paging
     Given the owner has created a tender in test mode
     When an anonymous client pages through the tender list from the tender's creation with "mode=test"
     Then the tender is listed
+
+  @spec @ep-list @conv-6
+  Scenario: An offset sent in another ISO 8601 form comes back in the output form
+    When an anonymous client lists the tenders with "offset=3941-05-23T20:20:15.409Z"
+    Then the response status is 200
+    And the response is a JSON data envelope holding an array
+    And the next page offset is empty or a timestamp with a UTC offset and microseconds

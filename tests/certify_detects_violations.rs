@@ -1217,10 +1217,10 @@ fn mutants() -> Vec<Mutant> {
             |_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| {
-                        if v["data"]["status"] == "active.tendering" {
-                            if let Some(d) = v["data"].as_object_mut() {
-                                d.remove("next_check");
-                            }
+                        if v["data"]["status"] == "active.tendering"
+                            && let Some(d) = v["data"].as_object_mut()
+                        {
+                            d.remove("next_check");
                         }
                     });
                 }
@@ -1471,11 +1471,11 @@ fn mutants() -> Vec<Mutant> {
             |_, r, a| {
                 if r.endpoint() == List {
                     a.edit(|v| {
-                        if v["data"].as_array().is_some_and(Vec::is_empty) {
-                            if let Some(o) = v["next_page"]["offset"].as_str() {
-                                v["next_page"]["offset"] =
-                                    json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
-                            }
+                        if v["data"].as_array().is_some_and(Vec::is_empty)
+                            && let Some(o) = v["next_page"]["offset"].as_str()
+                        {
+                            v["next_page"]["offset"] =
+                                json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
                         }
                     });
                 }
@@ -1535,18 +1535,17 @@ fn mutants() -> Vec<Mutant> {
             "@ep-biddoc-post",
             forward,
             |_, r, a| {
-                if r.endpoint() == BidDocPost {
-                    if let Some((_, l)) = a
+                if r.endpoint() == BidDocPost
+                    && let Some((_, l)) = a
                         .headers
                         .iter_mut()
                         .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-                    {
-                        *l = l
-                            .split_once("://")
-                            .and_then(|(_, rest)| rest.split_once('/'))
-                            .map(|(_, p)| format!("/{p}"))
-                            .unwrap_or_default();
-                    }
+                {
+                    *l = l
+                        .split_once("://")
+                        .and_then(|(_, rest)| rest.split_once('/'))
+                        .map(|(_, p)| format!("/{p}"))
+                        .unwrap_or_default();
                 }
             },
         ),
@@ -1558,14 +1557,13 @@ fn mutants() -> Vec<Mutant> {
             "@ep-q-post",
             forward,
             |_, r, a| {
-                if r.endpoint() == QPost {
-                    if let Some((_, l)) = a
+                if r.endpoint() == QPost
+                    && let Some((_, l)) = a
                         .headers
                         .iter_mut()
                         .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-                    {
-                        *l = l.replace("/questions/", "/documents/");
-                    }
+                {
+                    *l = l.replace("/questions/", "/documents/");
                 }
             },
         ),

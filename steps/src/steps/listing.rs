@@ -198,6 +198,19 @@ async fn offset_empty_iff_page_empty(w: &mut TenderWorld) -> Result<(), String> 
     }
 }
 
+/// Whatever the client sent, the offset given back is in the output form (convention 6).
+#[then("the next page offset is empty or a timestamp with a UTC offset and microseconds")]
+async fn offset_output_form(w: &mut TenderWorld) -> Result<(), String> {
+    let offset = checks::as_text(&w.body["next_page"]["offset"]);
+    if offset.is_empty() || timestamps::has_output_form(&offset) {
+        Ok(())
+    } else {
+        Err(format!(
+            "next_page.offset {offset:?} is neither empty nor a timestamp with a UTC offset and microseconds"
+        ))
+    }
+}
+
 /// The value of `offset` in a URL-encoded query.
 fn offset_in(url: &Url) -> Option<String> {
     url.query_pairs()

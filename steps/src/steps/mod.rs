@@ -9,4 +9,5 @@ mod listing;
 mod periods;
 mod questions;
 mod refusals;
+mod rereads;
 mod tenders;
