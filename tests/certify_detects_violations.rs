@@ -1659,6 +1659,201 @@ fn mutants() -> Vec<Mutant> {
                 }
             },
         ),
+        // ---- more, one per rule that had no mutant yet ----
+        mutant(
+            5,
+            "every 201",
+            "the Location header is missing",
+            false,
+            "@conv-5",
+            forward,
+            |_, _, a| {
+                a.headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("location"))
+            },
+        ),
+        mutant(
+            5,
+            "every response",
+            "amounts written as integers",
+            false,
+            "@conv-7",
+            forward,
+            |_, _, a| a.edit(integer_amounts),
+        ),
+        mutant(
+            5,
+            "every response",
+            "timestamps without microseconds",
+            false,
+            "@conv-6",
+            forward,
+            |_, _, a| a.body = drop_fractions(&a.body),
+        ),
+        mutant(
+            5,
+            "every response",
+            "Content-Type without charset",
+            false,
+            "@conv-3",
+            forward,
+            |_, _, a| {
+                if a.headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders, POST …/bids",
+            "no access token in creation answers",
+            false,
+            "@conv-4",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    if let Some(map) = v.as_object_mut() {
+                        map.remove("access");
+                    }
+                })
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions/{q}",
+            "a question read shows its author",
+            false,
+            "@ep-q-get or @res-question-author",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == QGet
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    let id = r.record_id();
+                    if let Some((_, author)) = authors.iter().find(|(q, _)| *q == id) {
+                        let author = author.clone();
+                        a.edit(|v| v["data"]["author"] = author);
+                    }
+                }
+            },
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/bids",
+            "a batch bid is stored as a draft, answered active",
+            true,
+            "@bid-batch or @ep-bid-post",
+            |_, r| {
+                let data = r.data();
+                if r.endpoint() == BidPost && data.get("status").is_none() {
+                    let mut data = data;
+                    data["status"] = json!("draft");
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == BidPost && r.data().get("status").is_none() && a.status == 201 {
+                    a.edit(|v| v["data"]["status"] = json!("active"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET …/bids/{bid}/documents",
+            "the bid's document list is empty",
+            true,
+            "@ep-biddoc-list",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocList && a.status == 200 {
+                    a.edit(|v| v["data"] = json!([]));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads name another owner",
+            false,
+            "@auth-1 or @res-tender",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["owner"] = json!("someone-else"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "a draft read shows a next_check",
+            false,
+            "@state-draft",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "draft" {
+                            v["data"]["next_check"] = v["data"]["enquiryPeriod"]["endDate"].clone();
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            4,
+            "POST with another Content-Type",
+            "415 answered as 400",
+            false,
+            "@err-415",
+            forward,
+            |_, _, a| {
+                if a.status == 415 {
+                    a.status = 400;
+                }
+            },
+        ),
+        mutant(
+            4,
+            "PATCH /tenders/{id} (publication)",
+            "repeating a publication is refused",
+            false,
+            "@err-rule-2 or @state-publish",
+            |m, r| {
+                if is_publication(r)
+                    && m.tenders.contains_key(&r.tender_id())
+                    && !m.drafts.contains_key(&r.tender_id())
+                {
+                    Route::Answer(forbidden())
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any path with opt_pretty=1",
+            "opt_pretty is refused",
+            false,
+            "@conv-8",
+            |_, r| {
+                if r.query.iter().any(|(k, _)| k == "opt_pretty") {
+                    Route::Answer(Answer::json(
+                        400,
+                        json!({"status": "error", "errors": [
+                    {"location": "querystring", "name": "opt_pretty", "description": "Unknown parameter"}]}),
+                    ))
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
         // ---- class 6: paging ----
         mutant(
             6,
