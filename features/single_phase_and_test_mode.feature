@@ -73,6 +73,15 @@ Feature: Single-phase creation, service-set fields and test mode
     And the tender's title_en starts with "[TESTING] "
     And the tender's title_ru starts with "[ТЕСТИРОВАНИЕ] "
 
+  @spec @ep-rule-2 @clock @serial
+  Scenario: Test-mode prefixes stay once the tendering has begun
+    Given the owner has created a tender in test mode
+    When the tender period starts
+    Then the tender status is "active.tendering"
+    And the tender's title starts with "[ТЕСТУВАННЯ] "
+    And the tender's title_en starts with "[TESTING] "
+    And the tender's title_ru starts with "[ТЕСТИРОВАНИЕ] "
+
   @spec @ep-rule-2 @ep-patch
   Scenario: A changed title in test mode gets its prefix back
     Given the owner has created a tender in test mode

@@ -39,6 +39,15 @@ Feature: Two-phase creation: a draft, then its publication
     Then the response status is 200
     And the tender's date is later than before
 
+  @spec @res-date
+  Scenario: A published tender keeps its publication date through its changes
+    Given the owner has published a tender
+    And the owner has changed the tender title
+    And the owner has uploaded a PDF document to the tender
+    And a participant has asked a question about the tender
+    When an anonymous client reads the tender
+    Then the tender's date is the one its publication answered
+
   @spec @state-publish @ep-list
   Scenario: A published tender appears in the list
     Given the owner has published a tender

@@ -65,18 +65,20 @@ impl Facts {
             return found;
         }
         let path = url_path(&request.url);
-        let sent: Value = request
-            .body
-            .as_deref()
-            .and_then(|b| serde_json::from_str(b).ok())
-            .unwrap_or(Value::Null);
+        let sent = || -> Value {
+            request
+                .body
+                .as_deref()
+                .and_then(|b| serde_json::from_str(b).ok())
+                .unwrap_or(Value::Null)
+        };
         self.documents(body, &mut found);
         let data = &body["data"];
         let path = path.trim_end_matches('/');
         if path == "/api/2.3/tenders" && request.method == "POST" {
             if let Some(id) = data["id"].as_str() {
                 self.tenders
-                    .insert(id.to_owned(), TenderFacts::created(&sent["data"]));
+                    .insert(id.to_owned(), TenderFacts::created(&sent()["data"]));
                 self.tender(id, data, &mut found);
             }
             return found;
@@ -87,7 +89,7 @@ impl Facts {
         if rest.is_empty() && data["id"] == id {
             if request.method == "PATCH"
                 && let (Some(items), Some(facts)) =
-                    (sent["data"]["items"].as_array(), self.tenders.get_mut(id))
+                    (sent()["data"]["items"].as_array(), self.tenders.get_mut(id))
             {
                 facts.item_ids = TenderFacts::client_ids(items);
             }

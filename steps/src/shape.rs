@@ -164,7 +164,7 @@ fn success_envelope(response: &ReceivedResponse, body: &Value) -> Result<(), Str
 /// Convention 6: every timestamp field, and a listing's `next_page.offset` unless empty.
 pub fn timestamps_in(body: &Value) -> Vec<String> {
     let mut wrong = Vec::new();
-    walk(body, "", &mut |path, key, v| {
+    walk(body, &mut |path, key, v| {
         if timestamps::is_timestamp_field(key)
             && let Some(text) = v.as_str()
             && !timestamps::has_output_form(text)
@@ -184,7 +184,7 @@ pub fn timestamps_in(body: &Value) -> Vec<String> {
 /// Convention 7: every `amount` is a decimal number.
 pub fn amounts_in(body: &Value) -> Vec<String> {
     let mut wrong = Vec::new();
-    walk(body, "", &mut |path, key, v| {
+    walk(body, &mut |path, key, v| {
         if key == "amount" && !matches!(v, Value::Number(n) if n.is_f64()) {
             wrong.push(format!("{path} = {v}"));
         }
@@ -195,7 +195,7 @@ pub fn amounts_in(body: &Value) -> Vec<String> {
 /// A Value (an object with an `amount`) outputs `valueAddedTaxIncluded` as a boolean.
 pub fn values_without_vat(body: &Value) -> Vec<String> {
     let mut wrong = Vec::new();
-    walk(body, "", &mut |path, _, v| {
+    walk(body, &mut |path, _, v| {
         if let Value::Object(map) = v
             && map.contains_key("amount")
             && !map
@@ -223,30 +223,29 @@ const RECORD_REFERENCES: [&str; 2] = ["bid_id", "awardID"];
 /// Convention 9: ids of tenders, documents, questions, bids, awards and contracts. Item ids are
 /// left out (a client may supply them), as are the ids of identifiers and classifications.
 pub fn ids_in(body: &Value) -> Vec<String> {
-    fn record(v: &Value, path: &str, wrong: &mut Vec<String>) {
-        let Value::Object(map) = v else { return };
-        if let Some(id) = map.get("id")
+    fn record(v: &Value, path: &dyn Fn() -> String, wrong: &mut Vec<String>) {
+        if let Some(id) = v.get("id")
             && !is_hex_id(id)
         {
-            wrong.push(format!("{path}.id = {id}"));
+            wrong.push(format!("{}.id = {id}", path()));
         }
     }
     let mut wrong = Vec::new();
     match body.get("data") {
-        Some(data @ Value::Object(_)) => record(data, ".data", &mut wrong),
+        Some(data @ Value::Object(_)) => record(data, &|| ".data".into(), &mut wrong),
         Some(Value::Array(rows)) => {
             for (i, row) in rows.iter().enumerate() {
-                record(row, &format!(".data[{i}]"), &mut wrong);
+                record(row, &|| format!(".data[{i}]"), &mut wrong);
             }
         }
         _ => {}
     }
-    walk(body, "", &mut |path, key, v| {
+    walk(body, &mut |path, key, v| {
         if RECORD_LISTS.contains(&key)
             && let Value::Array(items) = v
         {
             for (i, item) in items.iter().enumerate() {
-                record(item, &format!("{path}[{i}]"), &mut wrong);
+                record(item, &|| format!("{path}[{i}]"), &mut wrong);
             }
         }
         if RECORD_REFERENCES.contains(&key) && !is_hex_id(v) {
@@ -315,23 +314,57 @@ pub fn location_under(
     Ok(location.to_owned())
 }
 
-/// Calls `visit(path, key, value)` for every object member in `value`, depth first.
-pub fn walk(value: &Value, path: &str, visit: &mut dyn FnMut(&str, &str, &Value)) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                let here = format!("{path}.{key}");
-                visit(&here, key, v);
-                walk(v, &here, visit);
+/// Where a member sits in a body; written out only when something is wrong there.
+#[derive(Debug, Default)]
+pub struct Path<'a> {
+    segments: Vec<Segment<'a>>,
+}
+
+#[derive(Debug)]
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for segment in &self.segments {
+            match segment {
+                Segment::Key(k) => write!(f, ".{k}")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
             }
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                walk(v, &format!("{path}[{i}]"), visit);
-            }
-        }
-        _ => {}
+        Ok(())
     }
+}
+
+/// Calls `visit(path, key, value)` for every object member in `value`, depth first.
+pub fn walk<'a>(value: &'a Value, visit: &mut dyn FnMut(&Path<'a>, &'a str, &'a Value)) {
+    fn go<'a>(
+        value: &'a Value,
+        path: &mut Path<'a>,
+        visit: &mut dyn FnMut(&Path<'a>, &'a str, &'a Value),
+    ) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    path.segments.push(Segment::Key(key));
+                    visit(path, key, v);
+                    go(v, path, visit);
+                    path.segments.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.segments.push(Segment::Index(i));
+                    go(v, path, visit);
+                    path.segments.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    go(value, &mut Path::default(), visit);
 }
 
 #[cfg(test)]

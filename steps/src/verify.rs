@@ -15,19 +15,32 @@ use crate::{
 impl TenderWorld {
     /// Checks the last exchange; what it finds fails the step that sent it.
     pub(crate) async fn verify(&mut self, actor: Actor) -> Vec<Violation> {
-        let Some(last) = self.last.clone() else {
+        let Some(last) = self.last.take() else {
             return Vec::new();
         };
+        let body = std::mem::take(&mut self.body);
+        let found = self.verify_exchange(actor, &last, &body).await;
+        self.last = Some(last);
+        self.body = body;
+        found
+    }
+
+    /// Checks one exchange sent by `actor`, whether or not it is the scenario's last.
+    pub(crate) async fn verify_exchange(
+        &mut self,
+        actor: Actor,
+        last: &Exchange,
+        body: &Value,
+    ) -> Vec<Violation> {
         let Some(response) = last.response.as_ref() else {
             return Vec::new();
         };
         if !shape::is_interface(&last.request) {
             return Vec::new();
         }
-        let body = self.body.clone();
-        let mut found = shape::check(&last.request, response, &body);
-        found.extend(self.facts.observe(&last.request, response.status, &body));
-        if let Some(plan) = readback::plan(&last.request, response, &body) {
+        let mut found = shape::check(&last.request, response, body);
+        found.extend(self.facts.observe(&last.request, response.status, body));
+        if let Some(plan) = readback::plan(&last.request, response, body) {
             let before = self
                 .tender
                 .as_ref()
@@ -40,17 +53,14 @@ impl TenderWorld {
 
     /// A read made to check another exchange. Its own shape and the facts are checked too;
     /// the scenario's last exchange stays as it was.
-    async fn check_read(
+    fn checked(
         &mut self,
-        actor: Actor,
         url: &str,
+        read: Result<(Exchange, Value), String>,
         check: &'static Check,
         found: &mut Vec<Violation>,
     ) -> Option<(Exchange, Value)> {
-        let (exchange, body) = match self
-            .exchange(actor, Method::GET, url, Payload::None, &[])
-            .await
-        {
+        let (exchange, body) = match read {
             Ok(read) => read,
             Err(e) => {
                 found.push(Violation::new(check, format!("reading {url}: {e}")));
@@ -80,16 +90,16 @@ impl TenderWorld {
         Some((exchange, body))
     }
 
-    /// Reads an object that must answer 200 with its id; returns the read when it does.
-    async fn read_answers(
+    /// A read of an object, which must answer 200 with its id; returns it when it does.
+    fn answers(
         &mut self,
-        actor: Actor,
         url: &str,
+        read: Result<(Exchange, Value), String>,
         id: &str,
         check: &'static Check,
         found: &mut Vec<Violation>,
     ) -> Option<(Exchange, Value)> {
-        let (exchange, body) = self.check_read(actor, url, check, found).await?;
+        let (exchange, body) = self.checked(url, read, check, found)?;
         let status = exchange.response.as_ref().map_or(0, |r| r.status);
         if status == 200 && body["data"]["id"] == id {
             return Some((exchange, body));
@@ -106,37 +116,56 @@ impl TenderWorld {
         None
     }
 
-    /// Reads back what one accepted write changed.
+    /// Reads back what one accepted write changed. The reads are independent, so they are
+    /// sent together.
     async fn prove_stored(
         &mut self,
         actor: Actor,
         plan: &readback::Plan,
         before: Option<Value>,
     ) -> Vec<Violation> {
-        let mut found = Vec::new();
-        if let Some(location) = plan
+        let location = plan
             .location
-            .as_ref()
-            .filter(|l| plan.object.as_ref() != Some(*l))
-        {
-            self.read_answers(
-                actor,
-                location,
-                &plan.id,
-                &rules::CHECK_LOCATION,
-                &mut found,
-            )
-            .await;
+            .clone()
+            .filter(|l| plan.object.as_ref() != Some(l));
+        let reads = [
+            (actor, location.clone()),
+            (actor, plan.object.clone()),
+            (
+                Actor::Anonymous,
+                plan.in_tender.map(|_| plan.tender.clone()),
+            ),
+            (actor, plan.listed.clone()),
+        ];
+        let world = &*self;
+        let fetched = futures::future::join_all(reads.iter().map(|(who, url)| async move {
+            match url {
+                Some(url) => Some(
+                    world
+                        .exchange(*who, Method::GET, url, Payload::None, &[])
+                        .await,
+                ),
+                None => None,
+            }
+        }))
+        .await;
+        let [location_read, object_read, tender_read, listed_read]: [_; 4] =
+            match fetched.try_into() {
+                Ok(all) => all,
+                Err(_) => return Vec::new(),
+            };
+        let mut found = Vec::new();
+        if let (Some(url), Some(read)) = (&location, location_read) {
+            self.answers(url, read, &plan.id, &rules::CHECK_LOCATION, &mut found);
         }
-        if let Some(url) = &plan.object {
+        if let (Some(url), Some(read)) = (&plan.object, object_read) {
             let read_check = if plan.location.as_ref() == Some(url) {
                 &rules::CHECK_LOCATION
             } else {
                 plan.check
             };
-            if let Some((exchange, body)) = self
-                .read_answers(actor, url, &plan.id, read_check, &mut found)
-                .await
+            if let Some((exchange, body)) =
+                self.answers(url, read, &plan.id, read_check, &mut found)
             {
                 let mut wrong = readback::differences(&plan.sent, &body["data"]);
                 if !wrong.is_empty() {
@@ -160,24 +189,20 @@ impl TenderWorld {
                 }
             }
         }
-        if let Some(list) = plan.in_tender {
-            let tender = plan.tender.clone();
-            if let Some((exchange, body)) = self
-                .check_read(Actor::Anonymous, &tender, plan.check, &mut found)
-                .await
-            {
-                self.shown_in(
-                    plan,
-                    &exchange,
-                    readback::member(&body["data"], list, &plan.id),
-                    &format!("the tender's {list}"),
-                    &mut found,
-                );
-            }
+        if let (Some(list), Some(read)) = (plan.in_tender, tender_read)
+            && let Some((exchange, body)) = self.checked(&plan.tender, read, plan.check, &mut found)
+        {
+            let shown = readback::member(&body["data"], list, &plan.id);
+            self.shown_in(
+                plan,
+                &exchange,
+                shown,
+                &format!("the tender's {list}"),
+                &mut found,
+            );
         }
-        if let Some(url) = &plan.listed
-            && let Some((exchange, body)) =
-                self.check_read(actor, url, plan.check, &mut found).await
+        if let (Some(url), Some(read)) = (&plan.listed, listed_read)
+            && let Some((exchange, body)) = self.checked(url, read, plan.check, &mut found)
         {
             let row = body["data"]
                 .as_array()

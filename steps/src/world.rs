@@ -391,13 +391,17 @@ impl TenderWorld {
 
     /// A tender body with periods from [`Self::period_ends`], dates written with offsets.
     pub async fn tender_body(&mut self) -> Result<Value, String> {
+        Ok(self.tender_bodies(1).await?.remove(0))
+    }
+
+    /// `count` different tender bodies with the same periods.
+    pub async fn tender_bodies(&mut self, count: usize) -> Result<Vec<Value>, String> {
         let (enquiry_end, tender_end) = self.period_ends().await?;
         let delivery = tender_end + Duration::days(60);
-        Ok(self.fakes.tender(
-            &timestamps::format(enquiry_end),
-            &timestamps::format(tender_end),
-            &timestamps::format(delivery),
-        ))
+        let dates = [enquiry_end, tender_end, delivery].map(timestamps::format);
+        Ok((0..count.max(1))
+            .map(|_| self.fakes.tender(&dates[0], &dates[1], &dates[2]))
+            .collect())
     }
 
     /// Reads the tender and keeps its representation.
