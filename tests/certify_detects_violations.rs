@@ -221,6 +221,8 @@ mod proxy {
         pub first_modified: HashMap<String, Value>,
         /// Question authors by tender: (question id, author).
         pub authors: HashMap<String, Vec<(String, Value)>>,
+        /// Tenders in the order they were created.
+        pub created: Vec<String>,
         /// Tender documents as first uploaded, by id.
         pub first_documents: HashMap<String, Value>,
     }
@@ -242,6 +244,15 @@ mod proxy {
             })
         }
 
+        /// Whether a listing row is one of every other tender created through the proxy: a
+        /// scenario that creates more than a page of tenders always has some.
+        pub fn every_other(&self, row: &Value) -> bool {
+            self.created
+                .iter()
+                .position(|id| row["id"] == id.as_str())
+                .is_some_and(|i| i % 2 == 1)
+        }
+
         pub fn record(&mut self, req: &Req, answer: &Answer) {
             let Ok(body) = serde_json::from_str::<Value>(&answer.body) else {
                 return;
@@ -259,6 +270,7 @@ mod proxy {
             match (req.endpoint(), answer.status) {
                 (Endpoint::Create, 201) => {
                     self.tenders.insert(id.clone(), owned(id.clone()));
+                    self.created.push(id.clone());
                     self.first_modified
                         .insert(id.clone(), data["dateModified"].clone());
                     if data["status"] == "draft" {
@@ -636,9 +648,10 @@ struct Mutant {
     class: u8,
     endpoint: &'static str,
     what: &'static str,
-    /// Whether it needs scenarios that move the clock (then it gets a server of its own).
-    clock: bool,
-    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `clock`).
+    /// Whether it gets a server of its own: it needs scenarios that move the clock, or a list
+    /// that no other certification writes to.
+    alone: bool,
+    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`).
     tags: &'static str,
     request: proxy::RequestHook,
     response: proxy::ResponseHook,
@@ -648,7 +661,7 @@ const fn mutant(
     class: u8,
     endpoint: &'static str,
     what: &'static str,
-    clock: bool,
+    alone: bool,
     tags: &'static str,
     request: proxy::RequestHook,
     response: proxy::ResponseHook,
@@ -657,7 +670,7 @@ const fn mutant(
         class,
         endpoint,
         what,
-        clock,
+        alone,
         tags,
         request,
         response,
@@ -1839,17 +1852,15 @@ fn mutants() -> Vec<Mutant> {
         mutant(
             6,
             "GET /tenders",
-            "the second tender of every page is missing",
-            false,
+            "every other tender created is missing from the pages",
+            true,
             "@listing",
             forward,
-            |_, r, a| {
+            |m, r, a| {
                 if r.endpoint() == List {
                     a.edit(|v| {
-                        if let Some(rows) = v["data"].as_array_mut()
-                            && rows.len() > 1
-                        {
-                            rows.remove(1);
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            rows.retain(|row| !m.every_other(row));
                         }
                     });
                 }
@@ -1858,17 +1869,20 @@ fn mutants() -> Vec<Mutant> {
         mutant(
             6,
             "GET /tenders",
-            "the first tender of every page is repeated",
-            false,
+            "every other tender created is listed twice in its page",
+            true,
             "@listing",
             forward,
-            |_, r, a| {
+            |m, r, a| {
                 if r.endpoint() == List {
                     a.edit(|v| {
-                        if let Some(rows) = v["data"].as_array_mut()
-                            && let Some(first) = rows.first().cloned()
-                        {
-                            rows.push(first);
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            let again: Vec<Value> = rows
+                                .iter()
+                                .filter(|row| m.every_other(row))
+                                .cloned()
+                                .collect();
+                            rows.extend(again);
                         }
                     });
                 }
@@ -1878,8 +1892,8 @@ fn mutants() -> Vec<Mutant> {
             6,
             "GET /tenders",
             "drafts are listed",
-            false,
-            "@listing or @state-draft",
+            true,
+            "@listing",
             forward,
             |m, r, a| {
                 if r.endpoint() == List {
@@ -1898,7 +1912,7 @@ fn mutants() -> Vec<Mutant> {
             6,
             "GET /tenders",
             "next_page of a page with rows jumps past the end",
-            false,
+            true,
             "@listing",
             forward,
             |_, r, a| {
@@ -1963,7 +1977,7 @@ fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
 /// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
 /// still share one server; those that move it get a server of their own.
 fn tags_for(mutant: &Mutant) -> String {
-    if mutant.clock {
+    if mutant.alone {
         format!("@spec and ({})", mutant.tags)
     } else {
         format!("@spec and ({}) and not @clock", mutant.tags)
@@ -1978,7 +1992,7 @@ struct Fate {
 }
 
 async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
-    let own = if mutant.clock {
+    let own = if mutant.alone {
         Some(server().await)
     } else {
         None
