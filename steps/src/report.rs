@@ -419,3 +419,90 @@ fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Failure;
+
+    fn outcome(class: Class, tags: &[&str], failure: Option<&str>) -> ScenarioOutcome {
+        ScenarioOutcome {
+            feature: "F".into(),
+            file: "f.feature".into(),
+            line: 1,
+            name: "S".into(),
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+            class,
+            verdict: if failure.is_some() {
+                Verdict::Failed
+            } else {
+                Verdict::Passed
+            },
+            failure: failure.map(|m| Failure {
+                step: "When x".into(),
+                message: m.into(),
+                exchange: None,
+                read_back: None,
+                rules: rules::named_in(m),
+            }),
+            skip_reason: None,
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
+        RunReport {
+            target: "http://t".into(),
+            date: String::new(),
+            suite_version: "0",
+            seed: 1,
+            clock: ClockMode::ControlApi,
+            skew: String::new(),
+            owner: "broker".into(),
+            other: "broker1".into(),
+            tags: None,
+            strict: false,
+            elapsed_seconds: 0.0,
+            scenarios,
+            parsing_errors: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_global_check_failing_in_an_advisory_scenario_blocks_and_names_its_rule() {
+        let message = format!("{}: .data.date = \"x\"", rules::broken("conv-6"));
+        let run = report(vec![
+            outcome(Class::Spec, &["spec", "conv-5"], None),
+            outcome(Class::Upstream, &["upstream", "conv-10"], Some(&message)),
+        ]);
+        assert!(!run.certified());
+        let md = run.markdown();
+        assert!(md.contains("Rule broken: `conv-6`"), "{md}");
+        assert!(!md.contains("Rule broken: `conv-10`"), "{md}");
+        assert_eq!(run.rule_result("conv-6").2, "**broken**");
+        assert_eq!(run.rule_result("conv-10").2, "holds");
+    }
+
+    #[test]
+    fn an_advisory_scenario_failing_on_its_own_does_not_block() {
+        let run = report(vec![
+            outcome(Class::Spec, &["spec", "conv-5"], None),
+            outcome(
+                Class::Upstream,
+                &["upstream"],
+                Some("expected 403, got 404"),
+            ),
+        ]);
+        assert!(run.certified());
+    }
+
+    #[test]
+    fn the_rule_table_counts_scenarios_and_global_checks() {
+        let run = report(vec![outcome(Class::Spec, &["spec", "ep-q-list"], None)]);
+        assert_eq!(run.rule_result("ep-q-list"), (1, 0, "holds"));
+        assert_eq!(run.rule_result("conv-7"), (0, 1, "holds"));
+        assert_eq!(run.rule_result("ver-1"), (0, 0, "not covered"));
+        let md = run.markdown();
+        assert!(md.contains("| Rule | Scenarios | Global checks | Result |"));
+        assert!(md.contains("| 0 | 0 | not covered |"), "{md}");
+    }
+}
