@@ -7,12 +7,9 @@ Feature: Every write refuses the wrong credentials and changes nothing
   tender that holds it, shows that nothing changed.
 
   @spec @auth-2 @ep-patch @state-publish
-  Scenario Outline: Publishing a draft with <credential> is refused and changes nothing
+  Scenario: Publishing a draft without the tender's own credentials is refused and changes nothing
     Given the owner has created a draft tender
-    When someone tries to publish the tender with <credential>
-    Then the attempt is refused and reading back shows nothing changed
-
-    Examples:
+    Then every attempt to publish the tender with these credentials is refused and reading back shows nothing changed:
       | credential                             |
       | no token                               |
       | a wrong token                          |
@@ -20,52 +17,41 @@ Feature: Every write refuses the wrong credentials and changes nothing
       | the tender's token from another broker |
 
   @spec @auth-2
-  Scenario Outline: An attempt to <write> with <credential> is refused and changes nothing
+  Scenario Outline: An attempt to <write> without the tender's own credentials is refused and changes nothing
     Given the owner has published a tender
     And the owner has uploaded a PDF document to the tender
     And a participant has asked a question about the tender
-    When someone tries to <write> with <credential>
-    Then the attempt is refused and reading back shows nothing changed
+    Then every attempt to <write> with these credentials is refused and reading back shows nothing changed:
+      | credential                             |
+      | no token                               |
+      | a wrong token                          |
+      | another tender's token                 |
+      | the tender's token from another broker |
 
     @ep-patch
     Examples: tender changes
-      | write             | credential                             |
-      | change the tender | no token                               |
-      | change the tender | a wrong token                          |
-      | change the tender | another tender's token                 |
-      | change the tender | the tender's token from another broker |
+      | write             |
+      | change the tender |
 
     @ep-doc-post
     Examples: tender document uploads
-      | write                    | credential                             |
-      | upload a tender document | no token                               |
-      | upload a tender document | a wrong token                          |
-      | upload a tender document | another tender's token                 |
-      | upload a tender document | the tender's token from another broker |
+      | write                    |
+      | upload a tender document |
 
     @ep-doc-put
     Examples: tender document new versions
-      | write                       | credential                             |
-      | replace the tender document | no token                               |
-      | replace the tender document | a wrong token                          |
-      | replace the tender document | another tender's token                 |
-      | replace the tender document | the tender's token from another broker |
+      | write                       |
+      | replace the tender document |
 
     @ep-doc-patch
     Examples: tender document metadata
-      | write                        | credential                             |
-      | describe the tender document | no token                               |
-      | describe the tender document | a wrong token                          |
-      | describe the tender document | another tender's token                 |
-      | describe the tender document | the tender's token from another broker |
+      | write                        |
+      | describe the tender document |
 
     @ep-q-patch
     Examples: answers
-      | write              | credential                             |
-      | answer the question | no token                               |
-      | answer the question | a wrong token                          |
-      | answer the question | another tender's token                 |
-      | answer the question | the tender's token from another broker |
+      | write               |
+      | answer the question |
 
   @spec @auth-2 @ep-bid-patch @ep-biddoc-post @ep-bid-get @clock @serial
   Scenario: A bid's writes and its private read refuse every token but the bid's own

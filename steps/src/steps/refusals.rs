@@ -1,7 +1,7 @@
 //! Authentication rule 2 tried on every write: each write endpoint with no token, a wrong token
 //! and another object's token. A refusal is a 4xx error, and reading the object back (and the
 //! tender that holds it) shows that nothing changed, whatever the answer said.
-use cucumber::{gherkin::Step, then, when};
+use cucumber::{gherkin::Step, then};
 use reqwest::Method;
 use serde_json::{Value, json};
 use time::Duration;
@@ -373,27 +373,27 @@ async fn attempt(
     Ok((reads, after))
 }
 
-#[when(regex = r"^someone tries to (.+) with (no token|a wrong token|.+'s token.*)$")]
-async fn tries(w: &mut TenderWorld, write: String, credential: String) -> Result<(), String> {
+#[then(
+    regex = r"^every attempt to (.+) with these credentials is refused and reading back shows nothing changed:$"
+)]
+async fn every_credential_refused(
+    w: &mut TenderWorld,
+    write: String,
+    step: &Step,
+) -> Result<(), String> {
     let write = Write::parse(&write)?;
-    let credential = Credential::parse(&credential)?;
-    w.noted.insert(
-        "attempt".into(),
-        json!([format!("{write:?}"), format!("{credential:?}")]),
-    );
-    let outcome = attempt(w, write, credential, None).await.map(drop);
-    w.noted
-        .insert("attempt outcome".into(), json!(outcome.clone().err()));
-    Ok(())
-}
-
-#[then("the attempt is refused and reading back shows nothing changed")]
-async fn attempt_refused(w: &mut TenderWorld) -> Result<(), String> {
-    match w.noted.get("attempt outcome") {
-        Some(Value::Null) => Ok(()),
-        Some(Value::String(failure)) => Err(failure.clone()),
-        _ => Err("harness: nothing was attempted".into()),
+    let table = step
+        .table
+        .as_ref()
+        .ok_or("harness: the step needs a table of credentials")?;
+    let mut seen = None;
+    for row in table.rows.iter().skip(1) {
+        let [credential] = row.as_slice() else {
+            return Err(format!("harness: a row needs one cell: {row:?}"));
+        };
+        seen = Some(attempt(w, write, Credential::parse(credential)?, seen).await?);
     }
+    Ok(())
 }
 
 #[then("each of these attempts is refused and reading back shows nothing changed:")]
