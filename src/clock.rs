@@ -46,6 +46,19 @@ impl Clock {
         }
     }
 
+    /// A clock that starts frozen at `start`: tests and demonstrations pin the calendar, so that
+    /// what they see does not depend on the day they run. It moves only when told to.
+    pub fn frozen_at(start: OffsetDateTime) -> Clock {
+        let clock = Clock::new();
+        {
+            let mut state = clock.lock();
+            state.offset = start - OffsetDateTime::now_utc();
+            state.frozen_at = Some(start);
+            state.last = start;
+        }
+        clock
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state
             .lock()
@@ -119,6 +132,21 @@ mod tests {
             Err(ClockError::Backwards)
         );
         assert_eq!(clock.now(), later);
+    }
+
+    #[test]
+    fn a_pinned_clock_stands_at_its_start_until_moved() {
+        let start = time::macros::datetime!(2027-03-28 00:30 UTC);
+        let clock = Clock::frozen_at(start);
+        assert!(clock.is_frozen());
+        assert_eq!(clock.now(), start);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(clock.now(), start);
+        let later = clock
+            .set(None, Some(Duration::hours(1)), Some(false))
+            .expect("forward");
+        assert_eq!(later, start + Duration::hours(1));
+        assert!(clock.now() >= later && !clock.is_frozen());
     }
 
     #[test]

@@ -61,14 +61,33 @@ impl Application {
                 "--public-url must start with http:// or https://, not {url:?}"
             )));
         }
+        let quick_auction = i64::try_from(settings.quick_auction_seconds)
+            .map(time::Duration::seconds)
+            .map_err(|_| {
+                invalid(format!(
+                    "--quick-auction-seconds is too large: {}",
+                    settings.quick_auction_seconds
+                ))
+            })?;
+        if settings.clock_start.is_some() && !settings.testing {
+            return Err(invalid(
+                "a clock start needs --testing: without the clock control API a frozen clock \
+                 could never move"
+                    .into(),
+            ));
+        }
+        let clock = match settings.clock_start {
+            Some(start) => Clock::frozen_at(start),
+            None => Clock::new(),
+        };
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
         let app = App {
-            store: Arc::new(Store::new(zone)),
-            clock: Arc::new(Clock::new()),
+            store: Arc::new(Store::new(zone, quick_auction)),
+            clock: Arc::new(clock),
             brokers,
             zone,
             testing: settings.testing,

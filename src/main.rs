@@ -5,6 +5,7 @@ use mimalloc::MiMalloc;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tender_registry::domain::time::Zone;
 use tender_registry::{Application, Settings};
 
 /// The server allocates many small strings per request; mimalloc serves them faster than the
@@ -38,6 +39,16 @@ struct Cli {
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "TENDER_MAX_BODY", default_value_t = 10 * 1024 * 1024)]
     max_body: usize,
+    /// With --testing: the least length, in seconds of server time, of an auction under
+    /// `procurementMethodDetails: "quick, accelerator=N"`, so that a client polling every
+    /// 15 s sees it; moving the clock past it ends it at once.
+    #[arg(long, env = "TENDER_QUICK_AUCTION_SECONDS", default_value_t = 30)]
+    quick_auction_seconds: u64,
+    /// With --testing: start the clock frozen at this moment (ISO 8601; without an offset it is
+    /// read in --timezone), for demonstrations and tests that must not depend on the day they
+    /// run. Move it on with POST /testing/clock.
+    #[arg(long, env = "TENDER_CLOCK_START")]
+    clock_start: Option<String>,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -51,6 +62,20 @@ async fn main() -> ExitCode {
         .with_target(false)
         .with_ansi(std::io::stdout().is_terminal())
         .init();
+    let clock_start = match &cli.clock_start {
+        None => None,
+        Some(text) => {
+            let Some(zone) = Zone::named(&cli.timezone) else {
+                eprintln!("tender-registry: unknown time zone {:?}", cli.timezone);
+                return ExitCode::FAILURE;
+            };
+            let Some(moment) = zone.parse(text) else {
+                eprintln!("tender-registry: --clock-start {text:?} is not an ISO 8601 moment");
+                return ExitCode::FAILURE;
+            };
+            Some(moment.instant())
+        }
+    };
     let settings = Settings {
         listen: cli.listen,
         brokers: cli.brokers,
@@ -58,6 +83,8 @@ async fn main() -> ExitCode {
         timezone: cli.timezone,
         public_url: cli.public_url,
         max_body: cli.max_body,
+        quick_auction_seconds: cli.quick_auction_seconds,
+        clock_start,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

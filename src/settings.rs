@@ -1,5 +1,6 @@
 //! Server settings: what the CLI parses and what tests set directly.
 use std::path::PathBuf;
+use time::OffsetDateTime;
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -9,6 +10,11 @@ pub struct Settings {
     pub timezone: String,
     pub public_url: Option<String>,
     pub max_body: usize,
+    /// The least length of an accelerated (sandbox) auction, in seconds of server time.
+    pub quick_auction_seconds: u64,
+    /// Start the clock frozen at this moment instead of the wall clock's now (needs `testing`:
+    /// only the clock control API can move it on).
+    pub clock_start: Option<OffsetDateTime>,
 }
 
 impl Default for Settings {
@@ -20,6 +26,8 @@ impl Default for Settings {
             timezone: "Europe/Kyiv".into(),
             public_url: None,
             max_body: 10 * 1024 * 1024,
+            quick_auction_seconds: 30,
+            clock_start: None,
         }
     }
 }

@@ -62,10 +62,14 @@ pub fn should_start_after(zone: &Zone, tender_end: Timestamp, quick: bool) -> Ti
 }
 
 /// The planned length of an auction: three rounds of two minutes per bidder, plus the
-/// pauses upstream allowed for.
-pub fn duration(bids: usize, accelerator: Option<u32>) -> Duration {
+/// pauses upstream allowed for. An accelerated auction still lasts `quick_minimum`, so that
+/// a client polling at a broker platform's pace sees it running.
+pub fn duration(bids: usize, accelerator: Option<u32>, quick_minimum: Duration) -> Duration {
     let plain = Duration::minutes(6) * bids as i32 + Duration::minutes(24);
-    plain / accelerator.unwrap_or(1).max(1)
+    match accelerator {
+        Some(n) => (plain / n.max(1)).max(quick_minimum),
+        None => plain,
+    }
 }
 
 /// A bid's price for ranking: its amount reduced by the weight of its feature answers.
@@ -146,8 +150,46 @@ mod tests {
     }
 
     #[test]
+    fn auctions_after_the_year_end_and_the_daylight_saving_switches() {
+        let mut calendar = AuctionCalendar::default();
+        // Tendering ends on New Year's Eve: 1 January (a Friday) is a holiday, then a weekend.
+        let after = should_start_after(&zone(), at("2026-12-31T16:30"), false);
+        assert_eq!(after, at("2027-01-01T00:00"));
+        assert_eq!(calendar.plan(&zone(), after), at("2027-01-04T11:00"));
+        // Tendering ends on the Saturday before Kyiv springs forward: Monday, summer time.
+        let after = should_start_after(&zone(), at("2027-03-27T16:30"), false);
+        assert_eq!(
+            calendar.plan(&zone(), after).to_string(),
+            "2027-03-29T11:00:00.000000+03:00"
+        );
+        // Tendering ends in the repeated hour of the autumn switch: Monday, winter time.
+        let after = should_start_after(&zone(), at("2027-10-31T03:30"), false);
+        assert_eq!(
+            calendar.plan(&zone(), after).to_string(),
+            "2027-11-01T11:00:00.000000+02:00"
+        );
+        // A Friday after 16:00: the next Monday.
+        let after = should_start_after(&zone(), at("2026-11-27T16:30"), false);
+        assert_eq!(calendar.plan(&zone(), after), at("2026-11-30T11:00"));
+    }
+
+    #[test]
     fn duration_grows_with_bidders() {
-        assert_eq!(duration(2, None), Duration::minutes(36));
-        assert_eq!(duration(2, Some(36)), Duration::minutes(1));
+        let none = Duration::ZERO;
+        assert_eq!(duration(2, None, none), Duration::minutes(36));
+        assert_eq!(duration(3, None, none), Duration::minutes(42));
+        assert_eq!(duration(2, Some(36), none), Duration::minutes(1));
+    }
+
+    #[test]
+    fn an_accelerated_auction_lasts_at_least_the_quick_minimum() {
+        let minimum = Duration::seconds(30);
+        assert_eq!(duration(2, Some(1440), minimum), minimum);
+        assert_eq!(duration(2, Some(36), minimum), Duration::minutes(1));
+        assert_eq!(
+            duration(2, None, Duration::hours(1)),
+            Duration::minutes(36),
+            "only acceleration is bounded"
+        );
     }
 }

@@ -6,6 +6,7 @@ use super::award::{Award, AwardStatus};
 use super::bid::BidStatus;
 use super::tender::{Tender, TenderStatus};
 use super::time::{Timestamp, Zone};
+use time::Duration;
 
 /// The accelerator N of `procurementMethodDetails: "quick, accelerator=N"`; it must follow
 /// at least one other character, as upstream matched it.
@@ -64,19 +65,19 @@ impl Tender {
 
     /// The planned end of the embedded auction.
     pub fn auction_end(&self) -> Option<Timestamp> {
-        let start = self.auction_period.start_date?;
-        let length = auction::duration(self.bids.len(), accelerator(self));
-        Some(start.plus(length))
+        self.auction_period.planned_end
     }
 }
 
 /// Applies every transition that is due at `now`, each at the moment it fell due, so a
-/// clock that jumps ahead still leaves a true timeline. Returns whether the tender changed.
+/// clock that jumps ahead still leaves a true timeline. `quick_auction` is the least length
+/// of an accelerated auction. Returns whether the tender changed.
 pub fn advance(
     tender: &mut Tender,
     now: Timestamp,
     zone: &Zone,
     calendar: &mut AuctionCalendar,
+    quick_auction: Duration,
 ) -> Change {
     let mut change = Change::None;
     // Each step moves the tender forward or stops, so a few rounds always settle it.
@@ -88,7 +89,7 @@ pub fn advance(
         let before = tender.status;
         match tender.status {
             TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),
-            TenderStatus::ActiveTendering => end_tendering(tender, due),
+            TenderStatus::ActiveTendering => end_tendering(tender, due, quick_auction),
             TenderStatus::ActiveAuction => match tender.auction_end() {
                 Some(end) if end <= now => finish_auction(tender, end),
                 // The auction has started; nothing shows until it ends.
@@ -127,7 +128,7 @@ fn start_tendering(
     }
 }
 
-fn end_tendering(tender: &mut Tender, now: Timestamp) {
+fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
     tender.bids.retain(|b| b.status != BidStatus::Draft);
     tender.date = now;
     match tender.bids.len() {
@@ -146,6 +147,9 @@ fn end_tendering(tender: &mut Tender, now: Timestamp) {
                 bid.participation_url = Some(format!("{url}?key_for_bid={}", bid.id));
             }
             tender.auction_url = Some(url);
+            let length = auction::duration(tender.bids.len(), accelerator(tender), quick_auction);
+            tender.auction_period.planned_end =
+                tender.auction_period.start_date.map(|s| s.plus(length));
         }
     }
 }

@@ -253,6 +253,9 @@ pub struct AuctionPeriod {
     pub end_date: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub should_start_after: Option<Timestamp>,
+    /// When the running auction settles, fixed as it starts; not shown.
+    #[serde(skip)]
+    pub planned_end: Option<Timestamp>,
 }
 
 impl AuctionPeriod {

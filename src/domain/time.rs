@@ -217,6 +217,41 @@ mod tests {
     }
 
     #[test]
+    fn local_times_at_the_daylight_saving_switches() {
+        let z = kyiv();
+        let shown = |text: &str| z.parse(text).map(|t| t.to_string());
+        // 2027-03-28: at 03:00 EET the clocks jump to 04:00 EEST; 03:30 does not exist and is
+        // read with the later offset.
+        assert_eq!(
+            shown("2027-03-28T02:59:59").as_deref(),
+            Some("2027-03-28T02:59:59.000000+02:00")
+        );
+        assert_eq!(
+            shown("2027-03-28T03:30").as_deref(),
+            Some("2027-03-28T02:30:00.000000+02:00")
+        );
+        assert_eq!(
+            shown("2027-03-28T04:00").as_deref(),
+            Some("2027-03-28T04:00:00.000000+03:00")
+        );
+        // 2027-10-31: 04:00 EEST becomes 03:00 EET; 03:30 happens twice, the earlier is taken.
+        assert_eq!(
+            shown("2027-10-31T03:30").as_deref(),
+            Some("2027-10-31T03:30:00.000000+03:00")
+        );
+        assert_eq!(
+            shown("2027-10-31T03:30+02:00").as_deref(),
+            Some("2027-10-31T03:30:00.000000+02:00")
+        );
+        // An hour after the first 03:30 is the second one, shown with the winter offset.
+        let first = z.parse("2027-10-31T03:30").expect("a moment");
+        assert_eq!(
+            z.shift(first, Duration::hours(1)).to_string(),
+            "2027-10-31T03:30:00.000000+02:00"
+        );
+    }
+
+    #[test]
     fn garbage_is_refused() {
         let z = kyiv();
         for bad in [

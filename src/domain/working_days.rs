@@ -106,6 +106,30 @@ mod tests {
     }
 
     #[test]
+    fn counting_across_the_year_end_and_the_daylight_saving_switches() {
+        // Thursday 2026-12-31 → Friday 1 January is a holiday → Monday, Tuesday.
+        assert_eq!(
+            add_working_days(&zone(), at("2026-12-31T16:30"), 2, None),
+            at("2027-01-05T16:30")
+        );
+        // Friday 2027-03-26 in winter time → Tuesday in summer time, the same local hour.
+        assert_eq!(
+            add_working_days(&zone(), at("2027-03-26T15:00"), 2, None).to_string(),
+            "2027-03-30T15:00:00.000000+03:00"
+        );
+        // Friday 2027-10-29 in summer time → Tuesday in winter time.
+        assert_eq!(
+            add_working_days(&zone(), at("2027-10-29T15:00"), 2, None).to_string(),
+            "2027-11-02T15:00:00.000000+02:00"
+        );
+        // Monday 2028-02-28 → Wednesday 1 March, over the leap day.
+        assert_eq!(
+            add_working_days(&zone(), at("2028-02-28T10:00"), 2, None),
+            at("2028-03-01T10:00")
+        );
+    }
+
+    #[test]
     fn accelerator_divides_plain_days() {
         assert_eq!(
             add_working_days(&zone(), at("2017-07-29T15:00"), 2, Some(1440)),

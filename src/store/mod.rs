@@ -18,6 +18,7 @@ use indexes::Indexes;
 use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use time::Duration;
 use tokio::sync::Notify;
 
 /// A tender and the cached JSON of its public representation.
@@ -30,6 +31,8 @@ type Slot = Arc<Mutex<Entry>>;
 
 pub struct Store {
     zone: Zone,
+    /// The least length of an accelerated auction.
+    quick_auction: Duration,
     tenders: RwLock<HashMap<String, Slot>>,
     indexes: Mutex<Indexes>,
     calendar: Mutex<AuctionCalendar>,
@@ -42,9 +45,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Store {
-    pub fn new(zone: Zone) -> Store {
+    pub fn new(zone: Zone, quick_auction: Duration) -> Store {
         Store {
             zone,
+            quick_auction,
             tenders: RwLock::default(),
             indexes: Mutex::default(),
             calendar: Mutex::default(),
@@ -161,7 +165,13 @@ impl Store {
         if tender.status == TenderStatus::Draft || tender.next_check.is_none_or(|due| due > now) {
             return Change::None;
         }
-        let change = lifecycle::advance(tender, now, &self.zone, &mut lock(&self.calendar));
+        let change = lifecycle::advance(
+            tender,
+            now,
+            &self.zone,
+            &mut lock(&self.calendar),
+            self.quick_auction,
+        );
         // A due check that changed nothing still moves on (e.g. an auction that started).
         if change == Change::None && tender.compute_next_check(now) != tender.next_check {
             Change::Silent

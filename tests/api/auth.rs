@@ -101,6 +101,7 @@ async fn brokers_file_names_owners_and_levels() {
     .expect("write");
     let s = TestServer::start_with(tender_registry::Settings {
         testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
         brokers: Some(file.path().to_path_buf()),
         ..Default::default()
     })

@@ -97,10 +97,40 @@ impl Call {
     }
 }
 
+/// Named moments (Kyiv time) that tests pin the server's clock to, so that what a test sees
+/// never depends on the day or the hour it runs.
+pub mod moments {
+    /// The default: a tender published now ends its tendering on a Friday and its auction
+    /// waits for the next Monday.
+    pub const MONDAY_MORNING: &str = "2026-11-23T09:00:00+02:00";
+    pub const FRIDAY_AFTER_FOUR: &str = "2026-11-27T16:30:00+02:00";
+    pub const SATURDAY_NOON: &str = "2026-11-28T12:00:00+02:00";
+    pub const SUNDAY_BEFORE_MIDNIGHT: &str = "2026-11-29T23:59:59+02:00";
+    pub const NEW_YEARS_EVE: &str = "2026-12-31T23:30:00+02:00";
+    /// The last hour of winter time: at 03:00 local, 2027-03-28, clocks jump to 04:00.
+    pub const BEFORE_SPRING_FORWARD: &str = "2027-03-28T02:30:00+02:00";
+    /// The hour that repeats when Kyiv leaves summer time (2027-10-31, 03:00 → 02:00).
+    pub const AUTUMN_REPEATED_HOUR: &str = "2027-10-31T03:30:00+03:00";
+    pub const LEAP_DAY: &str = "2028-02-29T10:00:00+02:00";
+}
+
+/// An RFC 3339 moment as the server's settings take it.
+pub fn moment(text: &str) -> time::OffsetDateTime {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .expect("an RFC 3339 moment")
+}
+
 impl TestServer {
+    /// A server in test mode whose clock stands at [`moments::MONDAY_MORNING`] until moved.
     pub async fn start() -> TestServer {
+        TestServer::start_at(moments::MONDAY_MORNING).await
+    }
+
+    /// A server in test mode whose clock stands at `at` until moved.
+    pub async fn start_at(at: &str) -> TestServer {
         TestServer::start_with(Settings {
             testing: true,
+            clock_start: Some(moment(at)),
             ..Settings::default()
         })
         .await
@@ -175,6 +205,36 @@ impl TestServer {
             .await;
         assert_eq!(r.status, 200, "clock moved: {}", r.text);
         r
+    }
+
+    /// Moves the server clock a second past `at`, a moment the server announced.
+    pub async fn past(&self, at: &str) -> Reply {
+        let target = (moment(at) + time::Duration::seconds(1))
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("formats");
+        let r = self
+            .post("/testing/clock")
+            .data(json!({ "now": target }))
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "clock moved past {at}: {}", r.text);
+        r
+    }
+
+    /// Moves the clock past each `next_check` the tender announces until it reaches `status`,
+    /// and returns the tender then. Never guesses how many days a move takes.
+    pub async fn until_status(&self, id: &str, status: &str) -> Value {
+        for _ in 0..8 {
+            let t = self.tender(id).await;
+            if t["status"] == status {
+                return t;
+            }
+            let due = t["next_check"].as_str().unwrap_or_else(|| {
+                panic!("{} has no next check before {status}: {t}", t["status"])
+            });
+            self.past(due).await;
+        }
+        panic!("the tender never reached {status}")
     }
 
     /// Asks to create a tender as `broker`; the answer may be a refusal.

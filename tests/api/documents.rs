@@ -30,6 +30,8 @@ async fn upload_put_patch_and_read_back() {
     assert_eq!(doc["documentOf"], "tender");
     assert_eq!(doc["datePublished"], doc["dateModified"]);
 
+    // The pinned clock stands still: let a minute pass, so a refreshed date can show.
+    s.advance("PT1M").await;
     let described = s
         .patch(&format!("{docs}/{doc_id}?acc_token={token}"))
         .broker("broker")

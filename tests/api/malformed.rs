@@ -203,6 +203,7 @@ async fn unknown_ids_paths_and_methods() {
 async fn bodies_over_the_limit_are_refused() {
     let s = TestServer::start_with(tender_registry::Settings {
         testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
         max_body: 4096,
         ..Default::default()
     })
