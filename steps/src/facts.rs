@@ -31,8 +31,9 @@ const AUTHORS_HIDDEN: [&str; 4] = [
 /// Statuses in which the spec states what `date` is: creation, or publication.
 const DATE_STATED: [&str; 2] = ["draft", "active.enquiries"];
 
-/// Statuses with a move still due, where `next_check` must be shown.
-const MOVE_DUE: [&str; 2] = ["active.enquiries", "active.tendering"];
+/// Published statuses with a move still due (the auction's end included), where `next_check`
+/// must be shown; the spec's "present on published tenders" says nothing of finished ones.
+const MOVE_DUE: [&str; 3] = ["active.enquiries", "active.tendering", "active.auction"];
 
 #[derive(Clone, Debug, Default)]
 struct TenderFacts {

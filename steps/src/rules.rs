@@ -376,7 +376,7 @@ pub const FACT_PERIODS: Check = check(
 );
 pub const FACT_NEXT_CHECK: Check = check(
     "res-next-check",
-    "next_check is absent on a draft, present in active.enquiries and active.tendering",
+    "next_check is absent on a draft, present in active.enquiries, active.tendering and active.auction",
 );
 pub const FACT_PARTICIPATION: Check = check(
     "res-participation",
