@@ -217,6 +217,8 @@ mod proxy {
         pub bids: HashMap<String, Owned>,
         /// Drafts, as listing rows, until they are published.
         pub drafts: HashMap<String, Value>,
+        /// The tender period start each tender was created with.
+        pub first_tendering_start: HashMap<String, Value>,
         /// The dateModified each tender was created with.
         pub first_modified: HashMap<String, Value>,
         /// Question authors by tender: (question id, author).
@@ -271,6 +273,8 @@ mod proxy {
                 (Endpoint::Create, 201) => {
                     self.tenders.insert(id.clone(), owned(id.clone()));
                     self.created.push(id.clone());
+                    self.first_tendering_start
+                        .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
                     self.first_modified
                         .insert(id.clone(), data["dateModified"].clone());
                     if data["status"] == "draft" {
@@ -1198,6 +1202,21 @@ fn mutants() -> Vec<Mutant> {
                             }
                         }
                     });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the first tender period start after the enquiry end moved",
+            false,
+            "@res-periods",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_tendering_start.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
                 }
             },
         ),
