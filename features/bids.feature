@@ -33,6 +33,9 @@ Feature: Bids: step by step, in one batch, and their documents
     Then the response status is 201
     And the bid value has the tender's currency
     And every amount in the response is a decimal number
+    When the bidder reads the bid with its token
+    Then the response status is 200
+    And the bid value has the tender's currency
 
   @spec @ep-bid-post @bid-batch @ep-rule-3 @clock @serial
   Scenario: A bidder registers an active bid with a document in one batch request

@@ -122,6 +122,7 @@ Feature: Conventions that hold for every endpoint
     When the owner changes the tender title
     Then the response status is 200
     And the tender's dateModified is later than before
+    And reading the tender shows the dateModified of the change
 
   @upstream @conv-10
   Scenario: A PATCH that changes nothing keeps dateModified

@@ -1,94 +1,459 @@
-//! `tender-certify` against deliberately non-conforming targets. A small proxy in front of the
-//! built-in server breaks one rule of the spec at a time; the run must then fail and its report
-//! must name the rule. The same proxy breaking nothing must pass, and hiding the clock control
-//! API must make the harness wait in real time and report what it could not wait for as skipped.
-use std::time::Duration;
+//! `tender-certify` against deliberately non-conforming targets: a mutation suite. A small proxy
+//! in front of the built-in server breaks one statement of the spec at a time, rewriting
+//! requests (a refused write forwarded with the rightful token, a PATCH forwarded with part of
+//! its body dropped), answering without forwarding (a success that stores nothing), or
+//! rewriting answers (shapes, later reads, paging). Every mutant must make the run fail with a
+//! rule named in the report; the same proxy breaking nothing must pass every `@spec` scenario;
+//! hiding the clock control API must make the harness wait in real time.
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
 
+use futures::StreamExt as _;
 use salvo::{
     conn::tcp::TcpAcceptor,
     http::{HeaderName, HeaderValue, StatusCode},
     prelude::*,
     server::ServerHandle,
 };
-use serde_json::Value;
-use tender_certify::{CucumberOpts, RunReport, outcome::Verdict};
+use serde_json::{Value, json};
+use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
 
-/// What the proxy passes back, before it is written out.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
+mod proxy {
+    //! The proxy's view of one exchange, what it remembers of the objects it saw created, and
+    //! where a request goes.
+    use super::*;
 
-type Breakage = fn(&str, &mut Answer);
+    /// A request as received, before it is forwarded.
+    #[derive(Clone, Debug, Default)]
+    pub struct Req {
+        pub method: String,
+        pub path: String,
+        pub query: Vec<(String, String)>,
+        pub headers: Vec<(String, Vec<u8>)>,
+        pub body: Vec<u8>,
+    }
 
-struct Proxy {
-    upstream: String,
-    client: reqwest::Client,
-    breakage: Breakage,
-}
+    impl Req {
+        /// The path segments after `/api/2.3`.
+        pub fn segments(&self) -> Vec<&str> {
+            self.path
+                .strip_prefix("/api/2.3/")
+                .map(|p| p.split('/').filter(|s| !s.is_empty()).collect())
+                .unwrap_or_default()
+        }
 
-#[salvo::async_trait]
-impl Handler for Proxy {
-    async fn handle(&self, req: &mut Request, _: &mut Depot, res: &mut Response, _: &mut FlowCtrl) {
-        let path = req
-            .uri()
-            .path_and_query()
-            .map(|p| p.as_str().to_owned())
-            .unwrap_or_default();
-        let method =
-            reqwest::Method::from_bytes(req.method().as_str().as_bytes()).expect("a method");
-        let mut forward = self
-            .client
-            .request(method, format!("{}{path}", self.upstream));
-        for (name, value) in req.headers() {
-            if !matches!(name.as_str(), "host" | "content-length" | "connection") {
-                forward = forward.header(name.as_str(), value.as_bytes());
+        pub fn endpoint(&self) -> Endpoint {
+            use Endpoint::*;
+            let s = self.segments();
+            let m = self.method.as_str();
+            match (m, s.as_slice()) {
+                ("GET", ["tenders"]) => List,
+                ("POST", ["tenders"]) => Create,
+                ("GET", ["tenders", _]) => GetTender,
+                ("PATCH", ["tenders", _]) => PatchTender,
+                ("GET", ["tenders", _, "documents"]) => DocList,
+                ("POST", ["tenders", _, "documents"]) => DocPost,
+                ("GET", ["tenders", _, "documents", _]) => DocGet,
+                ("PATCH", ["tenders", _, "documents", _]) => DocPatch,
+                ("PUT", ["tenders", _, "documents", _]) => DocPut,
+                ("GET", ["tenders", _, "questions"]) => QList,
+                ("POST", ["tenders", _, "questions"]) => QPost,
+                ("GET", ["tenders", _, "questions", _]) => QGet,
+                ("PATCH", ["tenders", _, "questions", _]) => QPatch,
+                ("POST", ["tenders", _, "bids"]) => BidPost,
+                ("GET", ["tenders", _, "bids", _]) => BidGet,
+                ("PATCH", ["tenders", _, "bids", _]) => BidPatch,
+                ("POST", ["tenders", _, "bids", _, "documents"]) => BidDocPost,
+                ("GET", ["tenders", _, "bids", _, "documents"]) => BidDocList,
+                ("PATCH", ["tenders", _, "awards", _]) => AwardPatch,
+                ("PATCH", ["tenders", _, "contracts", _]) => ContractPatch,
+                _ => Other,
             }
         }
-        let body = req.payload().await.map(|b| b.to_vec()).unwrap_or_default();
-        let upstream = forward
-            .body(body)
-            .send()
-            .await
-            .expect("the built-in server answers");
-        let mut answer = Answer {
-            status: upstream.status().as_u16(),
-            headers: upstream
-                .headers()
+
+        pub fn tender_id(&self) -> String {
+            self.segments()
+                .get(1)
+                .map(|s| (*s).to_owned())
+                .unwrap_or_default()
+        }
+
+        /// The id of the sub-record (document, question, bid, award, contract).
+        pub fn record_id(&self) -> String {
+            self.segments()
+                .get(3)
+                .map(|s| (*s).to_owned())
+                .unwrap_or_default()
+        }
+
+        pub fn header(&self, name: &str) -> Option<Vec<u8>> {
+            self.headers
                 .iter()
-                .filter(|(n, _)| {
-                    !matches!(
-                        n.as_str(),
-                        "content-length" | "connection" | "transfer-encoding"
-                    )
-                })
-                .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
-                .collect(),
-            body: upstream.text().await.unwrap_or_default(),
-        };
-        (self.breakage)(&path, &mut answer);
-        res.status_code(StatusCode::from_u16(answer.status).expect("a status"));
-        for (name, value) in answer.headers {
-            if let (Ok(n), Ok(v)) = (
-                HeaderName::from_bytes(name.as_bytes()),
-                HeaderValue::from_str(&value),
-            ) {
-                res.headers_mut().append(n, v);
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        }
+
+        pub fn set_header(&mut self, name: &str, value: Option<Vec<u8>>) {
+            self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            if let Some(v) = value {
+                self.headers.push((name.to_owned(), v));
             }
         }
-        let _ = res.write_body(answer.body);
+
+        pub fn token(&self) -> Option<&str> {
+            self.query
+                .iter()
+                .find(|(k, _)| k == "acc_token")
+                .map(|(_, v)| v.as_str())
+        }
+
+        pub fn set_token(&mut self, token: &str) {
+            self.query.retain(|(k, _)| k != "acc_token");
+            self.query.push(("acc_token".into(), token.to_owned()));
+        }
+
+        pub fn data(&self) -> Value {
+            serde_json::from_slice::<Value>(&self.body).unwrap_or_default()["data"].clone()
+        }
+
+        pub fn set_data(&mut self, data: Value) {
+            self.body = json!({ "data": data }).to_string().into_bytes();
+        }
+
+        pub fn path_and_query(&self) -> String {
+            if self.query.is_empty() {
+                return self.path.clone();
+            }
+            let mut url = reqwest::Url::parse("http://x/").expect("a base");
+            url.query_pairs_mut().extend_pairs(&self.query);
+            format!("{}?{}", self.path, url.query().unwrap_or(""))
+        }
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Endpoint {
+        List,
+        Create,
+        GetTender,
+        PatchTender,
+        DocList,
+        DocPost,
+        DocGet,
+        DocPatch,
+        DocPut,
+        QList,
+        QPost,
+        QGet,
+        QPatch,
+        BidPost,
+        BidGet,
+        BidPatch,
+        BidDocPost,
+        BidDocList,
+        AwardPatch,
+        ContractPatch,
+        Other,
+    }
+
+    impl Endpoint {
+        /// Writes (and the bid read) that need the bid's token rather than the tender's.
+        pub fn on_bid(self) -> bool {
+            matches!(
+                self,
+                Endpoint::BidGet | Endpoint::BidPatch | Endpoint::BidDocPost | Endpoint::BidDocList
+            )
+        }
+    }
+
+    /// What the proxy passes back, before it is written out.
+    #[derive(Clone, Debug, Default)]
+    pub struct Answer {
+        pub status: u16,
+        pub headers: Vec<(String, String)>,
+        pub body: String,
+    }
+
+    impl Answer {
+        pub fn json(status: u16, body: Value) -> Answer {
+            Answer {
+                status,
+                headers: vec![(
+                    "content-type".into(),
+                    "application/json; charset=UTF-8".into(),
+                )],
+                body: body.to_string(),
+            }
+        }
+
+        /// Changes the JSON body in place; a body that is not JSON stays as it is.
+        pub fn edit(&mut self, f: impl FnOnce(&mut Value)) {
+            if let Ok(mut v) = serde_json::from_str::<Value>(&self.body) {
+                f(&mut v);
+                self.body = v.to_string();
+            }
+        }
+
+        pub fn set_header(&mut self, name: &str, value: &str) {
+            self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            self.headers.push((name.to_owned(), value.to_owned()));
+        }
+    }
+
+    /// A token and the credentials of the broker that received it.
+    #[derive(Clone, Debug)]
+    pub struct Owned {
+        pub tender: String,
+        pub token: String,
+        pub auth: Option<Vec<u8>>,
+    }
+
+    /// What the proxy saw created.
+    #[derive(Debug, Default)]
+    pub struct Memory {
+        pub tenders: HashMap<String, Owned>,
+        pub bids: HashMap<String, Owned>,
+        /// Drafts, as listing rows, until they are published.
+        pub drafts: HashMap<String, Value>,
+        /// The tender period start each tender was created with.
+        pub first_tendering_start: HashMap<String, Value>,
+        /// The dateModified each tender was created with.
+        pub first_modified: HashMap<String, Value>,
+        /// Question authors by tender: (question id, author).
+        pub authors: HashMap<String, Vec<(String, Value)>>,
+        /// Tenders in the order they were created.
+        pub created: Vec<String>,
+        /// Tender documents as first uploaded, by id.
+        pub first_documents: HashMap<String, Value>,
+    }
+
+    impl Memory {
+        /// The rightful token and credentials for the object a request is sent to.
+        pub fn rightful(&self, req: &Req) -> Option<Owned> {
+            if req.endpoint().on_bid() {
+                self.bids.get(&req.record_id()).cloned()
+            } else {
+                self.tenders.get(&req.tender_id()).cloned()
+            }
+        }
+
+        /// Whether the request presents the rightful token and credentials.
+        pub fn is_rightful(&self, req: &Req) -> bool {
+            self.rightful(req).is_some_and(|o| {
+                req.token() == Some(o.token.as_str()) && req.header("authorization") == o.auth
+            })
+        }
+
+        /// Whether a listing row is one of every other tender created through the proxy: a
+        /// scenario that creates more than a page of tenders always has some.
+        pub fn every_other(&self, row: &Value) -> bool {
+            self.created
+                .iter()
+                .position(|id| row["id"] == id.as_str())
+                .is_some_and(|i| i % 2 == 1)
+        }
+
+        pub fn record(&mut self, req: &Req, answer: &Answer) {
+            let Ok(body) = serde_json::from_str::<Value>(&answer.body) else {
+                return;
+            };
+            let data = &body["data"];
+            let id = data["id"].as_str().unwrap_or_default().to_owned();
+            let owned = |tender: String| Owned {
+                tender,
+                token: body["access"]["token"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                auth: req.header("authorization"),
+            };
+            match (req.endpoint(), answer.status) {
+                (Endpoint::Create, 201) => {
+                    self.tenders.insert(id.clone(), owned(id.clone()));
+                    self.created.push(id.clone());
+                    self.first_tendering_start
+                        .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
+                    self.first_modified
+                        .insert(id.clone(), data["dateModified"].clone());
+                    if data["status"] == "draft" {
+                        self.drafts.insert(
+                            id.clone(),
+                            json!({"id": id, "dateModified": data["dateModified"]}),
+                        );
+                    }
+                }
+                (Endpoint::PatchTender, 200) if data["status"] != "draft" => {
+                    self.drafts.remove(&req.tender_id());
+                }
+                (Endpoint::BidPost, 201) => {
+                    self.bids.insert(id, owned(req.tender_id()));
+                }
+                (Endpoint::DocPost, 201) => {
+                    self.first_documents.insert(id, data.clone());
+                }
+                (Endpoint::QPost, 201) => {
+                    self.authors
+                        .entry(req.tender_id())
+                        .or_default()
+                        .push((id, data["author"].clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Where a request goes.
+    pub enum Route {
+        Forward,
+        /// Answered by the proxy alone.
+        Answer(Answer),
+        /// Answered by the proxy from a read of `read` (sent with the request's credentials):
+        /// `make` turns the read object into the answer's `data`, or declines and the request
+        /// is forwarded after all.
+        FromRead {
+            read: String,
+            make: fn(&Req, Value) -> Option<Value>,
+        },
+    }
+
+    pub type RequestHook = fn(&Memory, &mut Req) -> Route;
+    pub type ResponseHook = fn(&Memory, &Req, &mut Answer);
+
+    pub struct Proxy {
+        pub upstream: String,
+        pub client: reqwest::Client,
+        pub request: RequestHook,
+        pub response: ResponseHook,
+        pub memory: Mutex<Memory>,
+    }
+
+    impl Proxy {
+        fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+            self.memory
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        }
+
+        async fn send(&self, req: &Req) -> Answer {
+            let method = reqwest::Method::from_bytes(req.method.as_bytes()).expect("a method");
+            let mut forward = self
+                .client
+                .request(method, format!("{}{}", self.upstream, req.path_and_query()));
+            for (name, value) in &req.headers {
+                forward = forward.header(name.as_str(), value.as_slice());
+            }
+            let upstream = forward
+                .body(req.body.clone())
+                .send()
+                .await
+                .expect("the built-in server answers");
+            Answer {
+                status: upstream.status().as_u16(),
+                headers: upstream
+                    .headers()
+                    .iter()
+                    .filter(|(n, _)| {
+                        !matches!(
+                            n.as_str(),
+                            "content-length" | "connection" | "transfer-encoding"
+                        )
+                    })
+                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
+                    .collect(),
+                body: upstream.text().await.unwrap_or_default(),
+            }
+        }
+
+        async fn answer(&self, original: Req) -> Answer {
+            let mut req = original.clone();
+            let route = (self.request)(&self.memory(), &mut req);
+            let mut answer = match route {
+                Route::Forward => self.send(&req).await,
+                Route::Answer(answer) => answer,
+                Route::FromRead { read, make } => {
+                    let mut get = req.clone();
+                    get.method = "GET".into();
+                    get.body.clear();
+                    get.set_header("content-type", None);
+                    let (path, query) = read.split_once('?').unwrap_or((&read, ""));
+                    get.path = path.to_owned();
+                    get.query = reqwest::Url::parse(&format!("http://x/?{query}"))
+                        .map(|u| u.query_pairs().into_owned().collect())
+                        .unwrap_or_default();
+                    let read = self.send(&get).await;
+                    let data = serde_json::from_str::<Value>(&read.body)
+                        .ok()
+                        .filter(|_| read.status == 200)
+                        .and_then(|v| make(&original, v["data"].clone()));
+                    match data {
+                        Some(data) => Answer::json(200, json!({ "data": data })),
+                        None => self.send(&req).await,
+                    }
+                }
+            };
+            self.memory().record(&original, &answer);
+            (self.response)(&self.memory(), &original, &mut answer);
+            answer
+        }
+    }
+
+    #[salvo::async_trait]
+    impl Handler for Proxy {
+        async fn handle(
+            &self,
+            req: &mut Request,
+            _: &mut Depot,
+            res: &mut Response,
+            _: &mut FlowCtrl,
+        ) {
+            let original = Req {
+                method: req.method().as_str().to_owned(),
+                path: req.uri().path().to_owned(),
+                query: req
+                    .uri()
+                    .query()
+                    .map(|q| {
+                        reqwest::Url::parse(&format!("http://x/?{q}"))
+                            .map(|u| u.query_pairs().into_owned().collect())
+                            .unwrap_or_default()
+                    })
+                    .unwrap_or_default(),
+                headers: req
+                    .headers()
+                    .iter()
+                    .filter(|(n, _)| {
+                        !matches!(n.as_str(), "host" | "content-length" | "connection")
+                    })
+                    .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
+                    .chain(
+                        req.headers()
+                            .get("host")
+                            .map(|h| ("x-proxy-host".to_owned(), h.as_bytes().to_vec())),
+                    )
+                    .collect(),
+                body: req.payload().await.map(|b| b.to_vec()).unwrap_or_default(),
+            };
+            let answer = self.answer(original).await;
+            res.status_code(StatusCode::from_u16(answer.status).expect("a status"));
+            for (name, value) in answer.headers {
+                if let (Ok(n), Ok(v)) = (
+                    HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(&value),
+                ) {
+                    res.headers_mut().append(n, v);
+                }
+            }
+            let _ = res.write_body(answer.body);
+        }
     }
 }
 
-/// The built-in server with a breaking proxy in front of it.
-struct Target {
-    base_url: String,
-    server: tender_registry::RunningServer,
-    proxy: ServerHandle,
-}
+use proxy::{Answer, Endpoint, Memory, Proxy, Req, Route};
 
-async fn start(breakage: Breakage) -> Target {
+/// The built-in server, started in-process with its clock control API.
+async fn server() -> tender_registry::RunningServer {
     let app = tender_registry::Application::build(tender_registry::Settings {
         listen: "127.0.0.1:0".into(),
         testing: true,
@@ -96,8 +461,16 @@ async fn start(breakage: Breakage) -> Target {
     })
     .await
     .expect("the built-in server starts");
-    let upstream = app.base_url();
-    let server = app.spawn();
+    app.spawn()
+}
+
+/// A proxy in front of `upstream`.
+struct Front {
+    base_url: String,
+    handle: ServerHandle,
+}
+
+async fn front(upstream: String, mutant: &Mutant) -> Front {
     let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
         .try_bind()
         .await
@@ -109,34 +482,25 @@ async fn start(breakage: Breakage) -> Target {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("a client"),
-        breakage,
+        request: mutant.request,
+        response: mutant.response,
+        memory: Mutex::new(Memory::default()),
     };
     let router = Router::with_path("{**rest}").goal(proxy);
-    let proxy_server = Server::new(acceptor);
-    let proxy = proxy_server.handle();
-    tokio::spawn(async move { proxy_server.serve(router).await });
-    Target {
-        base_url,
-        server,
-        proxy,
-    }
+    let server = Server::new(acceptor);
+    let handle = server.handle();
+    tokio::spawn(async move { server.serve(router).await });
+    Front { base_url, handle }
 }
 
-impl Target {
-    async fn stop(self) {
-        self.proxy.stop_forceful();
-        self.server.stop().await;
-    }
-}
-
-/// Runs the scenarios selected by `tags` against `target`, writing the Markdown report.
+/// Runs the scenarios selected by `tags` against `base_url`, writing the Markdown report.
 async fn certify(
-    target: &Target,
+    base_url: &str,
     tags: &str,
     configure: impl FnOnce(&mut tender_certify::Settings),
 ) -> (RunReport, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut settings = tender_certify::Settings::new(target.base_url.clone());
+    let mut settings = tender_certify::Settings::new(base_url.to_owned());
     settings.features = concat!(env!("CARGO_MANIFEST_DIR"), "/features").into();
     settings.tags = Some(tags.to_owned());
     settings.progress = false;
@@ -150,43 +514,98 @@ async fn certify(
     (report, markdown)
 }
 
-fn transparent(_: &str, _: &mut Answer) {}
+// ---- shared pieces of the mutants ----
 
-fn strip_location(_: &str, answer: &mut Answer) {
-    answer
-        .headers
-        .retain(|(n, _)| !n.eq_ignore_ascii_case("location"));
+fn forward(_: &Memory, _: &mut Req) -> Route {
+    Route::Forward
 }
 
-/// `500.0` becomes `500`.
-fn integer_amounts(_: &str, answer: &mut Answer) {
-    fn walk(v: &mut Value) {
-        match v {
-            Value::Number(n) => {
-                if let Some(f) = n
-                    .as_f64()
-                    .filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15)
-                {
-                    *v = Value::from(f as i64);
-                }
+fn untouched(_: &Memory, _: &Req, _: &mut Answer) {}
+
+/// Deep merge, as convention 10 states it.
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k.clone()).or_insert(Value::Null), v);
             }
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            Value::Object(map) => map.values_mut().for_each(walk),
-            _ => {}
         }
-    }
-    if let Ok(mut json) = serde_json::from_str::<Value>(&answer.body) {
-        walk(&mut json);
-        answer.body = json.to_string();
+        (slot, v) => *slot = v.clone(),
     }
 }
 
-/// `…T10:27:24.123456+02:00` becomes `…T10:27:24+02:00`.
-fn seconds_only(_: &str, answer: &mut Answer) {
-    answer.body = drop_fractions(&answer.body);
+fn merged(req: &Req, mut read: Value) -> Option<Value> {
+    merge(&mut read, &req.data());
+    Some(read)
 }
 
-/// Drops the six fractional digits of every `hh:mm:ss.ffffff±` in a body.
+fn now() -> String {
+    timestamps::format(time::OffsetDateTime::now_utc())
+}
+
+fn fresh_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
+    format!("{nanos:016x}{:016x}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Sends the request with the rightful token and credentials, whatever it presented.
+fn as_rightful(m: &Memory, req: &mut Req) {
+    if let Some(o) = m.rightful(req) {
+        req.set_token(&o.token);
+        req.set_header("authorization", o.auth);
+    }
+}
+
+fn accept_any_on(endpoint: Endpoint, m: &Memory, req: &mut Req) -> Route {
+    if req.endpoint() == endpoint {
+        as_rightful(m, req);
+    }
+    Route::Forward
+}
+
+fn is_publication(req: &Req) -> bool {
+    req.endpoint() == Endpoint::PatchTender && req.data()["status"] == "active.enquiries"
+}
+
+/// A refusal in the error envelope.
+fn forbidden() -> Answer {
+    Answer::json(
+        403,
+        json!({"status": "error", "errors": [
+            {"location": "url", "name": "permission", "description": "Forbidden"}]}),
+    )
+}
+
+/// Every object in `v`, depth first.
+fn each_object(v: &mut Value, f: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
+    match v {
+        Value::Object(map) => {
+            f(map);
+            map.values_mut().for_each(|x| each_object(x, f));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| each_object(x, f)),
+        _ => {}
+    }
+}
+
+/// A fake 201 for a document upload that stores nothing.
+fn fake_document(req: &Req) -> Route {
+    let mut data = req.data();
+    let id = fresh_id();
+    merge(
+        &mut data,
+        &json!({"id": id, "documentOf": "tender", "datePublished": now(), "dateModified": now()}),
+    );
+    let mut answer = Answer::json(201, json!({ "data": data }));
+    let host =
+        String::from_utf8(req.header("x-proxy-host").unwrap_or_default()).unwrap_or_default();
+    answer.set_header("location", &format!("http://{host}{}/{id}", req.path));
+    Route::Answer(answer)
+}
+
+/// `….123456+02:00` becomes `…+02:00`.
 fn drop_fractions(body: &str) -> String {
     let bytes = body.as_bytes();
     let mut out = String::with_capacity(body.len());
@@ -211,103 +630,1504 @@ fn drop_fractions(body: &str) -> String {
     out
 }
 
-fn no_charset(_: &str, answer: &mut Answer) {
-    for (name, value) in &mut answer.headers {
-        if name.eq_ignore_ascii_case("content-type") {
-            *value = "application/json".into();
+fn integer_amounts(v: &mut Value) {
+    each_object(v, &mut |map| {
+        if let Some(a) = map.get("amount").and_then(Value::as_f64)
+            && a.fract() == 0.0
+        {
+            map.insert("amount".into(), json!(a as i64));
         }
+    });
+}
+
+fn is_get_of_tender(req: &Req) -> bool {
+    req.endpoint() == Endpoint::GetTender
+}
+
+// ---- the mutants ----
+
+/// One injected violation of the spec.
+struct Mutant {
+    /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging.
+    class: u8,
+    endpoint: &'static str,
+    what: &'static str,
+    /// Whether it gets a server of its own: it needs scenarios that move the clock, or a list
+    /// that no other certification writes to.
+    alone: bool,
+    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`).
+    tags: &'static str,
+    request: proxy::RequestHook,
+    response: proxy::ResponseHook,
+}
+
+const fn mutant(
+    class: u8,
+    endpoint: &'static str,
+    what: &'static str,
+    alone: bool,
+    tags: &'static str,
+    request: proxy::RequestHook,
+    response: proxy::ResponseHook,
+) -> Mutant {
+    Mutant {
+        class,
+        endpoint,
+        what,
+        alone,
+        tags,
+        request,
+        response,
     }
 }
 
-fn no_access_token(_: &str, answer: &mut Answer) {
-    if let Ok(mut json) = serde_json::from_str::<Value>(&answer.body)
-        && let Some(map) = json.as_object_mut()
-        && map.remove("access").is_some()
-    {
-        answer.body = json.to_string();
+fn mutants() -> Vec<Mutant> {
+    use Endpoint::*;
+    vec![
+        // ---- class 1: writes accepted that must be refused ----
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "any credential changes the tender",
+            false,
+            "@ep-patch",
+            |m, r| {
+                if is_publication(r) {
+                    Route::Forward
+                } else {
+                    accept_any_on(PatchTender, m, r)
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id} (publication)",
+            "any credential publishes a draft",
+            false,
+            "@state-publish",
+            |m, r| {
+                if is_publication(r) {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "any credential uploads a tender document",
+            false,
+            "@ep-doc-post",
+            |m, r| accept_any_on(DocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PUT /tenders/{id}/documents/{doc}",
+            "any credential replaces a tender document",
+            false,
+            "@ep-doc-put",
+            |m, r| accept_any_on(DocPut, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "any credential changes document metadata",
+            false,
+            "@ep-doc-patch",
+            |m, r| accept_any_on(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "any credential answers a question",
+            false,
+            "@ep-q-patch",
+            |m, r| accept_any_on(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "any credential activates a bid",
+            true,
+            "@ep-bid-patch",
+            |m, r| accept_any_on(BidPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST …/bids/{bid}/documents",
+            "any credential uploads a bid document",
+            true,
+            "@ep-biddoc-post",
+            |m, r| accept_any_on(BidDocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "any credential reads a bid while tendering",
+            true,
+            "@ep-bid-get",
+            |m, r| accept_any_on(BidGet, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "any credential confirms the award",
+            true,
+            "@ep-award-patch",
+            |m, r| accept_any_on(AwardPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "any credential changes the contract",
+            true,
+            "@ep-contract-patch",
+            |m, r| accept_any_on(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "the tender token works for any broker",
+            false,
+            "@ep-patch",
+            |m, r| {
+                if r.endpoint() == PatchTender
+                    && let Some(o) = m.tenders.get(&r.tender_id())
+                    && r.token() == Some(o.token.as_str())
+                {
+                    r.set_header("authorization", o.auth.clone());
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "the tender token activates bids",
+            true,
+            "@ep-bid-patch",
+            |m, r| {
+                if r.endpoint() == BidPatch
+                    && m.tenders
+                        .get(&r.tender_id())
+                        .is_some_and(|o| r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "one bid's token reads another bid of the tender",
+            true,
+            "@ep-bid-get",
+            |m, r| {
+                if r.endpoint() == BidGet
+                    && m.bids
+                        .values()
+                        .any(|o| o.tender == r.tender_id() && r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "an upload without any token is accepted",
+            false,
+            "@ep-doc-post",
+            |m, r| {
+                if r.endpoint() == DocPost && r.token().is_none() {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "another tender's token confirms the award",
+            true,
+            "@ep-award-patch",
+            |m, r| {
+                if r.endpoint() == AwardPatch
+                    && m.tenders
+                        .values()
+                        .any(|o| r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "a refused change is answered 403 yet stored",
+            false,
+            "@ep-patch",
+            |m, r| refused_yet_stored(PatchTender, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "a refused answer is answered 403 yet stored",
+            false,
+            "@ep-q-patch",
+            |m, r| refused_yet_stored(QPatch, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a refused contract change is answered 403 yet stored",
+            true,
+            "@ep-contract-patch",
+            |m, r| refused_yet_stored(ContractPatch, m, r),
+            answered_refused,
+        ),
+        // ---- class 2: answers that say one thing while the store keeps another ----
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "a change is answered from a read and never stored",
+            false,
+            "@ep-patch or @conv-10",
+            |m, r| {
+                if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id} (publication)",
+            "a publication is answered but never stored",
+            false,
+            "@two-phase or @state-publish",
+            |m, r| {
+                if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "nested objects of a change are dropped, the answer shows them",
+            false,
+            "@ep-patch or @conv-10",
+            |m, r| {
+                if r.endpoint() == PatchTender && m.is_rightful(r) {
+                    let mut data = r.data();
+                    if let Some(map) = data.as_object_mut() {
+                        map.retain(|_, v| !v.is_object());
+                    }
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "document metadata answered, never stored",
+            false,
+            "@ep-doc-patch",
+            |m, r| from_read_if(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PUT /tenders/{id}/documents/{doc}",
+            "a new version answered, never stored",
+            false,
+            "@ep-doc-put",
+            |m, r| {
+                if r.endpoint() == DocPut && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["dateModified"] = json!(now());
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/documents",
+            "an upload answered 201, never stored",
+            false,
+            "@ep-doc-post",
+            |m, r| {
+                if r.endpoint() == DocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/questions/{q}",
+            "an answer answered, never stored",
+            false,
+            "@ep-q-patch",
+            |m, r| from_read_if(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "an activation answered, never stored",
+            true,
+            "@ep-bid-patch or @bid-activate",
+            |m, r| {
+                if r.endpoint() == BidPatch && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path_and_query(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST …/bids/{bid}/documents",
+            "a bid document answered 201, never stored",
+            true,
+            "@ep-biddoc-post",
+            |m, r| {
+                if r.endpoint() == BidDocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/awards/{award}",
+            "a confirmation answered, never stored",
+            true,
+            "@ep-award-patch",
+            |m, r| {
+                if r.endpoint() == AwardPatch && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "the contract value is dropped, the answer shows it",
+            true,
+            "@ep-contract-patch",
+            |m, r| {
+                if r.endpoint() == ContractPatch && m.is_rightful(r) {
+                    let mut data = r.data();
+                    if let Some(map) = data.as_object_mut() {
+                        map.remove("value");
+                    }
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == ContractPatch && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract change answered, never stored",
+            true,
+            "@ep-contract-patch",
+            |m, r| from_read_if(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "the answer replaces nested objects the store merged",
+            false,
+            "@conv-10",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    let sent = r.data();
+                    a.edit(|v| {
+                        if let Some(map) = sent.as_object() {
+                            for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
+                                v["data"][k] = s.clone();
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        // ---- class 3: right on creation, wrong on later reads ----
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop the test-mode title prefixes",
+            false,
+            "@ep-rule-2",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        for key in ["title", "title_en", "title_ru"] {
+                            if let Some(t) = v["data"][key].as_str()
+                                && t.starts_with('[')
+                            {
+                                let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
+                                v["data"][key] = json!(bare);
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents/{doc}",
+            "reads show datePublished moved to the last upload",
+            false,
+            "@tender-documents",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
+                    a.edit(|v| {
+                        each_object(&mut v["data"], &mut |d| {
+                            if let (Some(_), Some(m)) =
+                                (d.get("datePublished"), d.get("dateModified").cloned())
+                            {
+                                d.insert("datePublished".into(), m);
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads show date moved to the last modification",
+            false,
+            "@two-phase or @state-publish or @conv-10 or @ep-patch",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads replace a client's item id",
+            false,
+            "@conv-9",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(items) = v["data"]["items"].as_array_mut() {
+                            for item in items {
+                                if item["id"].as_str().is_some_and(|id| id.len() != 32) {
+                                    item["id"] = json!(fresh_id());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the first tender period start after the enquiry end moved",
+            false,
+            "@res-periods",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_tendering_start.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop next_check once tendering",
+            true,
+            "@scheduler or @state-tendering",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "active.tendering"
+                            && let Some(d) = v["data"].as_object_mut()
+                        {
+                            d.remove("next_check");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "tender reads show the question authors",
+            false,
+            "@questions or @res-question-author",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| {
+                        if let Some(qs) = v["data"]["questions"].as_array_mut() {
+                            for q in qs {
+                                if let Some((_, author)) =
+                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
+                                {
+                                    q["author"] = author.clone();
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions",
+            "the question list shows the authors",
+            false,
+            "@questions or @res-question-author",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == QList
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| {
+                        if let Some(qs) = v["data"].as_array_mut() {
+                            for q in qs {
+                                if let Some((_, author)) =
+                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
+                                {
+                                    q["author"] = author.clone();
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads flip the value's VAT flag",
+            false,
+            "@res-value or @ep-get or @ep-create",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(b) = v["data"]["value"]["valueAddedTaxIncluded"].as_bool() {
+                            v["data"]["value"]["valueAddedTaxIncluded"] = json!(!b);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/bids/{bid}",
+            "bid reads lose the currency",
+            true,
+            "@res-value or @bids",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidGet {
+                    a.edit(|v| {
+                        if let Some(value) = v["data"]["value"].as_object_mut() {
+                            value.remove("currency");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents",
+            "the list shows a replaced document in its first version",
+            false,
+            "@ep-doc-list or @tender-documents",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == DocList {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"].as_array_mut() {
+                            for d in docs {
+                                let id = d["id"].as_str().unwrap_or_default();
+                                if let Some(first) = m.first_documents.get(id) {
+                                    *d = first.clone();
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the dateModified of the creation",
+            false,
+            "@conv-10",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_modified.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["dateModified"] = first.clone());
+                }
+            },
+        ),
+        // ---- class 4: spec rules that advisory scenarios used to hold ----
+        mutant(
+            4,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract amount above the award's is accepted",
+            true,
+            "@awarding",
+            |m, r| {
+                if r.endpoint() == ContractPatch
+                    && m.is_rightful(r)
+                    && r.data()["value"]["amount"].is_number()
+                {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, read| {
+                            let above = r.data()["value"]["amount"].as_f64()
+                                > read["value"]["amount"].as_f64();
+                            if above { merged(r, read) } else { None }
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any unknown path or id",
+            "a 404 is plain text, not the error envelope",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status == 404 {
+                    a.body = "Not Found".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
+                }
+            },
+        ),
+        mutant(
+            4,
+            "any path, wrong method",
+            "a 405 is plain text, not the error envelope",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status == 405 {
+                    a.body = "Method Not Allowed".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
+                }
+            },
+        ),
+        mutant(
+            4,
+            "GET /tenders/{id}/bids/{bid}",
+            "participationUrl shown before the auction exists",
+            true,
+            "@ep-bid-get or @res-participation",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidGet && a.status == 200 {
+                    let id = r.record_id();
+                    a.edit(|v| {
+                        if v["data"].get("participationUrl").is_none() {
+                            v["data"]["participationUrl"] = json!(format!(
+                                "http://auction.invalid/{}?key_for_bid={id}",
+                                r.tender_id()
+                            ));
+                        }
+                    });
+                }
+            },
+        ),
+        // ---- class 5: shapes, on every exchange ----
+        mutant(
+            5,
+            "every error",
+            "error descriptions are lists of strings",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status >= 400 {
+                    a.edit(|v| {
+                        each_object(v, &mut |e| {
+                            if let Some(Value::String(d)) = e.get("description").cloned()
+                                && e.contains_key("location")
+                            {
+                                e.insert("description".into(), json!([d]));
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "PATCH/GET /tenders/{id}",
+            "guarantee without valueAddedTaxIncluded",
+            false,
+            "@res-guarantee",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    each_object(v, &mut |o| {
+                        if let Some(Value::Object(g)) = o.get_mut("guarantee") {
+                            g.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "an empty page's offset loses its microseconds",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty)
+                            && let Some(o) = v["next_page"]["offset"].as_str()
+                        {
+                            v["next_page"]["offset"] =
+                                json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders (offset past the end)",
+            "an empty page echoes the client's offset as written",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List
+                    && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset")
+                {
+                    let sent = sent.clone();
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty) {
+                            v["next_page"]["offset"] = json!(sent);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "questions",
+            "question timestamps lose their microseconds",
+            false,
+            "@questions",
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
+                    a.body = drop_fractions(&a.body);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "bids",
+            "bid amounts are written as integers",
+            true,
+            "@bids",
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), BidPost | BidGet | BidPatch) {
+                    a.edit(integer_amounts);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST …/bids/{bid}/documents",
+            "the Location is a relative address",
+            true,
+            "@ep-biddoc-post",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocPost
+                    && let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                {
+                    *l = l
+                        .split_once("://")
+                        .and_then(|(_, rest)| rest.split_once('/'))
+                        .map(|(_, p)| format!("/{p}"))
+                        .unwrap_or_default();
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders/{id}/questions",
+            "the Location points under another collection",
+            false,
+            "@ep-q-post",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QPost
+                    && let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                {
+                    *l = l.replace("/questions/", "/documents/");
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}",
+            "document ids shown in upper case",
+            false,
+            "@tender-documents",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"]["documents"].as_array_mut() {
+                            for d in docs {
+                                d["id"] =
+                                    json!(d["id"].as_str().unwrap_or_default().to_uppercase());
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "every refusal",
+            "error envelopes without status",
+            false,
+            "@errors or @refusals",
+            forward,
+            |_, _, a| {
+                if (400..500).contains(&a.status) {
+                    a.edit(|v| {
+                        if let Some(map) = v.as_object_mut() {
+                            map.remove("status");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "tender reads (contracts)",
+            "the contract value loses its VAT flag",
+            true,
+            "@awarding",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    each_object(v, &mut |o| {
+                        if o.contains_key("contractID")
+                            && let Some(Value::Object(val)) = o.get_mut("value")
+                        {
+                            val.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "listing rows' dateModified lose their offset",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            for row in rows {
+                                if let Some(t) = row["dateModified"].as_str()
+                                    && t.len() > 6
+                                {
+                                    row["dateModified"] = json!(t[..t.len() - 6].to_owned());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}/questions",
+            "the list's Content-Type has no charset",
+            false,
+            "@questions",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QList {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        // ---- more, one per rule that had no mutant yet ----
+        mutant(
+            5,
+            "every 201",
+            "the Location header is missing",
+            false,
+            "@conv-5",
+            forward,
+            |_, _, a| {
+                a.headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("location"))
+            },
+        ),
+        mutant(
+            5,
+            "every response",
+            "amounts written as integers",
+            false,
+            "@conv-7",
+            forward,
+            |_, _, a| a.edit(integer_amounts),
+        ),
+        mutant(
+            5,
+            "every response",
+            "timestamps without microseconds",
+            false,
+            "@conv-6",
+            forward,
+            |_, _, a| a.body = drop_fractions(&a.body),
+        ),
+        mutant(
+            5,
+            "every response",
+            "Content-Type without charset",
+            false,
+            "@conv-3",
+            forward,
+            |_, _, a| {
+                if a.headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders, POST …/bids",
+            "no access token in creation answers",
+            false,
+            "@conv-4",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    if let Some(map) = v.as_object_mut() {
+                        map.remove("access");
+                    }
+                })
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions/{q}",
+            "a question read shows its author",
+            false,
+            "@ep-q-get or @res-question-author",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == QGet
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    let id = r.record_id();
+                    if let Some((_, author)) = authors.iter().find(|(q, _)| *q == id) {
+                        let author = author.clone();
+                        a.edit(|v| v["data"]["author"] = author);
+                    }
+                }
+            },
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/bids",
+            "a batch bid is stored as a draft, answered active",
+            true,
+            "@bid-batch or @ep-bid-post",
+            |_, r| {
+                let data = r.data();
+                if r.endpoint() == BidPost && data.get("status").is_none() {
+                    let mut data = data;
+                    data["status"] = json!("draft");
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == BidPost && r.data().get("status").is_none() && a.status == 201 {
+                    a.edit(|v| v["data"]["status"] = json!("active"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET …/bids/{bid}/documents",
+            "the bid's document list is empty",
+            true,
+            "@ep-biddoc-list",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocList && a.status == 200 {
+                    a.edit(|v| v["data"] = json!([]));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads name another owner",
+            false,
+            "@auth-1 or @res-tender",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["owner"] = json!("someone-else"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "a draft read shows a next_check",
+            false,
+            "@state-draft",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "draft" {
+                            v["data"]["next_check"] = v["data"]["enquiryPeriod"]["endDate"].clone();
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            4,
+            "POST with another Content-Type",
+            "415 answered as 400",
+            false,
+            "@err-415",
+            forward,
+            |_, _, a| {
+                if a.status == 415 {
+                    a.status = 400;
+                }
+            },
+        ),
+        mutant(
+            4,
+            "PATCH /tenders/{id} (publication)",
+            "repeating a publication is refused",
+            false,
+            "@err-rule-2 or @state-publish",
+            |m, r| {
+                if is_publication(r)
+                    && m.tenders.contains_key(&r.tender_id())
+                    && !m.drafts.contains_key(&r.tender_id())
+                {
+                    Route::Answer(forbidden())
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any path with opt_pretty=1",
+            "opt_pretty is refused",
+            false,
+            "@conv-8",
+            |_, r| {
+                if r.query.iter().any(|(k, _)| k == "opt_pretty") {
+                    Route::Answer(Answer::json(
+                        400,
+                        json!({"status": "error", "errors": [
+                    {"location": "querystring", "name": "opt_pretty", "description": "Unknown parameter"}]}),
+                    ))
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        // ---- class 6: paging ----
+        mutant(
+            6,
+            "GET /tenders",
+            "every other tender created is missing from the pages",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            rows.retain(|row| !m.every_other(row));
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "every other tender created is listed twice in its page",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            let again: Vec<Value> = rows
+                                .iter()
+                                .filter(|row| m.every_other(row))
+                                .cloned()
+                                .collect();
+                            rows.extend(again);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "drafts are listed",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    let drafts: Vec<Value> = m.drafts.values().cloned().collect();
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut()
+                            && !rows.is_empty()
+                        {
+                            rows.extend(drafts);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "next_page of a page with rows jumps past the end",
+            true,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if v["data"].as_array().is_none_or(Vec::is_empty) {
+                            return;
+                        }
+                        let far = "2999-01-01T00:00:00.000000+00:00";
+                        let path = format!(
+                            "/api/2.3/tenders?offset={}",
+                            far.replace(':', "%3A").replace('+', "%2B")
+                        );
+                        let uri = v["next_page"]["uri"]
+                            .as_str()
+                            .and_then(|u| u.split_once("/api/"))
+                            .map(|(b, _)| format!("{b}{path}"));
+                        v["next_page"]["offset"] = json!(far);
+                        v["next_page"]["path"] = json!(path);
+                        if let Some(uri) = uri {
+                            v["next_page"]["uri"] = json!(uri);
+                        }
+                    });
+                }
+            },
+        ),
+    ]
+}
+
+/// Forwards a refused write with the rightful token, so that the store takes it, and marks it
+/// for [`answered_refused`].
+fn refused_yet_stored(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && !m.is_rightful(r) {
+        as_rightful(m, r);
+    }
+    Route::Forward
+}
+
+/// Answers 403 to the writes that arrived without the rightful token.
+fn answered_refused(m: &Memory, r: &Req, a: &mut Answer) {
+    let endpoint = r.endpoint();
+    let refusable = matches!(
+        endpoint,
+        Endpoint::PatchTender | Endpoint::QPatch | Endpoint::ContractPatch
+    );
+    if refusable && !m.is_rightful(r) {
+        *a = forbidden();
     }
 }
 
-/// A target without the clock control API.
-fn no_clock_api(path: &str, answer: &mut Answer) {
-    if path.starts_with("/testing/") {
-        answer.status = 404;
-        answer.body = r#"{"status":"error","errors":[{"location":"url","name":"not_found","description":"Not Found"}]}"#.into();
+fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && m.is_rightful(r) {
+        Route::FromRead {
+            read: r.path.clone(),
+            make: merged,
+        }
+    } else {
+        Route::Forward
+    }
+}
+
+/// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
+/// still share one server; those that move it get a server of their own.
+fn tags_for(mutant: &Mutant) -> String {
+    if mutant.alone {
+        format!("@spec and ({})", mutant.tags)
+    } else {
+        format!("@spec and ({}) and not @clock", mutant.tags)
+    }
+}
+
+/// How a mutant fared.
+struct Fate {
+    label: String,
+    killed: bool,
+    rule: Option<String>,
+}
+
+async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
+    let own = if mutant.alone {
+        Some(server().await)
+    } else {
+        None
+    };
+    let upstream = own.as_ref().map_or(shared, |s| s.base_url());
+    let front = front(upstream, mutant).await;
+    let tags = tags_for(mutant);
+    let started = Instant::now();
+    let (report, markdown) = certify(&front.base_url, &tags, |_| {}).await;
+    front.handle.stop_forceful();
+    if let Some(own) = own {
+        own.stop().await;
+    }
+    let rule = markdown
+        .lines()
+        .find_map(|l| l.strip_prefix("- Rule broken: `"))
+        .and_then(|l| l.split('`').next())
+        .map(str::to_owned);
+    Fate {
+        label: format!("{label} [{:.1} s]", started.elapsed().as_secs_f64()),
+        killed: !report.certified() && rule.is_some(),
+        rule,
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_conforms() {
-    let target = start(transparent).await;
-    let (report, markdown) = certify(&target, "@conventions and @spec", |_| {}).await;
-    target.stop().await;
+    let upstream = server().await;
+    let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
+    let front = front(upstream.base_url(), &transparent).await;
+    let (report, markdown) = certify(&front.base_url, "@spec", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
     assert!(report.certified(), "{}", report.terminal_summary());
     assert!(markdown.contains("**Conforms**"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_broken_rule_fails_the_run_and_is_named_in_the_report() {
-    let cases: [(&str, Breakage, &str, &str); 5] = [
-        (
-            "Location header stripped",
-            strip_location,
-            "@conv-5 and @spec",
-            "conv-5",
-        ),
-        (
-            "500.0 written as 500",
-            integer_amounts,
-            "@conv-7 and @spec",
-            "conv-7",
-        ),
-        (
-            "timestamps without microseconds",
-            seconds_only,
-            "@conv-6 and @spec",
-            "conv-6",
-        ),
-        (
-            "Content-Type without charset",
-            no_charset,
-            "@conv-3 and @spec",
-            "conv-3",
-        ),
-        (
-            "no access token",
-            no_access_token,
-            "@conv-4 and @spec",
-            "conv-4",
-        ),
-    ];
-    for (what, breakage, tags, rule) in cases {
-        let target = start(breakage).await;
-        let (report, markdown) = certify(&target, tags, |_| {}).await;
-        target.stop().await;
-        assert!(
-            !report.certified(),
-            "{what}: the run passed:\n{}",
-            report.terminal_summary()
-        );
-        assert!(
-            markdown.contains(&format!("Rule broken: `{rule}`")),
-            "{what}: the report does not name {rule}:\n{markdown}"
-        );
-        assert!(
-            markdown.contains("Request:") && markdown.contains("Response:"),
-            "{what}: no exchange shown"
+async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
+    let started = Instant::now();
+    let shared = server().await;
+    let all = mutants();
+    assert!(all.len() >= 40, "the suite holds {} mutants", all.len());
+    let base = shared.base_url();
+    let fates: Vec<Fate> = futures::stream::iter(all.iter().enumerate())
+        .map(|(i, m)| {
+            let label = format!("#{:02} class {} {}: {}", i + 1, m.class, m.endpoint, m.what);
+            run_mutant(base.clone(), m, label)
+        })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    shared.stop().await;
+    let killed = fates.iter().filter(|f| f.killed).count();
+    let mut survivors: Vec<&Fate> = fates.iter().filter(|f| !f.killed).collect();
+    survivors.sort_by(|a, b| a.label.cmp(&b.label));
+    let mut sorted: Vec<&Fate> = fates.iter().collect();
+    sorted.sort_by(|a, b| a.label.cmp(&b.label));
+    for f in &sorted {
+        println!(
+            "{} {} ({})",
+            if f.killed { "killed  " } else { "SURVIVED" },
+            f.label,
+            f.rule.as_deref().unwrap_or("no rule named")
         );
     }
+    println!(
+        "mutation suite: {killed}/{} killed in {:.1} s",
+        fates.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        survivors.is_empty(),
+        "survivors:\n{}",
+        survivors
+            .iter()
+            .map(|f| f.label.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_budget() {
-    let target = start(no_clock_api).await;
-    let (report, markdown) = certify(&target, "(@scheduler and @spec) or @stand-still", |s| {
-        s.period = Duration::from_secs(2);
-        s.wait_budget = Duration::from_secs(6);
-    })
+    let upstream = server().await;
+    let no_clock_api = mutant(
+        0,
+        "/testing/clock",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if r.path.starts_with("/testing/") {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &no_clock_api).await;
+    let (report, markdown) = certify(
+        &front.base_url,
+        "(@scheduler and @spec) or @stand-still",
+        |s| {
+            s.period = Duration::from_secs(2);
+            s.wait_budget = Duration::from_secs(6);
+        },
+    )
     .await;
-    target.stop().await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
     let scheduler: Vec<_> = report
         .scenarios
         .iter()

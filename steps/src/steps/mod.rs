@@ -8,4 +8,6 @@ mod documents;
 mod listing;
 mod periods;
 mod questions;
+mod refusals;
+mod rereads;
 mod tenders;
