@@ -1,526 +1,15 @@
-//! `tender-certify` against deliberately non-conforming targets: a mutation suite. A small proxy
-//! in front of the built-in server breaks one statement of the spec at a time, rewriting
-//! requests (a refused write forwarded with the rightful token, a PATCH forwarded with part of
-//! its body dropped), answering without forwarding (a success that stores nothing), or
-//! rewriting answers (shapes, later reads, paging). Every mutant must make the run fail with a
-//! rule named in the report; the same proxy breaking nothing must pass every `@spec` scenario;
-//! hiding the clock control API must make the harness wait in real time.
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
-
-use futures::StreamExt as _;
-use salvo::{
-    conn::tcp::TcpAcceptor,
-    http::{HeaderName, HeaderValue, StatusCode},
-    prelude::*,
-    server::ServerHandle,
-};
-use serde_json::{Value, json};
-use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
-
-mod proxy {
-    //! The proxy's view of one exchange, what it remembers of the objects it saw created, and
-    //! where a request goes.
-    use super::*;
-
-    /// A request as received, before it is forwarded.
-    #[derive(Clone, Debug, Default)]
-    pub struct Req {
-        pub method: String,
-        pub path: String,
-        pub query: Vec<(String, String)>,
-        pub headers: Vec<(String, Vec<u8>)>,
-        pub body: Vec<u8>,
-    }
-
-    impl Req {
-        /// The path segments after `/api/2.3`.
-        pub fn segments(&self) -> Vec<&str> {
-            self.path
-                .strip_prefix("/api/2.3/")
-                .map(|p| p.split('/').filter(|s| !s.is_empty()).collect())
-                .unwrap_or_default()
-        }
-
-        pub fn endpoint(&self) -> Endpoint {
-            use Endpoint::*;
-            let s = self.segments();
-            let m = self.method.as_str();
-            match (m, s.as_slice()) {
-                ("GET", ["tenders"]) => List,
-                ("POST", ["tenders"]) => Create,
-                ("GET", ["tenders", _]) => GetTender,
-                ("PATCH", ["tenders", _]) => PatchTender,
-                ("GET", ["tenders", _, "documents"]) => DocList,
-                ("POST", ["tenders", _, "documents"]) => DocPost,
-                ("GET", ["tenders", _, "documents", _]) => DocGet,
-                ("PATCH", ["tenders", _, "documents", _]) => DocPatch,
-                ("PUT", ["tenders", _, "documents", _]) => DocPut,
-                ("GET", ["tenders", _, "questions"]) => QList,
-                ("POST", ["tenders", _, "questions"]) => QPost,
-                ("GET", ["tenders", _, "questions", _]) => QGet,
-                ("PATCH", ["tenders", _, "questions", _]) => QPatch,
-                ("POST", ["tenders", _, "bids"]) => BidPost,
-                ("GET", ["tenders", _, "bids", _]) => BidGet,
-                ("PATCH", ["tenders", _, "bids", _]) => BidPatch,
-                ("POST", ["tenders", _, "bids", _, "documents"]) => BidDocPost,
-                ("GET", ["tenders", _, "bids", _, "documents"]) => BidDocList,
-                ("PATCH", ["tenders", _, "awards", _]) => AwardPatch,
-                ("PATCH", ["tenders", _, "contracts", _]) => ContractPatch,
-                _ => Other,
-            }
-        }
-
-        pub fn tender_id(&self) -> String {
-            self.segments()
-                .get(1)
-                .map(|s| (*s).to_owned())
-                .unwrap_or_default()
-        }
-
-        /// The id of the sub-record (document, question, bid, award, contract).
-        pub fn record_id(&self) -> String {
-            self.segments()
-                .get(3)
-                .map(|s| (*s).to_owned())
-                .unwrap_or_default()
-        }
-
-        pub fn header(&self, name: &str) -> Option<Vec<u8>> {
-            self.headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        }
-
-        pub fn set_header(&mut self, name: &str, value: Option<Vec<u8>>) {
-            self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-            if let Some(v) = value {
-                self.headers.push((name.to_owned(), v));
-            }
-        }
-
-        pub fn token(&self) -> Option<&str> {
-            self.query
-                .iter()
-                .find(|(k, _)| k == "acc_token")
-                .map(|(_, v)| v.as_str())
-        }
-
-        pub fn set_token(&mut self, token: &str) {
-            self.query.retain(|(k, _)| k != "acc_token");
-            self.query.push(("acc_token".into(), token.to_owned()));
-        }
-
-        pub fn data(&self) -> Value {
-            serde_json::from_slice::<Value>(&self.body).unwrap_or_default()["data"].clone()
-        }
-
-        pub fn set_data(&mut self, data: Value) {
-            self.body = json!({ "data": data }).to_string().into_bytes();
-        }
-
-        pub fn path_and_query(&self) -> String {
-            if self.query.is_empty() {
-                return self.path.clone();
-            }
-            let mut url = reqwest::Url::parse("http://x/").expect("a base");
-            url.query_pairs_mut().extend_pairs(&self.query);
-            format!("{}?{}", self.path, url.query().unwrap_or(""))
-        }
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum Endpoint {
-        List,
-        Create,
-        GetTender,
-        PatchTender,
-        DocList,
-        DocPost,
-        DocGet,
-        DocPatch,
-        DocPut,
-        QList,
-        QPost,
-        QGet,
-        QPatch,
-        BidPost,
-        BidGet,
-        BidPatch,
-        BidDocPost,
-        BidDocList,
-        AwardPatch,
-        ContractPatch,
-        Other,
-    }
-
-    impl Endpoint {
-        /// Writes (and the bid read) that need the bid's token rather than the tender's.
-        pub fn on_bid(self) -> bool {
-            matches!(
-                self,
-                Endpoint::BidGet | Endpoint::BidPatch | Endpoint::BidDocPost | Endpoint::BidDocList
-            )
-        }
-    }
-
-    /// What the proxy passes back, before it is written out.
-    #[derive(Clone, Debug, Default)]
-    pub struct Answer {
-        pub status: u16,
-        pub headers: Vec<(String, String)>,
-        pub body: String,
-    }
-
-    impl Answer {
-        pub fn json(status: u16, body: Value) -> Answer {
-            Answer {
-                status,
-                headers: vec![(
-                    "content-type".into(),
-                    "application/json; charset=UTF-8".into(),
-                )],
-                body: body.to_string(),
-            }
-        }
-
-        /// Changes the JSON body in place; a body that is not JSON stays as it is.
-        pub fn edit(&mut self, f: impl FnOnce(&mut Value)) {
-            if let Ok(mut v) = serde_json::from_str::<Value>(&self.body) {
-                f(&mut v);
-                self.body = v.to_string();
-            }
-        }
-
-        pub fn set_header(&mut self, name: &str, value: &str) {
-            self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-            self.headers.push((name.to_owned(), value.to_owned()));
-        }
-    }
-
-    /// A token and the credentials of the broker that received it.
-    #[derive(Clone, Debug)]
-    pub struct Owned {
-        pub tender: String,
-        pub token: String,
-        pub auth: Option<Vec<u8>>,
-    }
-
-    /// What the proxy saw created.
-    #[derive(Debug, Default)]
-    pub struct Memory {
-        pub tenders: HashMap<String, Owned>,
-        pub bids: HashMap<String, Owned>,
-        /// Drafts, as listing rows, until they are published.
-        pub drafts: HashMap<String, Value>,
-        /// The tender period start each tender was created with.
-        pub first_tendering_start: HashMap<String, Value>,
-        /// The dateModified each tender was created with.
-        pub first_modified: HashMap<String, Value>,
-        /// Question authors by tender: (question id, author).
-        pub authors: HashMap<String, Vec<(String, Value)>>,
-        /// Tenders in the order they were created.
-        pub created: Vec<String>,
-        /// Tender documents as first uploaded, by id.
-        pub first_documents: HashMap<String, Value>,
-    }
-
-    impl Memory {
-        /// The rightful token and credentials for the object a request is sent to.
-        pub fn rightful(&self, req: &Req) -> Option<Owned> {
-            if req.endpoint().on_bid() {
-                self.bids.get(&req.record_id()).cloned()
-            } else {
-                self.tenders.get(&req.tender_id()).cloned()
-            }
-        }
-
-        /// Whether the request presents the rightful token and credentials.
-        pub fn is_rightful(&self, req: &Req) -> bool {
-            self.rightful(req).is_some_and(|o| {
-                req.token() == Some(o.token.as_str()) && req.header("authorization") == o.auth
-            })
-        }
-
-        /// Whether a listing row is one of every other tender created through the proxy: a
-        /// scenario that creates more than a page of tenders always has some.
-        pub fn every_other(&self, row: &Value) -> bool {
-            self.created
-                .iter()
-                .position(|id| row["id"] == id.as_str())
-                .is_some_and(|i| i % 2 == 1)
-        }
-
-        pub fn record(&mut self, req: &Req, answer: &Answer) {
-            let Ok(body) = serde_json::from_str::<Value>(&answer.body) else {
-                return;
-            };
-            let data = &body["data"];
-            let id = data["id"].as_str().unwrap_or_default().to_owned();
-            let owned = |tender: String| Owned {
-                tender,
-                token: body["access"]["token"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                auth: req.header("authorization"),
-            };
-            match (req.endpoint(), answer.status) {
-                (Endpoint::Create, 201) => {
-                    self.tenders.insert(id.clone(), owned(id.clone()));
-                    self.created.push(id.clone());
-                    self.first_tendering_start
-                        .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
-                    self.first_modified
-                        .insert(id.clone(), data["dateModified"].clone());
-                    if data["status"] == "draft" {
-                        self.drafts.insert(
-                            id.clone(),
-                            json!({"id": id, "dateModified": data["dateModified"]}),
-                        );
-                    }
-                }
-                (Endpoint::PatchTender, 200) if data["status"] != "draft" => {
-                    self.drafts.remove(&req.tender_id());
-                }
-                (Endpoint::BidPost, 201) => {
-                    self.bids.insert(id, owned(req.tender_id()));
-                }
-                (Endpoint::DocPost, 201) => {
-                    self.first_documents.insert(id, data.clone());
-                }
-                (Endpoint::QPost, 201) => {
-                    self.authors
-                        .entry(req.tender_id())
-                        .or_default()
-                        .push((id, data["author"].clone()));
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Where a request goes.
-    pub enum Route {
-        Forward,
-        /// Answered by the proxy alone.
-        Answer(Answer),
-        /// Answered by the proxy from a read of `read` (sent with the request's credentials):
-        /// `make` turns the read object into the answer's `data`, or declines and the request
-        /// is forwarded after all.
-        FromRead {
-            read: String,
-            make: fn(&Req, Value) -> Option<Value>,
-        },
-    }
-
-    pub type RequestHook = fn(&Memory, &mut Req) -> Route;
-    pub type ResponseHook = fn(&Memory, &Req, &mut Answer);
-
-    pub struct Proxy {
-        pub upstream: String,
-        pub client: reqwest::Client,
-        pub request: RequestHook,
-        pub response: ResponseHook,
-        pub memory: Mutex<Memory>,
-    }
-
-    impl Proxy {
-        fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
-            self.memory
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        }
-
-        async fn send(&self, req: &Req) -> Answer {
-            let method = reqwest::Method::from_bytes(req.method.as_bytes()).expect("a method");
-            let mut forward = self
-                .client
-                .request(method, format!("{}{}", self.upstream, req.path_and_query()));
-            for (name, value) in &req.headers {
-                forward = forward.header(name.as_str(), value.as_slice());
-            }
-            let upstream = forward
-                .body(req.body.clone())
-                .send()
-                .await
-                .expect("the built-in server answers");
-            Answer {
-                status: upstream.status().as_u16(),
-                headers: upstream
-                    .headers()
-                    .iter()
-                    .filter(|(n, _)| {
-                        !matches!(
-                            n.as_str(),
-                            "content-length" | "connection" | "transfer-encoding"
-                        )
-                    })
-                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
-                    .collect(),
-                body: upstream.text().await.unwrap_or_default(),
-            }
-        }
-
-        async fn answer(&self, original: Req) -> Answer {
-            let mut req = original.clone();
-            let route = (self.request)(&self.memory(), &mut req);
-            let mut answer = match route {
-                Route::Forward => self.send(&req).await,
-                Route::Answer(answer) => answer,
-                Route::FromRead { read, make } => {
-                    let mut get = req.clone();
-                    get.method = "GET".into();
-                    get.body.clear();
-                    get.set_header("content-type", None);
-                    let (path, query) = read.split_once('?').unwrap_or((&read, ""));
-                    get.path = path.to_owned();
-                    get.query = reqwest::Url::parse(&format!("http://x/?{query}"))
-                        .map(|u| u.query_pairs().into_owned().collect())
-                        .unwrap_or_default();
-                    let read = self.send(&get).await;
-                    let data = serde_json::from_str::<Value>(&read.body)
-                        .ok()
-                        .filter(|_| read.status == 200)
-                        .and_then(|v| make(&original, v["data"].clone()));
-                    match data {
-                        Some(data) => Answer::json(200, json!({ "data": data })),
-                        None => self.send(&req).await,
-                    }
-                }
-            };
-            self.memory().record(&original, &answer);
-            (self.response)(&self.memory(), &original, &mut answer);
-            answer
-        }
-    }
-
-    #[salvo::async_trait]
-    impl Handler for Proxy {
-        async fn handle(
-            &self,
-            req: &mut Request,
-            _: &mut Depot,
-            res: &mut Response,
-            _: &mut FlowCtrl,
-        ) {
-            let original = Req {
-                method: req.method().as_str().to_owned(),
-                path: req.uri().path().to_owned(),
-                query: req
-                    .uri()
-                    .query()
-                    .map(|q| {
-                        reqwest::Url::parse(&format!("http://x/?{q}"))
-                            .map(|u| u.query_pairs().into_owned().collect())
-                            .unwrap_or_default()
-                    })
-                    .unwrap_or_default(),
-                headers: req
-                    .headers()
-                    .iter()
-                    .filter(|(n, _)| {
-                        !matches!(n.as_str(), "host" | "content-length" | "connection")
-                    })
-                    .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
-                    .chain(
-                        req.headers()
-                            .get("host")
-                            .map(|h| ("x-proxy-host".to_owned(), h.as_bytes().to_vec())),
-                    )
-                    .collect(),
-                body: req.payload().await.map(|b| b.to_vec()).unwrap_or_default(),
-            };
-            let answer = self.answer(original).await;
-            res.status_code(StatusCode::from_u16(answer.status).expect("a status"));
-            for (name, value) in answer.headers {
-                if let (Ok(n), Ok(v)) = (
-                    HeaderName::from_bytes(name.as_bytes()),
-                    HeaderValue::from_str(&value),
-                ) {
-                    res.headers_mut().append(n, v);
-                }
-            }
-            let _ = res.write_body(answer.body);
-        }
-    }
-}
-
-use proxy::{Answer, Endpoint, Memory, Proxy, Req, Route};
-
-/// The built-in server, started in-process with its clock control API.
-async fn server() -> tender_registry::RunningServer {
-    let app = tender_registry::Application::build(tender_registry::Settings {
-        listen: "127.0.0.1:0".into(),
-        testing: true,
-        ..Default::default()
-    })
-    .await
-    .expect("the built-in server starts");
-    app.spawn()
-}
-
-/// A proxy in front of `upstream`.
-struct Front {
-    base_url: String,
-    handle: ServerHandle,
-}
-
-async fn front(upstream: String, mutant: &Mutant) -> Front {
-    let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
-        .try_bind()
-        .await
-        .expect("a free port");
-    let base_url = format!("http://{}", acceptor.local_addr().expect("a bound address"));
-    let proxy = Proxy {
-        upstream,
-        client: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("a client"),
-        request: mutant.request,
-        response: mutant.response,
-        memory: Mutex::new(Memory::default()),
-    };
-    let router = Router::with_path("{**rest}").goal(proxy);
-    let server = Server::new(acceptor);
-    let handle = server.handle();
-    tokio::spawn(async move { server.serve(router).await });
-    Front { base_url, handle }
-}
-
-/// Runs the scenarios selected by `tags` against `base_url`, writing the Markdown report.
-async fn certify(
-    base_url: &str,
-    tags: &str,
-    configure: impl FnOnce(&mut tender_certify::Settings),
-) -> (RunReport, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut settings = tender_certify::Settings::new(base_url.to_owned());
-    settings.features = concat!(env!("CARGO_MANIFEST_DIR"), "/features").into();
-    settings.tags = Some(tags.to_owned());
-    settings.progress = false;
-    settings.report = Some(dir.path().join("report.md"));
-    configure(&mut settings);
-    let report = tender_certify::certify(&settings, CucumberOpts::default())
-        .await
-        .expect("the harness runs");
-    let markdown =
-        std::fs::read_to_string(dir.path().join("report.md")).expect("the report was written");
-    (report, markdown)
-}
+//! The injected violations: one [`Mutant`] per broken statement of the spec, grouped by the
+//! class of blind spot it probes, and the pieces they share.
+use super::*;
+use crate::proxy::{self, Answer, Endpoint, Memory, Req, Route};
 
 // ---- shared pieces of the mutants ----
 
-fn forward(_: &Memory, _: &mut Req) -> Route {
+pub fn forward(_: &Memory, _: &mut Req) -> Route {
     Route::Forward
 }
 
-fn untouched(_: &Memory, _: &Req, _: &mut Answer) {}
+pub fn untouched(_: &Memory, _: &Req, _: &mut Answer) {}
 
 /// Deep merge, as convention 10 states it.
 fn merge(into: &mut Value, from: &Value) {
@@ -640,6 +129,15 @@ fn integer_amounts(v: &mut Value) {
     });
 }
 
+/// Puts each remembered author back on its question in a list of questions.
+fn reveal_authors(questions: &mut Value, authors: &[(String, Value)]) {
+    for q in questions.as_array_mut().into_iter().flatten() {
+        if let Some((_, author)) = authors.iter().find(|(id, _)| q["id"] == id.as_str()) {
+            q["author"] = author.clone();
+        }
+    }
+}
+
 fn is_get_of_tender(req: &Req) -> bool {
     req.endpoint() == Endpoint::GetTender
 }
@@ -647,21 +145,21 @@ fn is_get_of_tender(req: &Req) -> bool {
 // ---- the mutants ----
 
 /// One injected violation of the spec.
-struct Mutant {
+pub struct Mutant {
     /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging.
-    class: u8,
-    endpoint: &'static str,
-    what: &'static str,
+    pub class: u8,
+    pub endpoint: &'static str,
+    pub what: &'static str,
     /// Whether it gets a server of its own: it needs scenarios that move the clock, or a list
     /// that no other certification writes to.
-    alone: bool,
+    pub alone: bool,
     /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`).
-    tags: &'static str,
-    request: proxy::RequestHook,
-    response: proxy::ResponseHook,
+    pub tags: &'static str,
+    pub request: proxy::RequestHook,
+    pub response: proxy::ResponseHook,
 }
 
-const fn mutant(
+pub const fn mutant(
     class: u8,
     endpoint: &'static str,
     what: &'static str,
@@ -681,7 +179,7 @@ const fn mutant(
     }
 }
 
-fn mutants() -> Vec<Mutant> {
+pub fn mutants() -> Vec<Mutant> {
     use Endpoint::*;
     vec![
         // ---- class 1: writes accepted that must be refused ----
@@ -1250,17 +748,7 @@ fn mutants() -> Vec<Mutant> {
                 if is_get_of_tender(r)
                     && let Some(authors) = m.authors.get(&r.tender_id())
                 {
-                    a.edit(|v| {
-                        if let Some(qs) = v["data"]["questions"].as_array_mut() {
-                            for q in qs {
-                                if let Some((_, author)) =
-                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
-                                {
-                                    q["author"] = author.clone();
-                                }
-                            }
-                        }
-                    });
+                    a.edit(|v| reveal_authors(&mut v["data"]["questions"], authors));
                 }
             },
         ),
@@ -1275,17 +763,7 @@ fn mutants() -> Vec<Mutant> {
                 if r.endpoint() == QList
                     && let Some(authors) = m.authors.get(&r.tender_id())
                 {
-                    a.edit(|v| {
-                        if let Some(qs) = v["data"].as_array_mut() {
-                            for q in qs {
-                                if let Some((_, author)) =
-                                    authors.iter().find(|(id, _)| q["id"] == id.as_str())
-                                {
-                                    q["author"] = author.clone();
-                                }
-                            }
-                        }
-                    });
+                    a.edit(|v| reveal_authors(&mut v["data"], authors));
                 }
             },
         ),
@@ -1991,174 +1469,4 @@ fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
     } else {
         Route::Forward
     }
-}
-
-/// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
-/// still share one server; those that move it get a server of their own.
-fn tags_for(mutant: &Mutant) -> String {
-    if mutant.alone {
-        format!("@spec and ({})", mutant.tags)
-    } else {
-        format!("@spec and ({}) and not @clock", mutant.tags)
-    }
-}
-
-/// How a mutant fared.
-struct Fate {
-    label: String,
-    killed: bool,
-    rule: Option<String>,
-}
-
-async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
-    let own = if mutant.alone {
-        Some(server().await)
-    } else {
-        None
-    };
-    let upstream = own.as_ref().map_or(shared, |s| s.base_url());
-    let front = front(upstream, mutant).await;
-    let tags = tags_for(mutant);
-    let started = Instant::now();
-    let (report, markdown) = certify(&front.base_url, &tags, |_| {}).await;
-    front.handle.stop_forceful();
-    if let Some(own) = own {
-        own.stop().await;
-    }
-    let rule = markdown
-        .lines()
-        .find_map(|l| l.strip_prefix("- Rule broken: `"))
-        .and_then(|l| l.split('`').next())
-        .map(str::to_owned);
-    Fate {
-        label: format!("{label} [{:.1} s]", started.elapsed().as_secs_f64()),
-        killed: !report.certified() && rule.is_some(),
-        rule,
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_transparent_proxy_conforms() {
-    let upstream = server().await;
-    let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
-    let front = front(upstream.base_url(), &transparent).await;
-    let (report, markdown) = certify(&front.base_url, "@spec", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert!(report.certified(), "{}", report.terminal_summary());
-    assert!(markdown.contains("**Conforms**"));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
-    let started = Instant::now();
-    let shared = server().await;
-    let all = mutants();
-    assert!(all.len() >= 40, "the suite holds {} mutants", all.len());
-    let base = shared.base_url();
-    let fates: Vec<Fate> = futures::stream::iter(all.iter().enumerate())
-        .map(|(i, m)| {
-            let label = format!("#{:02} class {} {}: {}", i + 1, m.class, m.endpoint, m.what);
-            run_mutant(base.clone(), m, label)
-        })
-        .buffer_unordered(8)
-        .collect()
-        .await;
-    shared.stop().await;
-    let killed = fates.iter().filter(|f| f.killed).count();
-    let mut survivors: Vec<&Fate> = fates.iter().filter(|f| !f.killed).collect();
-    survivors.sort_by(|a, b| a.label.cmp(&b.label));
-    let mut sorted: Vec<&Fate> = fates.iter().collect();
-    sorted.sort_by(|a, b| a.label.cmp(&b.label));
-    for f in &sorted {
-        println!(
-            "{} {} ({})",
-            if f.killed { "killed  " } else { "SURVIVED" },
-            f.label,
-            f.rule.as_deref().unwrap_or("no rule named")
-        );
-    }
-    println!(
-        "mutation suite: {killed}/{} killed in {:.1} s",
-        fates.len(),
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        survivors.is_empty(),
-        "survivors:\n{}",
-        survivors
-            .iter()
-            .map(|f| f.label.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_budget() {
-    let upstream = server().await;
-    let no_clock_api = mutant(
-        0,
-        "/testing/clock",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if r.path.starts_with("/testing/") {
-                Route::Answer(Answer::json(
-                    404,
-                    json!({"status": "error", "errors": [
-                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
-                ))
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &no_clock_api).await;
-    let (report, markdown) = certify(
-        &front.base_url,
-        "(@scheduler and @spec) or @stand-still",
-        |s| {
-            s.period = Duration::from_secs(2);
-            s.wait_budget = Duration::from_secs(6);
-        },
-    )
-    .await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    let scheduler: Vec<_> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.file == "scheduler.feature")
-        .collect();
-    assert!(!scheduler.is_empty());
-    assert!(
-        scheduler.iter().all(|s| s.verdict == Verdict::Passed),
-        "{}",
-        report.terminal_summary()
-    );
-    let stand_still = report
-        .scenarios
-        .iter()
-        .find(|s| s.tags.iter().any(|t| t == "stand-still"))
-        .expect("the stand-still scenario ran");
-    assert_eq!(
-        stand_still.verdict,
-        Verdict::Skipped,
-        "{}",
-        report.terminal_summary()
-    );
-    assert!(
-        stand_still
-            .skip_reason
-            .as_deref()
-            .is_some_and(|r| r.contains("budget"))
-    );
-    assert!(markdown.contains("real time"));
-    assert!(
-        !report.certified(),
-        "a skipped @spec scenario is not certified"
-    );
 }
