@@ -576,3 +576,103 @@ fn read_edit(data: &Json, cx: &Cx, role: Role, current: &Complaint) -> Result<Ed
     }
     Ok(o.done(|| Some(edit))?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::NewTender;
+    use crate::domain::tender::tests::full;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    fn setup() -> (Tender, Cx, Timestamp) {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let cx = Cx {
+            zone,
+            testing: true,
+        };
+        let input = NewTender::parse(&full(), &cx).expect("valid");
+        let now = zone.parse("2030-01-01T00:00").expect("date");
+        let t = Tender::create(
+            input,
+            ids::new_id(),
+            "UA-1".into(),
+            "broker".into(),
+            ids::new_token().1,
+            "http://h".into(),
+            now,
+        );
+        (t, cx, now)
+    }
+
+    fn claim(t: &mut Tender, cx: &Cx, now: Timestamp, status: &str) -> String {
+        let author = t.terms.procuring_entity.clone();
+        let mut author = serde_json::to_value(author).expect("json");
+        if let Some(o) = author.as_object_mut() {
+            o.remove("kind");
+        }
+        let body = json!({"title": "t", "author": author, "status": status});
+        t.file_claim(&Target::Tender, &body, cx, now, "broker1")
+            .expect("filed")
+            .0
+    }
+
+    #[test]
+    fn the_stand_still_is_three_days_or_three_days_over_the_accelerator() {
+        assert_eq!(stand_still(None), Duration::days(3));
+        assert_eq!(stand_still(Some(1440)), Duration::minutes(3));
+    }
+
+    #[test]
+    fn an_answer_takes_its_type_when_its_stand_still_ends_and_drafts_stay() {
+        let (mut t, cx, now) = setup();
+        let answered = claim(&mut t, &cx, now, "claim");
+        let draft = claim(&mut t, &cx, now, "draft");
+        let body = json!({"status": "answered", "resolutionType": "declined",
+            "resolution": "Відповідь довша за двадцять символів"});
+        t.change_claim(
+            &Target::Tender,
+            &answered,
+            Actor::TenderOwner,
+            &body,
+            &cx,
+            now,
+        )
+        .expect("answered");
+        let end = now.plus(Duration::days(3));
+        assert_eq!(t.claims_due(), Some(end));
+        t.settle_answered_claims(end.plus(Duration::seconds(-1)));
+        assert_eq!(
+            t.complaint(&Target::Tender, &answered)
+                .expect("kept")
+                .status,
+            ComplaintStatus::Answered
+        );
+        t.settle_answered_claims(end);
+        let c = t.complaint(&Target::Tender, &answered).expect("kept");
+        assert_eq!((c.status, c.date), (ComplaintStatus::Declined, end));
+        assert_eq!(
+            t.complaint(&Target::Tender, &draft).expect("kept").status,
+            ComplaintStatus::Draft
+        );
+        assert_eq!(t.claims_due(), None);
+    }
+
+    #[test]
+    fn unanswered_claims_are_ignored_when_the_tender_ends_but_not_when_it_is_cancelled() {
+        let (mut t, cx, now) = setup();
+        let id = claim(&mut t, &cx, now, "claim");
+        t.status = TenderStatus::Cancelled;
+        t.ignore_claims();
+        assert_eq!(
+            t.complaint(&Target::Tender, &id).expect("kept").status,
+            ComplaintStatus::Claim
+        );
+        t.status = TenderStatus::Complete;
+        t.ignore_claims();
+        assert_eq!(
+            t.complaint(&Target::Tender, &id).expect("kept").status,
+            ComplaintStatus::Ignored
+        );
+    }
+}
