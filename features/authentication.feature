@@ -9,6 +9,8 @@ Feature: Authentication and tokens
     When the owner creates a draft tender
     Then the response status is 201
     And the tender owner is the owner broker
+    When an anonymous client reads the tender
+    Then the tender owner is the owner broker
 
   @spec @auth-2
   Scenario: A tender change without a token is refused

@@ -64,8 +64,15 @@ Feature: Award and contract
     Then the response status is 200
     And the contract signature date is the one sent
 
+  @spec @ep-contract-patch @res-contract @clock @serial
+  Scenario: A contract amount above the award's is refused and the contract keeps the award's value
+    Given the owner has confirmed the award
+    When the owner raises the contract amount above the award's
+    Then the request is refused with an error
+    And reading the tender shows the contract's value is still the award's
+
   @upstream @clock @serial
-  Scenario: A contract amount above the award's is refused
+  Scenario: A contract amount above the award's is refused with upstream's message
     Given the owner has confirmed the award
     When the owner raises the contract amount above the award's
     Then the response is an error 403 at "body" named "data" whose description mentions "Value amount should be less or equal to awarded amount"

@@ -33,6 +33,9 @@ Feature: Bids: step by step, in one batch, and their documents
     Then the response status is 201
     And the bid value has the tender's currency
     And every amount in the response is a decimal number
+    When the bidder reads the bid with its token
+    Then the response status is 200
+    And the bid value has the tender's currency
 
   @spec @ep-bid-post @bid-batch @ep-rule-3 @clock @serial
   Scenario: A bidder registers an active bid with a document in one batch request
@@ -52,6 +55,15 @@ Feature: Bids: step by step, in one batch, and their documents
     Then the response status is 200
     And the response field "data.status" is "active"
     And the bid has 1 document
+
+  @spec @ep-bid-get @res-participation @clock @serial
+  Scenario: Before the auction a bid shows no participation address
+    Given the owner has published a tender
+    And the tender period has started
+    And a bidder has registered an active bid
+    When the bidder reads the bid with its token
+    Then the response status is 200
+    And the response field "data.participationUrl" is absent
 
   @spec @ep-biddoc-post @ep-rule-3 @conv-5 @clock @serial
   Scenario: The bidder uploads a document to its bid

@@ -102,6 +102,13 @@ Feature: Conventions that hold for every endpoint
     Then the response status is 201
     And the item id that was sent is kept
 
+  @spec @conv-9 @ep-get
+  Scenario: Convention 9: a client's item id is kept after publication and on reads
+    Given the owner has created a draft tender with its own item id
+    When the owner publishes the draft tender
+    And an anonymous client reads the tender
+    Then the item id that was sent is kept
+
   @spec @conv-10 @ep-patch
   Scenario: Convention 10: PATCH merges nested objects and keeps the fields not sent
     Given the owner has published a tender
@@ -115,6 +122,7 @@ Feature: Conventions that hold for every endpoint
     When the owner changes the tender title
     Then the response status is 200
     And the tender's dateModified is later than before
+    And reading the tender shows the dateModified of the change
 
   @upstream @conv-10
   Scenario: A PATCH that changes nothing keeps dateModified

@@ -85,6 +85,22 @@ Feature: Errors
     When the owner creates a draft tender with procurementMethodType "aboveThresholdXX"
     Then the response is an error 415 at "data" named "procurementMethodType" saying "Not implemented"
 
+  @spec @err-envelope
+  Scenario: A read of an unknown tender is refused in the error envelope
+    When an anonymous client reads a tender that does not exist
+    Then the request is refused with an error
+
+  @spec @err-envelope
+  Scenario: An unknown path is refused in the error envelope
+    When an anonymous client requests "/api/2.3/no-such-collection"
+    Then the request is refused with an error
+
+  @spec @err-envelope
+  Scenario: A method the path does not offer is refused in the error envelope
+    Given the owner has published a tender
+    When an anonymous client sends DELETE to the tender
+    Then the request is refused with an error
+
   @upstream
   Scenario: An unknown tender id is 404 url/tender_id
     When an anonymous client reads a tender that does not exist

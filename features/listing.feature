@@ -37,6 +37,19 @@ Feature: Listing and paging
     Then the response status is 200
     And the response is a JSON data envelope holding an array
 
+  @spec @ep-list @state-draft
+  Scenario: Paging to the end lists every published tender exactly once and no draft
+    Given the owner has created more tenders than a page of the list holds, and a draft tender
+    When an anonymous client pages through the tender list from the tenders' creation
+    Then every tender the owner published is listed exactly once
+    And no draft the owner created is listed
+
+  @spec @ep-list @conv-6
+  Scenario: A page's offset is given back in the output form whatever form was sent
+    When an anonymous client lists the tenders from a far future offset written without microseconds
+    Then the response status is 200
+    And the next page offset is empty or a timestamp with an offset and microseconds
+
   @spec @ep-list @conv-10
   Scenario: A changed tender is listed with its new dateModified
     Given the owner has published a tender

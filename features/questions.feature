@@ -50,6 +50,14 @@ Feature: Questions
     When an anonymous client reads the tender
     Then the tender shows the question with its answer
 
+  @spec @res-question-author @clock @serial
+  Scenario: Question authors stay hidden on the tender once the tendering has begun
+    Given the owner has published a tender
+    And a participant has asked a question about the tender
+    And the tender period has started
+    When an anonymous client reads the tender
+    Then no question of the tender shows its author
+
   @spec @phase-questions
   Scenario: A question about a draft is refused
     Given the owner has created a draft tender

@@ -3,11 +3,12 @@ Feature: Scheduler transitions
   The service moves a published tender from active.enquiries to active.tendering when the tender
   period starts, by itself. Drafts are invisible to the scheduler.
 
-  @spec @state-tendering @clock @serial
+  @spec @state-tendering @res-next-check @clock @serial
   Scenario: The tender moves to active.tendering when the tender period starts
     Given the owner has published a tender
     When the tender period starts
     Then the tender status is "active.tendering"
+    And the tender has a next_check
 
   @spec @state-tendering @clock @serial
   Scenario: A tender created in one request moves to active.tendering as well

@@ -73,6 +73,15 @@ Feature: Single-phase creation, service-set fields and test mode
     And the tender's title_en starts with "[TESTING] "
     And the tender's title_ru starts with "[ТЕСТИРОВАНИЕ] "
 
+  @spec @ep-rule-2 @clock @serial
+  Scenario: Test-mode prefixes stay once the tendering has begun
+    Given the owner has created a tender in test mode
+    When the tender period starts
+    Then the tender status is "active.tendering"
+    And the tender's title starts with "[ТЕСТУВАННЯ] "
+    And the tender's title_en starts with "[TESTING] "
+    And the tender's title_ru starts with "[ТЕСТИРОВАНИЕ] "
+
   @spec @ep-rule-2 @ep-patch
   Scenario: A changed title in test mode gets its prefix back
     Given the owner has created a tender in test mode
@@ -100,3 +109,11 @@ Feature: Single-phase creation, service-set fields and test mode
     Then the response status is 201
     And the tender's title_en starts with "[TESTING] "
     And the tender's title_ru starts with "[ТЕСТИРОВАНИЕ] "
+
+  @spec @res-periods @ep-patch
+  Scenario: Moving the enquiry period end moves the tender period start with it
+    Given the owner has published a tender
+    When the owner moves the enquiry period end one day earlier
+    Then the response status is 200
+    And the tender period starts when the enquiry period ends
+    And reading the tender shows the tender period starting when the enquiry period ends

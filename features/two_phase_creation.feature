@@ -3,7 +3,7 @@ Feature: Two-phase creation: a draft, then its publication
   The owner creates a tender with status draft and publishes it with a PATCH. Until then the
   draft is invisible to the listing and to the scheduler; the publication may be repeated.
 
-  @spec @state-draft @ep-create @ep-rule-1
+  @spec @state-draft @ep-create @ep-rule-1 @res-next-check
   Scenario: A tender created with status draft is a draft and has a token
     When the owner creates a draft tender
     Then the response status is 201
@@ -24,7 +24,7 @@ Feature: Two-phase creation: a draft, then its publication
     Then the response status is 200
     And the tender status is "draft"
 
-  @spec @state-publish @ep-patch @ep-rule-1
+  @spec @state-publish @ep-patch @ep-rule-1 @res-next-check
   Scenario: Publishing a draft moves it to active.enquiries and sets next_check
     Given the owner has created a draft tender
     When the owner publishes the draft tender
@@ -32,12 +32,21 @@ Feature: Two-phase creation: a draft, then its publication
     And the tender status is "active.enquiries"
     And the tender has a next_check
 
-  @spec @state-publish
+  @spec @state-publish @res-date
   Scenario: Publishing a draft refreshes its date
     Given the owner has created a draft tender
     When the owner publishes the draft tender
     Then the response status is 200
     And the tender's date is later than before
+
+  @spec @res-date
+  Scenario: A published tender keeps its publication date through its changes
+    Given the owner has published a tender
+    And the owner has changed the tender title
+    And the owner has uploaded a PDF document to the tender
+    And a participant has asked a question about the tender
+    When an anonymous client reads the tender
+    Then the tender's date is the one its publication answered
 
   @spec @state-publish @ep-list
   Scenario: A published tender appears in the list

@@ -554,6 +554,8 @@ impl Tender {
         let Some(mut terms) = terms.filter(|_| problems.is_empty()) else {
             return Err(Refusal::Invalid(problems));
         };
+        // The service sets the tendering start at the enquiry end (spec), on every change.
+        terms.tender_period.start_date = terms.enquiry_period.end_date;
         for (name, old, new) in [
             (
                 "enquiryPeriod",

@@ -7,16 +7,20 @@
 pub mod bodies;
 pub mod checks;
 pub mod exchange;
+pub mod facts;
 pub mod offered;
 pub mod outcome;
+pub mod readback;
 pub mod report;
 pub mod rules;
 pub mod runner;
 pub mod settings;
+pub mod shape;
 mod steps;
 pub mod target;
 pub mod timeline;
 pub mod timestamps;
+mod verify;
 #[path = "../../scenarios/vocabulary.rs"]
 mod vocabulary;
 pub mod world;

@@ -57,6 +57,22 @@ pub struct Failure {
     pub step: String,
     pub message: String,
     pub exchange: Option<Exchange>,
+    /// The read that showed a write was not stored as answered, when that was the failure.
+    pub read_back: Option<Exchange>,
+    /// The rules the message names as broken (a check applied to every exchange).
+    pub rules: Vec<String>,
+}
+
+impl Failure {
+    fn new(step: String, message: String, world: Option<&TenderWorld>) -> Failure {
+        Failure {
+            rules: crate::rules::named_in(&message),
+            step,
+            message,
+            exchange: world.and_then(|w| w.last.clone()),
+            read_back: world.and_then(|w| w.read_back.clone()),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -180,11 +196,11 @@ impl Recorder {
                     }
                     Step::Failed(_, _, world, err) => {
                         outcome.verdict = Verdict::Failed;
-                        outcome.failure = Some(Failure {
-                            step: format!("{} {}", step.keyword.trim(), step.value),
-                            message: step_error_text(err),
-                            exchange: world.as_ref().and_then(|w| w.last.clone()),
-                        });
+                        outcome.failure = Some(Failure::new(
+                            format!("{} {}", step.keyword.trim(), step.value),
+                            step_error_text(err),
+                            world.as_deref(),
+                        ));
                     }
                     Step::Started | Step::Passed(..) => {}
                 }
@@ -192,11 +208,11 @@ impl Recorder {
             Scenario::Hook(_, Hook::Failed(world, info)) => {
                 if let Some(outcome) = collected.running.get_mut(&key) {
                     outcome.verdict = Verdict::Failed;
-                    outcome.failure = Some(Failure {
-                        step: "(hook)".into(),
-                        message: panic_text(info),
-                        exchange: world.as_ref().and_then(|w| w.last.clone()),
-                    });
+                    outcome.failure = Some(Failure::new(
+                        "(hook)".into(),
+                        panic_text(info),
+                        world.as_deref(),
+                    ));
                 }
             }
             Scenario::Finished => {

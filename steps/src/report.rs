@@ -67,24 +67,25 @@ impl RunReport {
     }
 
     /// Certified: every selected `@spec` scenario passed (and, with `--strict`, every
-    /// `@upstream` one), the features parsed, and something ran at all.
+    /// `@upstream` one), no exchange of any scenario broke a rule of the spec, the features
+    /// parsed, and something ran at all.
     pub fn certified(&self) -> bool {
         let spec = self.counts_of(Class::Spec);
         let upstream = self.counts_of(Class::Upstream);
-        let untagged = self.counts_of(Class::Untagged);
         self.parsing_errors.is_empty()
             && !self.scenarios.is_empty()
-            && spec.failed == 0
+            && self.blocking_failures().next().is_none()
             && spec.skipped == 0
-            && untagged.failed == 0
-            && (!self.strict || (upstream.failed == 0 && upstream.skipped == 0))
+            && (!self.strict || upstream.skipped == 0)
     }
 
-    /// Failed scenarios that count against certification.
+    /// Failed scenarios that count against certification: every failure but an advisory
+    /// `@upstream` scenario's own, since a rule of the spec broken by any exchange counts.
     pub fn blocking_failures(&self) -> impl Iterator<Item = &ScenarioOutcome> {
-        self.scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Failed && (s.class != Class::Upstream || self.strict))
+        self.scenarios.iter().filter(|s| {
+            s.verdict == Verdict::Failed
+                && (s.class != Class::Upstream || self.strict || !named_rules(s).is_empty())
+        })
     }
 
     /// One sentence: certified or not, and why.
@@ -117,6 +118,32 @@ impl RunReport {
         names.sort();
         names.dedup();
         names
+    }
+
+    /// For one rule: the `@spec` scenarios tagged with it, the global checks that guard it,
+    /// and whether it held in this run.
+    pub fn rule_result(&self, tag: &str) -> (usize, usize, &'static str) {
+        let covering: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == tag))
+            .collect();
+        let checks = rules::global_checks_of(tag);
+        let broken = self.scenarios.iter().any(|s| {
+            s.verdict == Verdict::Failed
+                && (named_rules(s).iter().any(|r| r == tag)
+                    || (named_rules(s).is_empty() && covering.iter().any(|c| std::ptr::eq(*c, s))))
+        });
+        let result = if broken {
+            "**broken**"
+        } else if covering.is_empty() && (checks == 0 || self.scenarios.is_empty()) {
+            "not covered"
+        } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
+            "not fully checked"
+        } else {
+            "holds"
+        };
+        (covering.len(), checks, result)
     }
 
     /// `N passed, N failed, N skipped` over every scenario.
@@ -281,29 +308,26 @@ impl RunReport {
         }
 
         let _ = writeln!(md, "\n## Rules of the spec\n");
-        let _ = writeln!(md, "| Rule | Scenarios | Result |\n|---|---|---|");
+        let _ = writeln!(
+            md,
+            "A rule is covered by the `@spec` scenarios tagged with it and by the checks applied to every exchange of every scenario.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| Rule | Scenarios | Global checks | Result |\n|---|---|---|---|"
+        );
         for rule in rules::SPEC_RULES {
-            let covering: Vec<&ScenarioOutcome> = self
-                .scenarios
-                .iter()
-                .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == rule.tag))
-                .collect();
-            let result = if covering.is_empty() {
-                "not run"
-            } else if covering.iter().any(|s| s.verdict == Verdict::Failed) {
-                "**broken**"
-            } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
-                "not fully checked"
-            } else {
-                "holds"
-            };
+            let (scenarios, checks, result) = self.rule_result(rule.tag);
             let _ = writeln!(
                 md,
-                "| `{}` {} | {} | {result} |",
-                rule.tag,
-                rule.text,
-                covering.len()
+                "| `{}` {} | {scenarios} | {checks} | {result} |",
+                rule.tag, rule.text
             );
+        }
+        let _ = writeln!(md, "\n### Checks applied to every exchange\n");
+        let _ = writeln!(md, "| Rule | Check |\n|---|---|");
+        for check in rules::GLOBAL_CHECKS {
+            let _ = writeln!(md, "| `{}` | {} |", check.rule, check.text);
         }
 
         if !self.parsing_errors.is_empty() {
@@ -353,6 +377,12 @@ impl RunReport {
                     }
                     None => {
                         let _ = writeln!(md, "(no request had been sent yet)\n");
+                    }
+                }
+                if let Some(read) = &f.read_back {
+                    let _ = writeln!(md, "Read back:\n\n```http\n{}```\n", read.request);
+                    if let Some(r) = &read.response {
+                        let _ = writeln!(md, "```http\n{r}```\n");
                     }
                 }
             }
@@ -410,11 +440,107 @@ fn class_tag(class: Class) -> &'static str {
     }
 }
 
-/// The rule tags a scenario carries.
+/// The rules a failure names itself (a check applied to every exchange).
+fn named_rules(s: &ScenarioOutcome) -> &[String] {
+    s.failure.as_ref().map_or(&[], |f| f.rules.as_slice())
+}
+
+/// The rules a failure broke: those it names, or else the rule tags of its scenario.
 fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
+    let named = named_rules(s);
+    if !named.is_empty() {
+        return named.to_vec();
+    }
     s.tags
         .iter()
         .filter(|t| rules::by_tag(t).is_some())
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Failure;
+
+    fn outcome(class: Class, tags: &[&str], failure: Option<&str>) -> ScenarioOutcome {
+        ScenarioOutcome {
+            feature: "F".into(),
+            file: "f.feature".into(),
+            line: 1,
+            name: "S".into(),
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+            class,
+            verdict: if failure.is_some() {
+                Verdict::Failed
+            } else {
+                Verdict::Passed
+            },
+            failure: failure.map(|m| Failure {
+                step: "When x".into(),
+                message: m.into(),
+                exchange: None,
+                read_back: None,
+                rules: rules::named_in(m),
+            }),
+            skip_reason: None,
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
+        RunReport {
+            target: "http://t".into(),
+            date: String::new(),
+            suite_version: "0",
+            seed: 1,
+            clock: ClockMode::ControlApi,
+            skew: String::new(),
+            owner: "broker".into(),
+            other: "broker1".into(),
+            tags: None,
+            strict: false,
+            elapsed_seconds: 0.0,
+            scenarios,
+            parsing_errors: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_global_check_failing_in_an_advisory_scenario_blocks_and_names_its_rule() {
+        let message = format!("{}: .data.date = \"x\"", rules::broken("conv-6"));
+        let run = report(vec![
+            outcome(Class::Spec, &["spec", "conv-5"], None),
+            outcome(Class::Upstream, &["upstream", "conv-10"], Some(&message)),
+        ]);
+        assert!(!run.certified());
+        let md = run.markdown();
+        assert!(md.contains("Rule broken: `conv-6`"), "{md}");
+        assert!(!md.contains("Rule broken: `conv-10`"), "{md}");
+        assert_eq!(run.rule_result("conv-6").2, "**broken**");
+        assert_eq!(run.rule_result("conv-10").2, "holds");
+    }
+
+    #[test]
+    fn an_advisory_scenario_failing_on_its_own_does_not_block() {
+        let run = report(vec![
+            outcome(Class::Spec, &["spec", "conv-5"], None),
+            outcome(
+                Class::Upstream,
+                &["upstream"],
+                Some("expected 403, got 404"),
+            ),
+        ]);
+        assert!(run.certified());
+    }
+
+    #[test]
+    fn the_rule_table_counts_scenarios_and_global_checks() {
+        let run = report(vec![outcome(Class::Spec, &["spec", "ep-q-list"], None)]);
+        assert_eq!(run.rule_result("ep-q-list"), (1, 0, "holds"));
+        assert_eq!(run.rule_result("conv-7"), (0, 1, "holds"));
+        assert_eq!(run.rule_result("ver-1"), (0, 0, "not covered"));
+        let md = run.markdown();
+        assert!(md.contains("| Rule | Scenarios | Global checks | Result |"));
+        assert!(md.contains("| 0 | 0 | not covered |"), "{md}");
+    }
 }

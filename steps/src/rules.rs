@@ -255,9 +255,216 @@ pub const SPEC_RULES: &[Rule] = &[
         "err-rule-3",
         "Error rule 3: a repeated creation creates another tender",
     ),
+    rule(
+        "res-date",
+        "A tender's date is the moment of its creation, or of its publication, on every later read",
+    ),
+    rule(
+        "res-next-check",
+        "next_check is absent on a draft and present on a published tender while a move is due",
+    ),
 ];
 
 /// The rule a tag names, if it names one.
 pub fn by_tag(tag: &str) -> Option<&'static Rule> {
     SPEC_RULES.iter().find(|r| r.tag == tag)
+}
+
+/// A check the harness applies to every exchange of every scenario, and the rule it guards.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Check {
+    pub rule: &'static str,
+    pub text: &'static str,
+}
+
+const fn check(rule: &'static str, text: &'static str) -> Check {
+    Check { rule, text }
+}
+
+// The shape of every response.
+pub const CHECK_ERROR_ENVELOPE: Check = check(
+    "err-envelope",
+    "every 4xx and 5xx answer is the error envelope, with string description, location and name",
+);
+pub const CHECK_SUCCESS_ENVELOPE: Check = check(
+    "conv-3",
+    "every success is application/json; charset=UTF-8 with {data: object or array}",
+);
+pub const CHECK_TOKEN: Check = check(
+    "conv-4",
+    "every 201 to a tender or bid creation carries access.token",
+);
+pub const CHECK_LOCATION: Check = check(
+    "conv-5",
+    "every 201 carries a Location under the collection, ending with the id, whose GET answers 200 with that id",
+);
+pub const CHECK_TIMESTAMPS: Check = check(
+    "conv-6",
+    "every timestamp, and a page's next_page.offset, has an offset and six fractional digits",
+);
+pub const CHECK_AMOUNTS: Check = check("conv-7", "every amount is a decimal number");
+pub const CHECK_VALUES: Check = check(
+    "res-value",
+    "every Value carries its boolean valueAddedTaxIncluded",
+);
+pub const CHECK_IDS: Check = check(
+    "conv-9",
+    "every id of a tender, document, question, bid, award or contract is 32 lowercase hex",
+);
+
+// After every write, the object (and the tender that holds it) is read back.
+pub const STORED_CREATE: Check = check("ep-create", "a created tender reads back as it was sent");
+pub const STORED_PATCH: Check = check("ep-patch", "a tender change reads back");
+pub const STORED_MERGE: Check = check(
+    "conv-10",
+    "after a tender PATCH every field not sent reads back unchanged, nested objects merged",
+);
+pub const STORED_DOC_POST: Check = check(
+    "ep-doc-post",
+    "an uploaded document reads back, alone and in the tender",
+);
+pub const STORED_DOC_PUT: Check = check(
+    "ep-doc-put",
+    "a new document version reads back, alone and in the tender",
+);
+pub const STORED_DOC_PATCH: Check = check(
+    "ep-doc-patch",
+    "changed document metadata reads back, alone and in the tender",
+);
+pub const STORED_Q_POST: Check = check(
+    "ep-q-post",
+    "an asked question reads back, alone and in the tender",
+);
+pub const STORED_Q_PATCH: Check = check(
+    "ep-q-patch",
+    "an answer reads back, on the question and in the tender",
+);
+pub const STORED_BID_POST: Check =
+    check("ep-bid-post", "a registered bid reads back with its token");
+pub const STORED_BID_PATCH: Check = check(
+    "ep-bid-patch",
+    "a bid change (activation) reads back with its token",
+);
+pub const STORED_BIDDOC_POST: Check = check(
+    "ep-biddoc-post",
+    "an uploaded bid document reads back and is listed with the bid's documents",
+);
+pub const STORED_AWARD: Check = check("ep-award-patch", "an award change reads back in the tender");
+pub const STORED_CONTRACT: Check = check(
+    "ep-contract-patch",
+    "a contract change reads back in the tender",
+);
+
+// Facts stated for the life of an object, re-checked on every later read.
+pub const FACT_TEST_MODE: Check = check(
+    "ep-rule-2",
+    "a test-mode tender's titles carry their prefixes in every response",
+);
+pub const FACT_ITEM_ID: Check = check(
+    "conv-9",
+    "a client's items[].id is kept on every later read",
+);
+pub const FACT_DATE_PUBLISHED: Check =
+    check("res-document", "a document's datePublished never changes");
+pub const FACT_DATE: Check = check(
+    "res-date",
+    "a tender's date stays the moment of creation, or of publication, on every read in draft and active.enquiries",
+);
+pub const FACT_PERIODS: Check = check(
+    "res-periods",
+    "tenderPeriod.startDate equals enquiryPeriod.endDate on every read",
+);
+pub const FACT_NEXT_CHECK: Check = check(
+    "res-next-check",
+    "next_check is absent on a draft, present in active.enquiries, active.tendering and active.auction",
+);
+pub const FACT_PARTICIPATION: Check = check(
+    "res-participation",
+    "a bid's participationUrl, whenever shown, carries key_for_bid with its own id",
+);
+pub const FACT_QUESTION_AUTHOR: Check = check(
+    "res-question-author",
+    "question authors are hidden on every read of a question or of the tender before active.qualification",
+);
+
+/// Every check applied to every exchange, for the certificate's rule table.
+pub const GLOBAL_CHECKS: &[&Check] = &[
+    &CHECK_ERROR_ENVELOPE,
+    &CHECK_SUCCESS_ENVELOPE,
+    &CHECK_TOKEN,
+    &CHECK_LOCATION,
+    &CHECK_TIMESTAMPS,
+    &CHECK_AMOUNTS,
+    &CHECK_VALUES,
+    &CHECK_IDS,
+    &STORED_CREATE,
+    &STORED_PATCH,
+    &STORED_MERGE,
+    &STORED_DOC_POST,
+    &STORED_DOC_PUT,
+    &STORED_DOC_PATCH,
+    &STORED_Q_POST,
+    &STORED_Q_PATCH,
+    &STORED_BID_POST,
+    &STORED_BID_PATCH,
+    &STORED_BIDDOC_POST,
+    &STORED_AWARD,
+    &STORED_CONTRACT,
+    &FACT_TEST_MODE,
+    &FACT_ITEM_ID,
+    &FACT_DATE_PUBLISHED,
+    &FACT_DATE,
+    &FACT_PERIODS,
+    &FACT_NEXT_CHECK,
+    &FACT_PARTICIPATION,
+    &FACT_QUESTION_AUTHOR,
+];
+
+/// How many global checks guard a rule.
+pub fn global_checks_of(tag: &str) -> usize {
+    GLOBAL_CHECKS.iter().filter(|c| c.rule == tag).count()
+}
+
+/// How a failure message names the rule it broke; [`named_in`] reads it back.
+pub fn broken(tag: &str) -> String {
+    format!("rule `{tag}` broken")
+}
+
+/// The rules a failure message names as broken, in order, each once.
+pub fn named_in(message: &str) -> Vec<String> {
+    static NAMED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"rule `([a-z0-9-]+)` broken").expect("valid regex")
+    });
+    let mut tags: Vec<String> = Vec::new();
+    for found in NAMED.captures_iter(message) {
+        let tag = found[1].to_owned();
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_global_check_guards_a_rule_of_the_spec() {
+        for check in GLOBAL_CHECKS {
+            assert!(by_tag(check.rule).is_some(), "{}", check.rule);
+        }
+    }
+
+    #[test]
+    fn a_message_names_its_broken_rules() {
+        let message = format!(
+            "{}: x; {}: y; {}: z",
+            broken("conv-6"),
+            broken("conv-7"),
+            broken("conv-6")
+        );
+        assert_eq!(named_in(&message), ["conv-6", "conv-7"]);
+        assert!(named_in("expected status 200, got 404").is_empty());
+    }
 }

@@ -12,7 +12,9 @@ use time::{Duration, OffsetDateTime};
 use crate::{
     bodies::Fakes,
     exchange::{Exchange, ReceivedResponse, SentRequest},
+    facts::Facts,
     settings::Broker,
+    shape,
     target::{ClockMode, Target},
     timestamps,
 };
@@ -77,6 +79,10 @@ pub struct TenderWorld {
     pub last_creation: Option<Value>,
     /// Values a step chose that a later step checks.
     pub noted: serde_json::Map<String, Value>,
+    /// What the scenario learned about its records, re-checked on every later response.
+    pub facts: Facts,
+    /// The read that showed a write was not stored as answered, for the report.
+    pub read_back: Option<Exchange>,
 }
 
 impl TenderWorld {
@@ -97,6 +103,8 @@ impl TenderWorld {
             created: Vec::new(),
             last_creation: None,
             noted: serde_json::Map::new(),
+            facts: Facts::default(),
+            read_back: None,
         }
     }
 
@@ -207,7 +215,9 @@ impl TenderWorld {
             .await
     }
 
-    /// [`Self::send`] with extra request headers.
+    /// [`Self::send`] with extra request headers. Every exchange of the interface is then
+    /// checked as a whole (see [`Self::verify`]); a statement of the spec it breaks fails the
+    /// step, naming the rule.
     pub async fn send_with_headers(
         &mut self,
         actor: Actor,
@@ -216,6 +226,42 @@ impl TenderWorld {
         payload: Payload,
         extra_headers: &[(&str, String)],
     ) -> Result<(), String> {
+        let (exchange, body) = self
+            .exchange(
+                actor,
+                method.clone(),
+                path_and_query,
+                payload,
+                extra_headers,
+            )
+            .await?;
+        self.body = body;
+        self.read_back = None;
+        let failed = exchange
+            .transport_error
+            .as_ref()
+            .map(|e| format!("{method} {}: no response: {e}", exchange.request.url));
+        self.last = Some(exchange);
+        if let Some(message) = failed {
+            return Err(message);
+        }
+        let violations = self.verify(actor).await;
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(shape::describe(&violations))
+        }
+    }
+
+    /// One request and its response, touching nothing of the scenario's state.
+    pub(crate) async fn exchange(
+        &self,
+        actor: Actor,
+        method: Method,
+        path_and_query: &str,
+        payload: Payload,
+        extra_headers: &[(&str, String)],
+    ) -> Result<(Exchange, Value), String> {
         let target = self.target()?;
         let url = if path_and_query.starts_with("http://") || path_and_query.starts_with("https://")
         {
@@ -266,7 +312,6 @@ impl TenderWorld {
                 sent.body = Some(text);
             }
         }
-        self.body = Value::Null;
         match request.send().await {
             Ok(response) => {
                 let status = response.status();
@@ -281,8 +326,8 @@ impl TenderWorld {
                     })
                     .collect();
                 let text = response.text().await.unwrap_or_default();
-                self.body = serde_json::from_str(&text).unwrap_or(Value::Null);
-                self.last = Some(Exchange {
+                let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+                let exchange = Exchange {
                     request: sent,
                     response: Some(ReceivedResponse {
                         status: status.as_u16(),
@@ -291,18 +336,17 @@ impl TenderWorld {
                         body: text,
                     }),
                     transport_error: None,
-                });
-                Ok(())
+                };
+                Ok((exchange, body))
             }
-            Err(e) => {
-                let message = format!("{method} {url}: no response: {e}");
-                self.last = Some(Exchange {
+            Err(e) => Ok((
+                Exchange {
                     request: sent,
                     response: None,
                     transport_error: Some(e.to_string()),
-                });
-                Err(message)
-            }
+                },
+                Value::Null,
+            )),
         }
     }
 
@@ -347,13 +391,17 @@ impl TenderWorld {
 
     /// A tender body with periods from [`Self::period_ends`], dates written with offsets.
     pub async fn tender_body(&mut self) -> Result<Value, String> {
+        Ok(self.tender_bodies(1).await?.remove(0))
+    }
+
+    /// `count` different tender bodies with the same periods.
+    pub async fn tender_bodies(&mut self, count: usize) -> Result<Vec<Value>, String> {
         let (enquiry_end, tender_end) = self.period_ends().await?;
         let delivery = tender_end + Duration::days(60);
-        Ok(self.fakes.tender(
-            &timestamps::format(enquiry_end),
-            &timestamps::format(tender_end),
-            &timestamps::format(delivery),
-        ))
+        let dates = [enquiry_end, tender_end, delivery].map(timestamps::format);
+        Ok((0..count.max(1))
+            .map(|_| self.fakes.tender(&dates[0], &dates[1], &dates[2]))
+            .collect())
     }
 
     /// Reads the tender and keeps its representation.

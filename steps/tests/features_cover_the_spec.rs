@@ -23,10 +23,25 @@ fn scenarios() -> Vec<Scenario> {
         let feature = gherkin::Feature::parse_path(&path, GherkinEnv::default())
             .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
         for scenario in &feature.scenarios {
-            all.push(Scenario {
-                name: format!("{}: {}", feature.name, scenario.name),
-                tags: feature.tags.iter().chain(&scenario.tags).cloned().collect(),
-            });
+            let tags: Vec<String> = feature.tags.iter().chain(&scenario.tags).cloned().collect();
+            if scenario.examples.is_empty() {
+                all.push(Scenario {
+                    name: format!("{}: {}", feature.name, scenario.name),
+                    tags: tags.clone(),
+                });
+            }
+            // Each Examples block of an outline runs with its own tags added.
+            for examples in &scenario.examples {
+                all.push(Scenario {
+                    name: format!(
+                        "{}: {} ({})",
+                        feature.name,
+                        scenario.name,
+                        examples.name.as_deref().unwrap_or("examples")
+                    ),
+                    tags: tags.iter().chain(&examples.tags).cloned().collect(),
+                });
+            }
         }
     }
     all

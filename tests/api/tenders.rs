@@ -134,6 +134,29 @@ async fn every_value_shows_its_vat_flag_true_when_not_sent() {
 }
 
 #[tokio::test]
+async fn the_tendering_start_follows_every_move_of_the_enquiry_end() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let (id, token, _) = s.published().await;
+    let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
+    for (days, sent_start) in [(2, None), (1, None), (3, Some(days_after(&now, 1)))] {
+        let mut data = json!({"enquiryPeriod": {"endDate": days_after(&now, days)}});
+        if let Some(start) = sent_start {
+            data["tenderPeriod"] = json!({"startDate": start});
+        }
+        let r = s.patch(&path).broker("broker").data(data).send().await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let read = s.tender(&id).await;
+        assert_eq!(
+            read["tenderPeriod"]["startDate"], read["enquiryPeriod"]["endDate"],
+            "the service sets the tendering start at the enquiry end ({days} days)"
+        );
+        assert_eq!(r.body["data"]["tenderPeriod"], read["tenderPeriod"]);
+        assert_eq!(read["next_check"], read["tenderPeriod"]["startDate"]);
+    }
+}
+
+#[tokio::test]
 async fn owner_changes_terms_during_enquiries() {
     let s = TestServer::start().await;
     let now = s.now().await;

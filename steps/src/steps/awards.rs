@@ -305,6 +305,12 @@ fn same_instant(a: &Value, b: &Value) -> bool {
     }
 }
 
+#[then("reading the tender shows the contract's value is still the award's")]
+async fn contract_value_kept(w: &mut TenderWorld) -> Result<(), String> {
+    w.refresh_tender().await?;
+    contract_value(w).await
+}
+
 #[then("the contract number is the one sent")]
 async fn number_sent(w: &mut TenderWorld) -> Result<(), String> {
     let sent = sent_change(w, "/contractNumber")?;

@@ -10,7 +10,7 @@ use crate::{
 };
 
 /// At most this many pages are followed, so a busy shared target cannot keep a scenario forever.
-const MAX_PAGES: usize = 30;
+const MAX_PAGES: usize = 100;
 
 /// `/api/2.3/tenders?…` with every parameter URL-encoded.
 fn list_path(params: &[(String, String)]) -> Result<String, String> {
@@ -33,15 +33,19 @@ fn parse_params(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// An offset just before the scenario's tender was created.
+/// An offset just before the scenario's first tender was created.
 fn creation_offset(w: &TenderWorld) -> Result<String, String> {
-    let created = w.created.first().ok_or("harness: no tender was created")?;
-    let at = created.data["dateModified"]
-        .as_str()
-        .or_else(|| created.data["date"].as_str())
-        .and_then(timestamps::parse)
-        .ok_or("the created tender has no dateModified")?;
-    Ok(timestamps::format(at - Duration::seconds(1)))
+    let mut first = None;
+    for created in &w.created {
+        let at = created.data["dateModified"]
+            .as_str()
+            .or_else(|| created.data["date"].as_str())
+            .and_then(timestamps::parse)
+            .ok_or("the created tender has no dateModified")?;
+        first = Some(first.map_or(at, |f: time::OffsetDateTime| f.min(at)));
+    }
+    let first = first.ok_or("harness: no tender was created")?;
+    Ok(timestamps::format(first - Duration::seconds(1)))
 }
 
 async fn list(w: &mut TenderWorld, params: Vec<(String, String)>) -> Result<(), String> {
@@ -54,6 +58,19 @@ async fn list(w: &mut TenderWorld, params: Vec<(String, String)>) -> Result<(), 
         .await?;
     w.listed = w.data().as_array().cloned().unwrap_or_default();
     Ok(())
+}
+
+/// Whether the target bounds a page by `limit`, tried on the rows since the scenario's tenders
+/// were created (more than `limit` of them).
+pub(crate) async fn takes_limit(w: &mut TenderWorld, limit: usize) -> Result<bool, String> {
+    let params = [
+        ("offset".to_owned(), creation_offset(w)?),
+        ("limit".to_owned(), limit.to_string()),
+    ];
+    let path = list_path(&params)?;
+    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+        .await?;
+    Ok(w.status()? == 200 && w.data().as_array().is_some_and(|rows| rows.len() <= limit))
 }
 
 #[when("an anonymous client lists the tenders")]
@@ -75,17 +92,45 @@ async fn lists_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), S
     list(w, params).await
 }
 
-#[when("an anonymous client lists the tenders from a far future offset")]
-async fn lists_from_future(w: &mut TenderWorld) -> Result<(), String> {
+#[when(
+    regex = r"^an anonymous client lists the tenders from a far future offset( written without microseconds)?$"
+)]
+async fn lists_from_future(w: &mut TenderWorld, coarse: String) -> Result<(), String> {
     let far = w.now().await? + Duration::days(3650);
-    list(w, vec![("offset".into(), timestamps::format(far))]).await
+    let offset = if coarse.is_empty() {
+        timestamps::format(far)
+    } else {
+        // Milliseconds and `Z`: a timestamp, though not in the service's output form.
+        let utc = far.to_offset(time::UtcOffset::UTC);
+        format!(
+            "{}.{:03}Z",
+            timestamps::format_naive(utc),
+            utc.millisecond()
+        )
+    };
+    list(w, vec![("offset".into(), offset)]).await
+}
+
+#[then("the next page offset is empty or a timestamp with an offset and microseconds")]
+async fn offset_output_form(w: &mut TenderWorld) -> Result<(), String> {
+    let offset = checks::as_text(&w.body["next_page"]["offset"]);
+    if offset.is_empty() || timestamps::has_output_form(&offset) {
+        Ok(())
+    } else {
+        Err(format!(
+            "next_page.offset {offset:?} is neither empty nor in the output form"
+        ))
+    }
 }
 
 #[when(
-    regex = r#"^an anonymous client pages through the tender list from the tender's creation(?: with "([^"]*)")?$"#
+    regex = r#"^an anonymous client pages through the tender list from the tenders?(?:'s|') creation(?: with "([^"]*)")?$"#
 )]
 async fn pages_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), String> {
-    let extra = parse_params(&extra);
+    let mut extra = parse_params(&extra);
+    if let Some(limit) = w.noted.get("page limit") {
+        extra.push(("limit".into(), checks::as_text(limit)));
+    }
     let mut offset = creation_offset(w)?;
     let mut rows = Vec::new();
     for _ in 0..MAX_PAGES {
@@ -311,4 +356,52 @@ async fn rows_show_status(w: &mut TenderWorld) -> Result<(), String> {
         None => Ok(()),
         Some(row) => Err(format!("a row has no status: {row}")),
     }
+}
+
+/// How often each of the scenario's tenders is listed, in the order they were created.
+fn times_listed(w: &TenderWorld) -> Vec<(&crate::world::Record, usize)> {
+    w.created
+        .iter()
+        .map(|t| {
+            let times = w.listed.iter().filter(|r| r["id"] == t.id.as_str()).count();
+            (t, times)
+        })
+        .collect()
+}
+
+#[then("every tender the owner published is listed exactly once")]
+async fn published_listed_once(w: &mut TenderWorld) -> Result<(), String> {
+    let wrong: Vec<String> = times_listed(w)
+        .into_iter()
+        .filter(|(t, times)| t.data["status"] != "draft" && *times != 1)
+        .map(|(t, times)| format!("{} listed {times} times", t.id))
+        .collect();
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "of {} published tenders, over {} rows: {}",
+            w.created.len(),
+            w.listed.len(),
+            wrong.join(", ")
+        ))
+    }
+}
+
+#[then("no draft the owner created is listed")]
+async fn no_draft_listed(w: &mut TenderWorld) -> Result<(), String> {
+    let drafts = times_listed(w)
+        .into_iter()
+        .filter(|(t, _)| t.data["status"] == "draft");
+    let mut seen = 0;
+    for (draft, times) in drafts {
+        seen += 1;
+        if times > 0 {
+            return Err(format!("the draft {} is listed {times} times", draft.id));
+        }
+    }
+    if seen == 0 {
+        return Err("harness: the scenario created no draft".into());
+    }
+    Ok(())
 }

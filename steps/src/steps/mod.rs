@@ -10,4 +10,6 @@ mod listing;
 mod periods;
 mod qualification;
 mod questions;
+mod refusals;
+mod rereads;
 mod tenders;

@@ -192,6 +192,21 @@ async fn carries_answer(w: &mut TenderWorld) -> Result<(), String> {
     }
 }
 
+#[then("no question of the tender shows its author")]
+async fn tender_hides_authors(w: &mut TenderWorld) -> Result<(), String> {
+    let questions = w.tender_field("/questions")?;
+    let questions = questions
+        .as_array()
+        .ok_or("the tender's questions are not a list")?;
+    if questions.is_empty() {
+        return Err("the tender shows no question".into());
+    }
+    match questions.iter().find(|q| q.get("author").is_some()) {
+        None => Ok(()),
+        Some(q) => Err(format!("question {} shows its author", q["id"])),
+    }
+}
+
 #[then("the tender shows the question with its answer")]
 async fn tender_shows_answer(w: &mut TenderWorld) -> Result<(), String> {
     let id = w.question()?.id.clone();

@@ -20,19 +20,7 @@ async fn create(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), St
     )
     .await?;
     if w.status()? == 201 {
-        let data = w.data().clone();
-        let record = Record {
-            id: checks::as_text(&data["id"]),
-            token: w
-                .body
-                .pointer("/access/token")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            data,
-            sent: body,
-        };
-        w.created.push(record.clone());
-        w.tender = Some(record);
+        require_created_now(w, body)?;
     }
     Ok(())
 }
@@ -55,6 +43,81 @@ fn require_created(w: &TenderWorld, what: &str) -> Result<(), String> {
             short(&w.response()?.body)
         )),
     }
+}
+
+/// Creates many tenders at once (concurrently, so a long list costs little time); each
+/// exchange is checked like any other. The last one of `bodies` becomes the scenario's tender.
+async fn create_many(w: &mut TenderWorld, bodies: Vec<Value>) -> Result<(), String> {
+    let sends = bodies.iter().map(|body| {
+        w.exchange(
+            Actor::Owner,
+            Method::POST,
+            "/api/2.3/tenders",
+            Payload::Json(body.clone()),
+            &[],
+        )
+    });
+    let answers = futures::future::join_all(sends).await;
+    for (body, answer) in bodies.into_iter().zip(answers) {
+        let (exchange, answer) = answer?;
+        let violations = w.verify_exchange(Actor::Owner, &exchange, &answer).await;
+        w.last = Some(exchange);
+        w.body = answer;
+        if !violations.is_empty() {
+            return Err(crate::shape::describe(&violations));
+        }
+        require_created_now(w, body)?;
+    }
+    Ok(())
+}
+
+/// Keeps the tender the last response created.
+fn require_created_now(w: &mut TenderWorld, sent: Value) -> Result<(), String> {
+    match w.status()? {
+        201 => {
+            let data = w.data().clone();
+            let record = Record {
+                id: checks::as_text(&data["id"]),
+                token: w
+                    .body
+                    .pointer("/access/token")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                data,
+                sent,
+            };
+            w.created.push(record.clone());
+            w.tender = Some(record);
+            Ok(())
+        }
+        status => Err(format!(
+            "creating a tender: expected 201, got {status}: {}",
+            short(&w.response()?.body)
+        )),
+    }
+}
+
+/// Without `limit` (which the spec does not state) a page holds 100 rows, as upstream's do.
+const DEFAULT_PAGE: usize = 100;
+/// The page size asked of a target that takes `limit`.
+const SMALL_PAGE: usize = 10;
+
+/// Enough published tenders to fill more than a page, and a draft. A target that takes
+/// `limit` gets small pages and fewer tenders; the paging steps then send the same `limit`.
+#[given("the owner has created more tenders than a page of the list holds, and a draft tender")]
+async fn has_created_more_than_a_page(w: &mut TenderWorld) -> Result<(), String> {
+    let mut bodies = w.tender_bodies(SMALL_PAGE + 2).await?;
+    if let Some(last) = bodies.last_mut() {
+        *last = draft(last.take());
+    }
+    create_many(w, bodies).await?;
+    if !super::listing::takes_limit(w, SMALL_PAGE / 2).await? {
+        let more = w.tender_bodies(DEFAULT_PAGE - SMALL_PAGE).await?;
+        return create_many(w, more).await;
+    }
+    w.noted
+        .insert("page limit".into(), Value::from(SMALL_PAGE.to_string()));
+    Ok(())
 }
 
 #[when("the owner creates a draft tender")]
@@ -126,6 +189,12 @@ async fn creates_draft_naive_dates(w: &mut TenderWorld) -> Result<(), String> {
     body["data"]["tenderPeriod"]["endDate"] = json!(timestamps::format_naive(tender_end));
     w.noted.insert("naive enquiry end".into(), json!(enquiry));
     create(w, Actor::Owner, body).await
+}
+
+#[given("the owner has created a draft tender with its own item id")]
+async fn has_created_with_item_id(w: &mut TenderWorld) -> Result<(), String> {
+    creates_with_item_id(w).await?;
+    require_created(w, "creating a draft tender with its own item id")
 }
 
 #[when("the owner creates a draft tender with its own item id")]
@@ -212,6 +281,10 @@ async fn publish(w: &mut TenderWorld) -> Result<(), String> {
     w.send(Actor::Owner, Method::PATCH, &path, Payload::Json(body))
         .await?;
     w.adopt_tender();
+    if w.status()? == 200 {
+        w.noted
+            .insert("publication date".into(), w.data()["date"].clone());
+    }
     Ok(())
 }
 
@@ -425,6 +498,16 @@ async fn sets_guarantee(w: &mut TenderWorld, amount: u64, currency: String) -> R
     .await
 }
 
+#[when("the owner moves the enquiry period end one day earlier")]
+async fn moves_enquiry_end(w: &mut TenderWorld) -> Result<(), String> {
+    let end = w.tender_instant("/enquiryPeriod/endDate")? - Duration::days(1);
+    patch_tender(
+        w,
+        json!({"enquiryPeriod": {"endDate": timestamps::format(end)}}),
+    )
+    .await
+}
+
 #[when("the owner extends the tender period by one day")]
 async fn extends_tender_period(w: &mut TenderWorld) -> Result<(), String> {
     let end = w.tender_instant("/tenderPeriod/endDate")? + Duration::days(1);
@@ -590,6 +673,29 @@ async fn enquiry_starts_at_creation(w: &mut TenderWorld) -> Result<(), String> {
             "enquiryPeriod.startDate {} is not the creation date {}",
             timestamps::format(start),
             timestamps::format(created)
+        ))
+    }
+}
+
+#[then("reading the tender shows the tender period starting when the enquiry period ends")]
+async fn reading_shows_periods_joined(w: &mut TenderWorld) -> Result<(), String> {
+    w.refresh_tender().await?;
+    tender_starts_at_enquiry_end(w).await
+}
+
+#[then("the tender's date is the one its publication answered")]
+async fn date_is_publication(w: &mut TenderWorld) -> Result<(), String> {
+    let published = w
+        .noted
+        .get("publication date")
+        .cloned()
+        .ok_or("harness: the tender was not published")?;
+    let date = w.tender_field("/date")?;
+    if date == published {
+        Ok(())
+    } else {
+        Err(format!(
+            "the tender's date is {date}, its publication answered {published}"
         ))
     }
 }

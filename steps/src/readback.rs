@@ -1,0 +1,465 @@
+//! A write's answer proves nothing by itself: after every accepted write the harness reads the
+//! object back (and the tender that holds it) and checks that what was sent is stored, and,
+//! for a tender PATCH, that everything not sent is unchanged (nested objects merged).
+use reqwest::Url;
+use serde_json::Value;
+
+use crate::{
+    exchange::{ReceivedResponse, SentRequest},
+    rules::{self, Check},
+    shape::{created_id, tender_route},
+    timestamps,
+};
+
+/// What to read after one accepted write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub check: &'static Check,
+    /// The id of the object written.
+    pub id: String,
+    /// The address that reads the object alone, with the token it needs; none for awards and
+    /// contracts, which the interface shows only inside the tender.
+    pub object: Option<String>,
+    /// A creation's Location, with the token it needs: its read must answer the object.
+    pub location: Option<String>,
+    /// The tender's address, and the list in it that shows the object.
+    pub tender: String,
+    pub in_tender: Option<&'static str>,
+    /// A listing that must show the object (a bid's documents).
+    pub listed: Option<String>,
+    /// The `data` that was sent.
+    pub sent: Value,
+    /// A tender PATCH: fields not sent must stay as they were.
+    pub merge: bool,
+}
+
+/// The address on the target itself: the service is known by its base URL, and a Location
+/// may name another host (a public address) for the same path.
+fn on_target(origin: &str, location: &str, token: Option<&str>) -> Option<String> {
+    let path = Url::parse(location).ok()?.path().to_owned();
+    with_token(&format!("{origin}{path}"), token)
+}
+
+fn with_token(address: &str, token: Option<&str>) -> Option<String> {
+    let mut url = Url::parse(address).ok()?;
+    url.set_fragment(None);
+    url.set_query(None);
+    if let Some(token) = token {
+        url.query_pairs_mut().append_pair("acc_token", token);
+    }
+    Some(url.to_string())
+}
+
+/// The reads that prove an accepted write was stored, or `None` for a request that is not a
+/// write of the interface.
+pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) -> Option<Plan> {
+    if !(200..300).contains(&response.status) {
+        return None;
+    }
+    let url = Url::parse(&request.url).ok()?;
+    let token = url
+        .query_pairs()
+        .find(|(k, _)| k == "acc_token")
+        .map(|(_, v)| v.into_owned());
+    let token = token.as_deref();
+    let origin = url.origin().ascii_serialization();
+    let path = url.path().trim_end_matches('/').to_owned();
+    let sent: Value = request
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<Value>(b).ok())
+        .map(|b| b["data"].clone())
+        .filter(Value::is_object)?;
+    let location = response.header("location");
+    let created = created_id(body).unwrap_or("").to_owned();
+    let method = request.method.as_str();
+    let here = format!("{origin}{path}");
+    if path == "/api/2.3/tenders" {
+        if method != "POST" {
+            return None;
+        }
+        return Some(Plan {
+            check: &rules::STORED_CREATE,
+            tender: format!("{origin}/api/2.3/tenders/{created}"),
+            object: location.and_then(|l| on_target(&origin, l, None)),
+            location: location.and_then(|l| with_token(l, None)),
+            id: created,
+            in_tender: None,
+            listed: None,
+            sent,
+            merge: false,
+        });
+    }
+    let (tender_id, rest) = tender_route(&path)?;
+    let tender = format!("{origin}/api/2.3/tenders/{tender_id}");
+    let mut plan = Plan {
+        check: &rules::STORED_PATCH,
+        id: created.clone(),
+        object: None,
+        location: None,
+        tender: tender.clone(),
+        in_tender: None,
+        listed: None,
+        sent,
+        merge: false,
+    };
+    let bid_token = body.pointer("/access/token").and_then(Value::as_str);
+    match (method, rest.as_slice()) {
+        ("PATCH", []) => {
+            plan.id = tender_id.to_owned();
+            plan.object = Some(tender);
+            plan.merge = true;
+        }
+        ("POST", ["documents" | "questions"]) => {
+            let list = if rest[0] == "documents" {
+                "documents"
+            } else {
+                "questions"
+            };
+            plan.check = if list == "documents" {
+                &rules::STORED_DOC_POST
+            } else {
+                &rules::STORED_Q_POST
+            };
+            plan.object = location.and_then(|l| on_target(&origin, l, None));
+            plan.location = location.and_then(|l| with_token(l, None));
+            plan.in_tender = Some(list);
+        }
+        (_, ["documents", id]) | (_, ["questions", id]) if method == "PUT" || method == "PATCH" => {
+            plan.check = match (method, rest[0]) {
+                ("PUT", "documents") => &rules::STORED_DOC_PUT,
+                ("PATCH", "documents") => &rules::STORED_DOC_PATCH,
+                ("PATCH", _) => &rules::STORED_Q_PATCH,
+                _ => return None,
+            };
+            plan.id = (*id).to_owned();
+            plan.object = Some(here);
+            plan.in_tender = Some(if rest[0] == "documents" {
+                "documents"
+            } else {
+                "questions"
+            });
+        }
+        ("POST", ["bids"]) => {
+            plan.check = &rules::STORED_BID_POST;
+            plan.object = location.and_then(|l| on_target(&origin, l, bid_token));
+            plan.location = location.and_then(|l| with_token(l, bid_token));
+        }
+        ("PATCH", ["bids", id]) => {
+            plan.check = &rules::STORED_BID_PATCH;
+            plan.id = (*id).to_owned();
+            plan.object = token.and_then(|t| with_token(&here, Some(t)));
+        }
+        ("POST", ["bids", bid, "documents"]) => {
+            plan.check = &rules::STORED_BIDDOC_POST;
+            plan.object = location.and_then(|l| on_target(&origin, l, token));
+            plan.location = location.and_then(|l| with_token(l, token));
+            plan.listed =
+                token.and_then(|t| with_token(&format!("{tender}/bids/{bid}/documents"), Some(t)));
+        }
+        ("PATCH", ["awards", id]) => {
+            plan.check = &rules::STORED_AWARD;
+            plan.id = (*id).to_owned();
+            plan.in_tender = Some("awards");
+        }
+        ("PATCH", ["contracts", id]) => {
+            plan.check = &rules::STORED_CONTRACT;
+            plan.id = (*id).to_owned();
+            plan.in_tender = Some("contracts");
+        }
+        _ => return None,
+    }
+    Some(plan)
+}
+
+/// Fields whose stored form legitimately differs from the sent one: a document's `url` (the
+/// service signs it or serves it itself) and a question's `author` (hidden on reads).
+const NOT_ECHOED: [&str; 2] = ["url", "author"];
+
+/// Fields to which the service adds a prefix (test mode).
+const PREFIXED: [&str; 3] = ["title", "title_en", "title_ru"];
+
+/// Where the stored object differs from what was sent; only what was sent is compared.
+pub fn differences(sent: &Value, stored: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    compare(sent, stored, "", "", &mut found);
+    found
+}
+
+fn looks_like_timestamp(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() >= 16 && b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':'
+}
+
+fn compare(sent: &Value, stored: &Value, key: &str, path: &str, found: &mut Vec<String>) {
+    let here = if path.is_empty() { key } else { path };
+    match (sent, stored) {
+        (Value::Null, _) => {}
+        (Value::Object(s), Value::Object(t)) => {
+            for (k, v) in s {
+                if NOT_ECHOED.contains(&k.as_str()) {
+                    continue;
+                }
+                let child = format!("{path}.{k}");
+                match t.get(k) {
+                    Some(stored) => compare(v, stored, k, &child, found),
+                    None if v.is_null() => {}
+                    None => found.push(format!("{child} was sent as {v}, is not stored")),
+                }
+            }
+        }
+        (Value::Array(s), Value::Array(t)) if s.len() == t.len() => {
+            for (i, (a, b)) in s.iter().zip(t).enumerate() {
+                compare(a, b, key, &format!("{path}[{i}]"), found);
+            }
+        }
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
+        (Value::String(a), Value::String(b)) => {
+            let same = if PREFIXED.contains(&key) {
+                b.ends_with(a.as_str())
+            } else if looks_like_timestamp(a) {
+                // Input may omit the offset; how the service reads it then is not stated.
+                match (timestamps::parse(a), timestamps::parse(b)) {
+                    (Some(x), Some(y)) => x == y,
+                    (None, _) => true,
+                    _ => false,
+                }
+            } else {
+                a == b
+            };
+            if !same {
+                found.push(format!("{here} was sent as {sent}, is stored as {stored}"));
+            }
+        }
+        (a, b) if a == b => {}
+        _ => found.push(format!("{here} was sent as {sent}, is stored as {stored}")),
+    }
+}
+
+/// Tender fields the service changes by itself, or that other records change.
+const MANAGED: [&str; 14] = [
+    "date",
+    "dateModified",
+    "next_check",
+    "status",
+    "documents",
+    "questions",
+    "bids",
+    "awards",
+    "contracts",
+    "auctionPeriod",
+    "auctionUrl",
+    "numberOfBids",
+    "complaints",
+    "cancellations",
+];
+
+/// Convention 10: after a PATCH every field of `before` that was not sent, at any depth, is
+/// unchanged in `after`. A sent list or scalar replaces what was there.
+pub fn changed_besides(before: &Value, after: &Value, sent: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let Value::Object(fields) = before else {
+        return found;
+    };
+    for (key, old) in fields {
+        if MANAGED.contains(&key.as_str()) {
+            continue;
+        }
+        let mut old = old.clone();
+        // The tender period starts when the enquiry period ends, so it moves with it.
+        if key == "tenderPeriod"
+            && !sent["enquiryPeriod"].is_null()
+            && let Some(period) = old.as_object_mut()
+        {
+            period.remove("startDate");
+        }
+        unchanged(
+            &old,
+            after.get(key),
+            sent.get(key),
+            &format!(".{key}"),
+            &mut found,
+        );
+    }
+    found
+}
+
+fn unchanged(
+    old: &Value,
+    new: Option<&Value>,
+    sent: Option<&Value>,
+    path: &str,
+    found: &mut Vec<String>,
+) {
+    if sent.is_some_and(|s| !s.is_object()) {
+        return;
+    }
+    if let Value::Object(fields) = old {
+        for (key, v) in fields {
+            unchanged(
+                v,
+                new.and_then(|n| n.get(key)),
+                sent.and_then(|s| s.get(key)),
+                &format!("{path}.{key}"),
+                found,
+            );
+        }
+        return;
+    }
+    let same = match (old, new) {
+        (Value::Number(a), Some(Value::Number(b))) => a.as_f64() == b.as_f64(),
+        (a, Some(b)) => a == b,
+        (_, None) => false,
+    };
+    if !same {
+        found.push(format!(
+            "{path} was {old}, not sent, and is now {}",
+            new.map_or("absent".to_owned(), Value::to_string)
+        ));
+    }
+}
+
+/// The last member of `list` in a tender with this id (a document's latest version).
+pub fn member<'a>(tender: &'a Value, list: &str, id: &str) -> Option<&'a Value> {
+    tender[list]
+        .as_array()
+        .and_then(|rows| rows.iter().rev().find(|r| r["id"] == id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const T: &str = "0123456789abcdef0123456789abcdef";
+    const B: &str = "fedcba9876543210fedcba9876543210";
+
+    fn request(method: &str, url: &str, data: Value) -> SentRequest {
+        SentRequest {
+            method: method.into(),
+            url: url.into(),
+            body: Some(json!({ "data": data }).to_string()),
+            ..SentRequest::default()
+        }
+    }
+
+    fn ok(status: u16, location: Option<String>) -> ReceivedResponse {
+        ReceivedResponse {
+            status,
+            headers: location
+                .map(|l| vec![("Location".to_owned(), l)])
+                .unwrap_or_default(),
+            ..ReceivedResponse::default()
+        }
+    }
+
+    #[test]
+    fn every_write_of_the_interface_has_its_reads() {
+        let base = format!("http://h:1/api/2.3/tenders/{T}");
+        let bid = json!({"access": {"token": "bidtoken"}, "data": {"id": B}});
+        let p = plan(
+            &request("POST", &format!("{base}/bids"), json!({"status": "draft"})),
+            &ok(201, Some(format!("{base}/bids/{B}"))),
+            &bid,
+        )
+        .unwrap();
+        assert_eq!(p.check.rule, "ep-bid-post");
+        assert_eq!(
+            p.object.as_deref(),
+            Some(format!("{base}/bids/{B}?acc_token=bidtoken").as_str())
+        );
+        assert_eq!(p.location, p.object);
+
+        let p = plan(
+            &request(
+                "PATCH",
+                &format!("{base}/awards/{B}?acc_token=t"),
+                json!({"status": "active"}),
+            ),
+            &ok(200, None),
+            &json!({"data": {"id": B}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.check.rule, p.object, p.in_tender),
+            ("ep-award-patch", None, Some("awards"))
+        );
+
+        let p = plan(
+            &request(
+                "PATCH",
+                &format!("{base}?acc_token=t"),
+                json!({"title": "x"}),
+            ),
+            &ok(200, None),
+            &json!({"data": {"id": T}}),
+        )
+        .unwrap();
+        assert_eq!(p.object.as_deref(), Some(base.as_str()));
+        assert!(p.merge);
+
+        let refused = plan(
+            &request("PATCH", &base, json!({"title": "x"})),
+            &ok(403, None),
+            &json!({}),
+        );
+        assert!(refused.is_none());
+        let read = plan(
+            &SentRequest {
+                method: "GET".into(),
+                url: base.clone(),
+                ..SentRequest::default()
+            },
+            &ok(200, None),
+            &json!({}),
+        );
+        assert!(read.is_none());
+    }
+
+    #[test]
+    fn what_was_sent_must_be_stored() {
+        let sent = json!({"title": "Папір", "value": {"amount": 500},
+            "enquiryPeriod": {"endDate": "2030-01-10T10:00:00.000000+02:00"},
+            "tenderPeriod": {"endDate": "2030-01-20T10:00"},
+            "documents": [{"title": "a.pdf", "url": "http://ds/1"}],
+            "author": {"name": "hidden"}});
+        let stored = json!({"title": "[ТЕСТУВАННЯ] Папір",
+            "value": {"amount": 500.0, "currency": "UAH"},
+            "enquiryPeriod": {"endDate": "2030-01-10T08:00:00.000000Z"},
+            "tenderPeriod": {"endDate": "2030-01-20T10:00:00.000000+02:00"},
+            "documents": [{"title": "a.pdf", "url": "http://service/signed"}]});
+        assert_eq!(differences(&sent, &stored), Vec::<String>::new());
+
+        let mut wrong = stored.clone();
+        wrong["value"]["amount"] = json!(450.0);
+        wrong["documents"][0]["title"] = json!("b.pdf");
+        wrong.as_object_mut().unwrap().remove("enquiryPeriod");
+        assert_eq!(differences(&sent, &wrong).len(), 3);
+    }
+
+    #[test]
+    fn a_patch_keeps_what_it_did_not_send() {
+        let before = json!({"title": "a", "dateModified": "1",
+            "procuringEntity": {"name": "n", "contactPoint": {"name": "c", "telephone": "1"}},
+            "items": [{"id": "i"}],
+            "enquiryPeriod": {"endDate": "e1"}, "tenderPeriod": {"startDate": "e1", "endDate": "t"}});
+        let sent = json!({"procuringEntity": {"contactPoint": {"telephone": "2"}}});
+        let mut after = before.clone();
+        after["procuringEntity"]["contactPoint"]["telephone"] = json!("2");
+        after["dateModified"] = json!("2");
+        assert!(changed_besides(&before, &after, &sent).is_empty());
+
+        let mut replaced = after.clone();
+        replaced["procuringEntity"]["contactPoint"]
+            .as_object_mut()
+            .unwrap()
+            .remove("name");
+        assert_eq!(changed_besides(&before, &replaced, &sent).len(), 1);
+
+        let moved = json!({"enquiryPeriod": {"endDate": "e2"}});
+        let mut after = before.clone();
+        after["enquiryPeriod"]["endDate"] = json!("e2");
+        after["tenderPeriod"]["startDate"] = json!("e2");
+        assert!(changed_besides(&before, &after, &moved).is_empty());
+    }
+}

@@ -1,0 +1,527 @@
+//! The shape every response of the interface must have, checked on every exchange of every
+//! scenario, whatever the scenario is about: the error envelope, the success envelope,
+//! timestamps, amounts, Values, identifiers, and what a creation answers. A scenario that sends
+//! bad input on purpose still gets its responses checked.
+use serde_json::Value;
+
+use crate::{
+    exchange::{ReceivedResponse, SentRequest},
+    rules::{self, Check},
+    timestamps,
+};
+
+/// A statement of the spec that one exchange broke.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub check: &'static Check,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(check: &'static Check, message: impl Into<String>) -> Violation {
+        Violation {
+            check,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    /// The form [`rules::named_in`] reads back, so the report can name the rule.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", rules::broken(self.check.rule), self.message)
+    }
+}
+
+/// One message for a failed step out of several violations.
+pub fn describe(violations: &[Violation]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for line in violations.iter().map(Violation::to_string) {
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines.join("; ")
+}
+
+/// The path of a request's URL (without the query), e.g. `/api/2.3/tenders/ab12`.
+pub fn url_path(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .map(|u| u.path().to_owned())
+        .unwrap_or_else(|_| url.split(['?', '#']).next().unwrap_or(url).to_owned())
+}
+
+/// `/api/2.3/tenders/{id}/rest…` split into the tender id and the rest.
+pub fn tender_route(path: &str) -> Option<(&str, Vec<&str>)> {
+    let rest = path.strip_prefix("/api/2.3/tenders/")?;
+    let mut parts = rest.trim_end_matches('/').split('/');
+    let id = parts.next().filter(|id| !id.is_empty())?;
+    Some((id, parts.collect()))
+}
+
+/// Whether an exchange is one of the interface's (not, for example, the clock control API).
+pub fn is_interface(request: &SentRequest) -> bool {
+    url_path(&request.url).starts_with("/api/")
+}
+
+/// Every check that needs nothing but the exchange itself.
+pub fn check(request: &SentRequest, response: &ReceivedResponse, body: &Value) -> Vec<Violation> {
+    let mut found = Vec::new();
+    if response.status >= 400 {
+        if let Err(e) = error_envelope(response, body) {
+            found.push(Violation::new(&rules::CHECK_ERROR_ENVELOPE, e));
+        }
+        return found;
+    }
+    if !(200..300).contains(&response.status) {
+        return found;
+    }
+    if let Err(e) = success_envelope(response, body) {
+        found.push(Violation::new(&rules::CHECK_SUCCESS_ENVELOPE, e));
+    }
+    let wrong = timestamps_in(body);
+    if !wrong.is_empty() {
+        found.push(Violation::new(
+            &rules::CHECK_TIMESTAMPS,
+            format!(
+                "timestamps without an offset or six fractional digits: {}",
+                wrong.join(", ")
+            ),
+        ));
+    }
+    let wrong = amounts_in(body);
+    if !wrong.is_empty() {
+        found.push(Violation::new(
+            &rules::CHECK_AMOUNTS,
+            format!(
+                "amounts not written as decimal numbers: {}",
+                wrong.join(", ")
+            ),
+        ));
+    }
+    let wrong = values_without_vat(body);
+    if !wrong.is_empty() {
+        found.push(Violation::new(
+            &rules::CHECK_VALUES,
+            format!(
+                "Values without a boolean valueAddedTaxIncluded: {}",
+                wrong.join(", ")
+            ),
+        ));
+    }
+    let wrong = ids_in(body);
+    if !wrong.is_empty() {
+        found.push(Violation::new(
+            &rules::CHECK_IDS,
+            format!(
+                "identifiers that are not 32 lowercase hexadecimal characters: {}",
+                wrong.join(", ")
+            ),
+        ));
+    }
+    if response.status == 201 {
+        found.extend(creation(request, response, body));
+    }
+    found
+}
+
+/// `{status: "error", errors: [{description: string, location: string, name: string}]}`.
+pub fn error_envelope(response: &ReceivedResponse, body: &Value) -> Result<(), String> {
+    if body.is_null() {
+        return Err(format!(
+            "the {} answer is not JSON: {}",
+            response.status,
+            crate::world::short(&response.body)
+        ));
+    }
+    let errors = crate::checks::error_envelope(body)?;
+    for e in errors {
+        for field in ["description", "location", "name"] {
+            if !e[field].is_string() {
+                return Err(format!("an error's {field} is not a string: {e}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Convention 3: `application/json; charset=UTF-8` and `{"data": object or array}`.
+fn success_envelope(response: &ReceivedResponse, body: &Value) -> Result<(), String> {
+    crate::checks::json_content_type(response)?;
+    match body.get("data") {
+        Some(Value::Object(_) | Value::Array(_)) => Ok(()),
+        Some(other) => Err(format!(
+            "\"data\" is neither an object nor an array: {}",
+            crate::world::short(&other.to_string())
+        )),
+        None => Err(format!(
+            "the body has no top-level \"data\": {}",
+            crate::world::short(&response.body)
+        )),
+    }
+}
+
+/// Convention 6: every timestamp field, and a listing's `next_page.offset` unless empty.
+pub fn timestamps_in(body: &Value) -> Vec<String> {
+    let mut wrong = Vec::new();
+    walk(body, &mut |path, key, v| {
+        if timestamps::is_timestamp_field(key)
+            && let Some(text) = v.as_str()
+            && !timestamps::has_output_form(text)
+        {
+            wrong.push(format!("{path} = {text:?}"));
+        }
+    });
+    if let Some(offset) = body.pointer("/next_page/offset").and_then(Value::as_str)
+        && !offset.is_empty()
+        && !timestamps::has_output_form(offset)
+    {
+        wrong.push(format!(".next_page.offset = {offset:?}"));
+    }
+    wrong
+}
+
+/// Convention 7: every `amount` is a decimal number.
+pub fn amounts_in(body: &Value) -> Vec<String> {
+    let mut wrong = Vec::new();
+    walk(body, &mut |path, key, v| {
+        if key == "amount" && !matches!(v, Value::Number(n) if n.is_f64()) {
+            wrong.push(format!("{path} = {v}"));
+        }
+    });
+    wrong
+}
+
+/// A Value (an object with an `amount`) outputs `valueAddedTaxIncluded` as a boolean.
+pub fn values_without_vat(body: &Value) -> Vec<String> {
+    let mut wrong = Vec::new();
+    walk(body, &mut |path, _, v| {
+        if let Value::Object(map) = v
+            && map.contains_key("amount")
+            && !map
+                .get("valueAddedTaxIncluded")
+                .is_some_and(Value::is_boolean)
+        {
+            wrong.push(format!("{path} = {v}"));
+        }
+    });
+    wrong
+}
+
+/// Collections whose members are records with service-assigned ids (convention 9).
+const RECORD_LISTS: [&str; 6] = [
+    "documents",
+    "questions",
+    "bids",
+    "awards",
+    "contracts",
+    "previousVersions",
+];
+/// Fields that hold the id of another record.
+const RECORD_REFERENCES: [&str; 2] = ["bid_id", "awardID"];
+
+/// Convention 9: ids of tenders, documents, questions, bids, awards and contracts. Item ids are
+/// left out (a client may supply them), as are the ids of identifiers and classifications.
+pub fn ids_in(body: &Value) -> Vec<String> {
+    fn record(v: &Value, path: &dyn Fn() -> String, wrong: &mut Vec<String>) {
+        if let Some(id) = v.get("id")
+            && !is_hex_id(id)
+        {
+            wrong.push(format!("{}.id = {id}", path()));
+        }
+    }
+    let mut wrong = Vec::new();
+    match body.get("data") {
+        Some(data @ Value::Object(_)) => record(data, &|| ".data".into(), &mut wrong),
+        Some(Value::Array(rows)) => {
+            for (i, row) in rows.iter().enumerate() {
+                record(row, &|| format!(".data[{i}]"), &mut wrong);
+            }
+        }
+        _ => {}
+    }
+    walk(body, &mut |path, key, v| {
+        if RECORD_LISTS.contains(&key)
+            && let Value::Array(items) = v
+        {
+            for (i, item) in items.iter().enumerate() {
+                record(item, &|| format!("{path}[{i}]"), &mut wrong);
+            }
+        }
+        if RECORD_REFERENCES.contains(&key) && !is_hex_id(v) {
+            wrong.push(format!("{path} = {v}"));
+        }
+    });
+    wrong
+}
+
+fn is_hex_id(value: &Value) -> bool {
+    crate::checks::hex_id(value).is_ok()
+}
+
+/// The id a 201 answered with.
+pub fn created_id(body: &Value) -> Option<&str> {
+    body.pointer("/data/id").and_then(Value::as_str)
+}
+
+/// Conventions 4 and 5: a tender or bid creation carries its token; every 201 carries a
+/// Location with the full address of the object, under the collection that was posted to.
+fn creation(request: &SentRequest, response: &ReceivedResponse, body: &Value) -> Vec<Violation> {
+    let mut found = Vec::new();
+    let collection = url_path(&request.url);
+    let collection = collection.trim_end_matches('/');
+    let token_expected = collection == "/api/2.3/tenders"
+        || (collection.starts_with("/api/2.3/tenders/") && collection.ends_with("/bids"));
+    if token_expected
+        && body
+            .pointer("/access/token")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+    {
+        found.push(Violation::new(
+            &rules::CHECK_TOKEN,
+            "the creation's answer has no access.token string",
+        ));
+    }
+    let Some(id) = created_id(body) else {
+        return found;
+    };
+    if let Err(e) = location_under(response, collection, id) {
+        found.push(Violation::new(&rules::CHECK_LOCATION, e));
+    }
+    found
+}
+
+/// The Location is a full address whose path is the collection followed by the id.
+pub fn location_under(
+    response: &ReceivedResponse,
+    collection: &str,
+    id: &str,
+) -> Result<String, String> {
+    let location = response
+        .header("location")
+        .ok_or("the 201 answer has no Location header")?;
+    let url = reqwest::Url::parse(location)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+        .ok_or_else(|| format!("Location {location:?} is not a full address"))?;
+    let expected = format!("{collection}/{id}");
+    if url.path().trim_end_matches('/') != expected {
+        return Err(format!(
+            "Location {location:?} is not the address {expected:?} of the created object"
+        ));
+    }
+    Ok(location.to_owned())
+}
+
+/// Where a member sits in a body; written out only when something is wrong there.
+#[derive(Debug, Default)]
+pub struct Path<'a> {
+    segments: Vec<Segment<'a>>,
+}
+
+#[derive(Debug)]
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for segment in &self.segments {
+            match segment {
+                Segment::Key(k) => write!(f, ".{k}")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Calls `visit(path, key, value)` for every object member in `value`, depth first.
+pub fn walk<'a>(value: &'a Value, visit: &mut dyn FnMut(&Path<'a>, &'a str, &'a Value)) {
+    fn go<'a>(
+        value: &'a Value,
+        path: &mut Path<'a>,
+        visit: &mut dyn FnMut(&Path<'a>, &'a str, &'a Value),
+    ) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    path.segments.push(Segment::Key(key));
+                    visit(path, key, v);
+                    go(v, path, visit);
+                    path.segments.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.segments.push(Segment::Index(i));
+                    go(v, path, visit);
+                    path.segments.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    go(value, &mut Path::default(), visit);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn response(status: u16, body: &Value) -> ReceivedResponse {
+        ReceivedResponse {
+            status,
+            headers: vec![(
+                "content-type".into(),
+                "application/json; charset=UTF-8".into(),
+            )],
+            body: body.to_string(),
+            ..ReceivedResponse::default()
+        }
+    }
+
+    fn request(method: &str, url: &str) -> SentRequest {
+        SentRequest {
+            method: method.into(),
+            url: url.into(),
+            ..SentRequest::default()
+        }
+    }
+
+    fn rules_of(found: &[Violation]) -> Vec<&'static str> {
+        found.iter().map(|v| v.check.rule).collect()
+    }
+
+    const ID: &str = "0123456789abcdef0123456789abcdef";
+
+    fn good_tender() -> Value {
+        json!({"data": {
+            "id": ID,
+            "date": "2026-01-01T10:00:00.000001+02:00",
+            "value": {"amount": 500.0, "currency": "UAH", "valueAddedTaxIncluded": true},
+            "items": [{"id": "client-item-1", "classification": {"id": "30192700-8"}}],
+            "procuringEntity": {"identifier": {"id": "00037256"}},
+            "documents": [{"id": ID, "datePublished": "2026-01-01T10:00:00.000001+02:00"}],
+            "awards": [{"id": ID, "bid_id": ID}]
+        }})
+    }
+
+    #[test]
+    fn a_good_read_passes() {
+        let body = good_tender();
+        let found = check(
+            &request("GET", "http://h/api/2.3/tenders/x"),
+            &response(200, &body),
+            &body,
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn an_error_description_must_be_a_string() {
+        let bad = json!({"status": "error", "errors": [
+            {"location": "body", "name": "title", "description": ["This field is required."]}]});
+        let good = json!({"status": "error", "errors": [
+            {"location": "body", "name": "title", "description": "This field is required."}]});
+        let req = request("POST", "http://h/api/2.3/tenders");
+        assert_eq!(
+            rules_of(&check(&req, &response(422, &bad), &bad)),
+            ["err-envelope"]
+        );
+        assert!(check(&req, &response(422, &good), &good).is_empty());
+        let not_json = ReceivedResponse {
+            status: 405,
+            body: "Method Not Allowed".into(),
+            ..ReceivedResponse::default()
+        };
+        assert_eq!(
+            rules_of(&check(&req, &not_json, &Value::Null)),
+            ["err-envelope"]
+        );
+    }
+
+    #[test]
+    fn a_success_needs_the_charset_and_data() {
+        let body = json!({"items": []});
+        let found = check(
+            &request("GET", "http://h/api/2.3/tenders"),
+            &response(200, &body),
+            &body,
+        );
+        assert_eq!(rules_of(&found), ["conv-3"]);
+    }
+
+    #[test]
+    fn timestamps_need_offset_and_microseconds_and_so_does_the_offset_of_a_page() {
+        let mut body = good_tender();
+        body["data"]["dateModified"] = json!("2026-01-01T10:00:00+02:00");
+        assert_eq!(timestamps_in(&body).len(), 1);
+        let page = json!({"next_page": {"offset": "3941-05-23T20:20:15.409Z"}, "data": []});
+        assert_eq!(timestamps_in(&page).len(), 1);
+        let empty = json!({"next_page": {"offset": ""}, "data": []});
+        assert!(timestamps_in(&empty).is_empty());
+        assert!(timestamps_in(&good_tender()).is_empty());
+    }
+
+    #[test]
+    fn amounts_are_decimal_and_values_carry_their_vat_flag() {
+        let body: Value = serde_json::from_str(
+            r#"{"data": {"value": {"amount": 500, "currency": "UAH", "valueAddedTaxIncluded": true},
+                "guarantee": {"amount": 8.0, "currency": "USD"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(amounts_in(&body), [".data.value.amount = 500"]);
+        assert_eq!(values_without_vat(&body).len(), 1);
+        assert!(amounts_in(&good_tender()).is_empty());
+        assert!(values_without_vat(&good_tender()).is_empty());
+    }
+
+    #[test]
+    fn record_ids_are_hex_but_item_and_identifier_ids_are_free() {
+        assert!(ids_in(&good_tender()).is_empty());
+        let mut body = good_tender();
+        body["data"]["documents"][0]["id"] = json!("DOC-1");
+        body["data"]["awards"][0]["bid_id"] = json!(7);
+        assert_eq!(ids_in(&body).len(), 2);
+        let rows = json!({"data": [{"id": "ABCDEF0123456789ABCDEF0123456789"}]});
+        assert_eq!(ids_in(&rows).len(), 1);
+    }
+
+    #[test]
+    fn a_creation_carries_its_token_and_a_location_under_the_collection() {
+        let body = json!({"access": {"token": "t"}, "data": {"id": ID}});
+        let mut good = response(201, &body);
+        good.headers.push((
+            "Location".into(),
+            format!("http://h:1/api/2.3/tenders/{ID}"),
+        ));
+        let req = request("POST", "http://h:1/api/2.3/tenders");
+        assert!(check(&req, &good, &body).is_empty());
+
+        let mut elsewhere = response(201, &body);
+        elsewhere
+            .headers
+            .push(("Location".into(), format!("http://h:1/api/2.3/bids/{ID}")));
+        assert_eq!(rules_of(&check(&req, &elsewhere, &body)), ["conv-5"]);
+
+        let relative = {
+            let mut r = response(201, &body);
+            r.headers
+                .push(("Location".into(), format!("/api/2.3/tenders/{ID}")));
+            r
+        };
+        assert_eq!(rules_of(&check(&req, &relative, &body)), ["conv-5"]);
+
+        let no_token = json!({"data": {"id": ID}});
+        let mut r = response(201, &no_token);
+        r.headers.push((
+            "Location".into(),
+            format!("http://h:1/api/2.3/tenders/{ID}"),
+        ));
+        assert_eq!(rules_of(&check(&req, &r, &no_token)), ["conv-4"]);
+    }
+}

@@ -1,0 +1,238 @@
+//! Every exchange of the interface is checked as a whole, whatever the scenario is about: its
+//! shape ([`crate::shape`]), the facts learned so far ([`crate::facts`]) and, after an accepted
+//! write, the reads that prove the write was stored ([`crate::readback`]).
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::{
+    exchange::Exchange,
+    readback,
+    rules::{self, Check},
+    shape::{self, Violation},
+    world::{Actor, Payload, TenderWorld, short},
+};
+
+impl TenderWorld {
+    /// Checks the last exchange; what it finds fails the step that sent it.
+    pub(crate) async fn verify(&mut self, actor: Actor) -> Vec<Violation> {
+        let Some(last) = self.last.take() else {
+            return Vec::new();
+        };
+        let body = std::mem::take(&mut self.body);
+        let found = self.verify_exchange(actor, &last, &body).await;
+        self.last = Some(last);
+        self.body = body;
+        found
+    }
+
+    /// Checks one exchange sent by `actor`, whether or not it is the scenario's last.
+    pub(crate) async fn verify_exchange(
+        &mut self,
+        actor: Actor,
+        last: &Exchange,
+        body: &Value,
+    ) -> Vec<Violation> {
+        let Some(response) = last.response.as_ref() else {
+            return Vec::new();
+        };
+        if !shape::is_interface(&last.request) {
+            return Vec::new();
+        }
+        let mut found = shape::check(&last.request, response, body);
+        found.extend(self.facts.observe(&last.request, response.status, body));
+        if let Some(plan) = readback::plan(&last.request, response, body) {
+            let before = self
+                .tender
+                .as_ref()
+                .filter(|t| plan.merge && t.id == plan.id)
+                .map(|t| t.data.clone());
+            found.extend(self.prove_stored(actor, &plan, before).await);
+        }
+        found
+    }
+
+    /// A read made to check another exchange. Its own shape and the facts are checked too;
+    /// the scenario's last exchange stays as it was.
+    fn checked(
+        &mut self,
+        url: &str,
+        read: Result<(Exchange, Value), String>,
+        check: &'static Check,
+        found: &mut Vec<Violation>,
+    ) -> Option<(Exchange, Value)> {
+        let (exchange, body) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                found.push(Violation::new(check, format!("reading {url}: {e}")));
+                return None;
+            }
+        };
+        let Some(response) = exchange.response.as_ref() else {
+            found.push(Violation::new(
+                check,
+                format!(
+                    "reading {url}: no response: {}",
+                    exchange.transport_error.as_deref().unwrap_or("")
+                ),
+            ));
+            self.read_back.get_or_insert(exchange);
+            return None;
+        };
+        let mut own = shape::check(&exchange.request, response, &body);
+        own.extend(
+            self.facts
+                .observe(&exchange.request, response.status, &body),
+        );
+        if !own.is_empty() {
+            self.read_back.get_or_insert(exchange.clone());
+            found.extend(own);
+        }
+        Some((exchange, body))
+    }
+
+    /// A read of an object, which must answer 200 with its id; returns it when it does.
+    fn answers(
+        &mut self,
+        url: &str,
+        read: Result<(Exchange, Value), String>,
+        id: &str,
+        check: &'static Check,
+        found: &mut Vec<Violation>,
+    ) -> Option<(Exchange, Value)> {
+        let (exchange, body) = self.checked(url, read, check, found)?;
+        let status = exchange.response.as_ref().map_or(0, |r| r.status);
+        if status == 200 && body["data"]["id"] == id {
+            return Some((exchange, body));
+        }
+        found.push(Violation::new(
+            check,
+            format!(
+                "reading {url} answered {status} with data.id {}, expected 200 with id {id:?}: {}",
+                body["data"]["id"],
+                short(&body.to_string())
+            ),
+        ));
+        self.read_back.get_or_insert(exchange);
+        None
+    }
+
+    /// Reads back what one accepted write changed. The reads are independent, so they are
+    /// sent together.
+    async fn prove_stored(
+        &mut self,
+        actor: Actor,
+        plan: &readback::Plan,
+        before: Option<Value>,
+    ) -> Vec<Violation> {
+        let location = plan
+            .location
+            .clone()
+            .filter(|l| plan.object.as_ref() != Some(l));
+        let reads = [
+            (actor, location.clone()),
+            (actor, plan.object.clone()),
+            (
+                Actor::Anonymous,
+                plan.in_tender.map(|_| plan.tender.clone()),
+            ),
+            (actor, plan.listed.clone()),
+        ];
+        let world = &*self;
+        let fetched = futures::future::join_all(reads.iter().map(|(who, url)| async move {
+            match url {
+                Some(url) => Some(
+                    world
+                        .exchange(*who, Method::GET, url, Payload::None, &[])
+                        .await,
+                ),
+                None => None,
+            }
+        }))
+        .await;
+        let [location_read, object_read, tender_read, listed_read]: [_; 4] =
+            match fetched.try_into() {
+                Ok(all) => all,
+                Err(_) => return Vec::new(),
+            };
+        let mut found = Vec::new();
+        if let (Some(url), Some(read)) = (&location, location_read) {
+            self.answers(url, read, &plan.id, &rules::CHECK_LOCATION, &mut found);
+        }
+        if let (Some(url), Some(read)) = (&plan.object, object_read) {
+            let read_check = if plan.location.as_ref() == Some(url) {
+                &rules::CHECK_LOCATION
+            } else {
+                plan.check
+            };
+            if let Some((exchange, body)) =
+                self.answers(url, read, &plan.id, read_check, &mut found)
+            {
+                let mut wrong = readback::differences(&plan.sent, &body["data"]);
+                if !wrong.is_empty() {
+                    found.push(Violation::new(
+                        plan.check,
+                        format!("read back from {url}: {}", wrong.join("; ")),
+                    ));
+                }
+                if let Some(before) = &before {
+                    let changed = readback::changed_besides(before, &body["data"], &plan.sent);
+                    if !changed.is_empty() {
+                        found.push(Violation::new(
+                            &rules::STORED_MERGE,
+                            format!("read back from {url}: {}", changed.join("; ")),
+                        ));
+                    }
+                    wrong.extend(changed);
+                }
+                if !wrong.is_empty() {
+                    self.read_back.get_or_insert(exchange);
+                }
+            }
+        }
+        if let (Some(list), Some(read)) = (plan.in_tender, tender_read)
+            && let Some((exchange, body)) = self.checked(&plan.tender, read, plan.check, &mut found)
+        {
+            let shown = readback::member(&body["data"], list, &plan.id);
+            self.shown_in(
+                plan,
+                &exchange,
+                shown,
+                &format!("the tender's {list}"),
+                &mut found,
+            );
+        }
+        if let (Some(url), Some(read)) = (&plan.listed, listed_read)
+            && let Some((exchange, body)) = self.checked(url, read, plan.check, &mut found)
+        {
+            let row = body["data"]
+                .as_array()
+                .and_then(|rows| rows.iter().find(|r| r["id"] == plan.id.as_str()));
+            self.shown_in(plan, &exchange, row, "the bid's documents", &mut found);
+        }
+        found
+    }
+
+    /// The object as another read shows it must hold what was sent.
+    fn shown_in(
+        &mut self,
+        plan: &readback::Plan,
+        exchange: &Exchange,
+        shown: Option<&Value>,
+        place: &str,
+        found: &mut Vec<Violation>,
+    ) {
+        let url = &exchange.request.url;
+        let problem = match shown {
+            None => Some(format!("{place} read from {url} do not show {}", plan.id)),
+            Some(object) => {
+                let wrong = readback::differences(&plan.sent, object);
+                (!wrong.is_empty())
+                    .then(|| format!("{place} read from {url}: {}", wrong.join("; ")))
+            }
+        };
+        if let Some(problem) = problem {
+            found.push(Violation::new(plan.check, problem));
+            self.read_back.get_or_insert(exchange.clone());
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! `tender-certify` against deliberately non-conforming targets: a mutation suite. A small proxy
+//! in front of the built-in server breaks one statement of the spec at a time, rewriting
+//! requests (a refused write forwarded with the rightful token, a PATCH forwarded with part of
+//! its body dropped), answering without forwarding (a success that stores nothing), or
+//! rewriting answers (shapes, later reads, paging). Every mutant must make the run fail with a
+//! rule named in the report; the same proxy breaking nothing must pass every `@spec` scenario;
+//! hiding the clock control API must make the harness wait in real time.
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use futures::StreamExt as _;
+use salvo::{
+    conn::tcp::TcpAcceptor,
+    http::{HeaderName, HeaderValue, StatusCode},
+    prelude::*,
+    server::ServerHandle,
+};
+use serde_json::{Value, json};
+use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
+
+mod mutants;
+mod proxy;
+
+use mutants::{Mutant, forward, mutant, mutants, untouched};
+use proxy::{Answer, Memory, Proxy, Route};
+
+/// The built-in server, started in-process with its clock control API.
+async fn server() -> tender_registry::RunningServer {
+    let app = tender_registry::Application::build(tender_registry::Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        ..Default::default()
+    })
+    .await
+    .expect("the built-in server starts");
+    app.spawn()
+}
+
+/// A proxy in front of `upstream`.
+struct Front {
+    base_url: String,
+    handle: ServerHandle,
+}
+
+async fn front(upstream: String, mutant: &Mutant) -> Front {
+    let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
+        .try_bind()
+        .await
+        .expect("a free port");
+    let base_url = format!("http://{}", acceptor.local_addr().expect("a bound address"));
+    let proxy = Proxy {
+        upstream,
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client"),
+        request: mutant.request,
+        response: mutant.response,
+        memory: Mutex::new(Memory::default()),
+    };
+    let router = Router::with_path("{**rest}").goal(proxy);
+    let server = Server::new(acceptor);
+    let handle = server.handle();
+    tokio::spawn(async move { server.serve(router).await });
+    Front { base_url, handle }
+}
+
+/// Runs the scenarios selected by `tags` against `base_url`, writing the Markdown report.
+async fn certify(
+    base_url: &str,
+    tags: &str,
+    configure: impl FnOnce(&mut tender_certify::Settings),
+) -> (RunReport, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut settings = tender_certify::Settings::new(base_url.to_owned());
+    settings.features = concat!(env!("CARGO_MANIFEST_DIR"), "/features").into();
+    settings.tags = Some(tags.to_owned());
+    settings.progress = false;
+    settings.report = Some(dir.path().join("report.md"));
+    configure(&mut settings);
+    let report = tender_certify::certify(&settings, CucumberOpts::default())
+        .await
+        .expect("the harness runs");
+    let markdown =
+        std::fs::read_to_string(dir.path().join("report.md")).expect("the report was written");
+    (report, markdown)
+}
+
+/// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
+/// still share one server; those that move it get a server of their own.
+fn tags_for(mutant: &Mutant) -> String {
+    if mutant.alone {
+        format!("@spec and ({})", mutant.tags)
+    } else {
+        format!("@spec and ({}) and not @clock", mutant.tags)
+    }
+}
+
+/// How a mutant fared.
+struct Fate {
+    label: String,
+    killed: bool,
+    rule: Option<String>,
+}
+
+async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
+    let own = if mutant.alone {
+        Some(server().await)
+    } else {
+        None
+    };
+    let upstream = own.as_ref().map_or(shared, |s| s.base_url());
+    let front = front(upstream, mutant).await;
+    let tags = tags_for(mutant);
+    let started = Instant::now();
+    let (report, markdown) = certify(&front.base_url, &tags, |_| {}).await;
+    front.handle.stop_forceful();
+    if let Some(own) = own {
+        own.stop().await;
+    }
+    let rule = markdown
+        .lines()
+        .find_map(|l| l.strip_prefix("- Rule broken: `"))
+        .and_then(|l| l.split('`').next())
+        .map(str::to_owned);
+    Fate {
+        label: format!("{label} [{:.1} s]", started.elapsed().as_secs_f64()),
+        killed: !report.certified() && rule.is_some(),
+        rule,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transparent_proxy_conforms() {
+    let upstream = server().await;
+    let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
+    let front = front(upstream.base_url(), &transparent).await;
+    let (report, markdown) = certify(&front.base_url, "@spec", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert!(markdown.contains("**Conforms**"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
+    let started = Instant::now();
+    let shared = server().await;
+    let all = mutants();
+    assert!(all.len() >= 40, "the suite holds {} mutants", all.len());
+    let base = shared.base_url();
+    let fates: Vec<Fate> = futures::stream::iter(all.iter().enumerate())
+        .map(|(i, m)| {
+            let label = format!("#{:02} class {} {}: {}", i + 1, m.class, m.endpoint, m.what);
+            run_mutant(base.clone(), m, label)
+        })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    shared.stop().await;
+    let killed = fates.iter().filter(|f| f.killed).count();
+    let mut survivors: Vec<&Fate> = fates.iter().filter(|f| !f.killed).collect();
+    survivors.sort_by(|a, b| a.label.cmp(&b.label));
+    let mut sorted: Vec<&Fate> = fates.iter().collect();
+    sorted.sort_by(|a, b| a.label.cmp(&b.label));
+    for f in &sorted {
+        println!(
+            "{} {} ({})",
+            if f.killed { "killed  " } else { "SURVIVED" },
+            f.label,
+            f.rule.as_deref().unwrap_or("no rule named")
+        );
+    }
+    println!(
+        "mutation suite: {killed}/{} killed in {:.1} s",
+        fates.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        survivors.is_empty(),
+        "survivors:\n{}",
+        survivors
+            .iter()
+            .map(|f| f.label.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_budget() {
+    let upstream = server().await;
+    let no_clock_api = mutant(
+        0,
+        "/testing/clock",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if r.path.starts_with("/testing/") {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &no_clock_api).await;
+    let (report, markdown) = certify(
+        &front.base_url,
+        "(@scheduler and @spec) or @stand-still",
+        |s| {
+            s.period = Duration::from_secs(2);
+            s.wait_budget = Duration::from_secs(6);
+        },
+    )
+    .await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    let scheduler: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.file == "scheduler.feature")
+        .collect();
+    assert!(!scheduler.is_empty());
+    assert!(
+        scheduler.iter().all(|s| s.verdict == Verdict::Passed),
+        "{}",
+        report.terminal_summary()
+    );
+    let stand_still = report
+        .scenarios
+        .iter()
+        .find(|s| s.tags.iter().any(|t| t == "stand-still"))
+        .expect("the stand-still scenario ran");
+    assert_eq!(
+        stand_still.verdict,
+        Verdict::Skipped,
+        "{}",
+        report.terminal_summary()
+    );
+    assert!(
+        stand_still
+            .skip_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("budget"))
+    );
+    assert!(markdown.contains("real time"));
+    assert!(
+        !report.certified(),
+        "a skipped @spec scenario is not certified"
+    );
+}

@@ -1,0 +1,1472 @@
+//! The injected violations: one [`Mutant`] per broken statement of the spec, grouped by the
+//! class of blind spot it probes, and the pieces they share.
+use super::*;
+use crate::proxy::{self, Answer, Endpoint, Memory, Req, Route};
+
+// ---- shared pieces of the mutants ----
+
+pub fn forward(_: &Memory, _: &mut Req) -> Route {
+    Route::Forward
+}
+
+pub fn untouched(_: &Memory, _: &Req, _: &mut Answer) {}
+
+/// Deep merge, as convention 10 states it.
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v.clone(),
+    }
+}
+
+fn merged(req: &Req, mut read: Value) -> Option<Value> {
+    merge(&mut read, &req.data());
+    Some(read)
+}
+
+fn now() -> String {
+    timestamps::format(time::OffsetDateTime::now_utc())
+}
+
+fn fresh_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
+    format!("{nanos:016x}{:016x}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Sends the request with the rightful token and credentials, whatever it presented.
+fn as_rightful(m: &Memory, req: &mut Req) {
+    if let Some(o) = m.rightful(req) {
+        req.set_token(&o.token);
+        req.set_header("authorization", o.auth);
+    }
+}
+
+fn accept_any_on(endpoint: Endpoint, m: &Memory, req: &mut Req) -> Route {
+    if req.endpoint() == endpoint {
+        as_rightful(m, req);
+    }
+    Route::Forward
+}
+
+fn is_publication(req: &Req) -> bool {
+    req.endpoint() == Endpoint::PatchTender && req.data()["status"] == "active.enquiries"
+}
+
+/// A refusal in the error envelope.
+fn forbidden() -> Answer {
+    Answer::json(
+        403,
+        json!({"status": "error", "errors": [
+            {"location": "url", "name": "permission", "description": "Forbidden"}]}),
+    )
+}
+
+/// Every object in `v`, depth first.
+fn each_object(v: &mut Value, f: &mut dyn FnMut(&mut serde_json::Map<String, Value>)) {
+    match v {
+        Value::Object(map) => {
+            f(map);
+            map.values_mut().for_each(|x| each_object(x, f));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| each_object(x, f)),
+        _ => {}
+    }
+}
+
+/// A fake 201 for a document upload that stores nothing.
+fn fake_document(req: &Req) -> Route {
+    let mut data = req.data();
+    let id = fresh_id();
+    merge(
+        &mut data,
+        &json!({"id": id, "documentOf": "tender", "datePublished": now(), "dateModified": now()}),
+    );
+    let mut answer = Answer::json(201, json!({ "data": data }));
+    let host =
+        String::from_utf8(req.header("x-proxy-host").unwrap_or_default()).unwrap_or_default();
+    answer.set_header("location", &format!("http://{host}{}/{id}", req.path));
+    Route::Answer(answer)
+}
+
+/// `….123456+02:00` becomes `…+02:00`.
+fn drop_fractions(body: &str) -> String {
+    let bytes = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_fraction = i >= 8
+            && bytes[i] == b'.'
+            && bytes[i - 3] == b':'
+            && bytes[i - 6] == b':'
+            && bytes
+                .get(i + 1..i + 7)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+            && matches!(bytes.get(i + 7), Some(b'+' | b'-' | b'Z'));
+        if is_fraction {
+            i += 7;
+        } else {
+            let ch = body[i..].chars().next().expect("a char");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+fn integer_amounts(v: &mut Value) {
+    each_object(v, &mut |map| {
+        if let Some(a) = map.get("amount").and_then(Value::as_f64)
+            && a.fract() == 0.0
+        {
+            map.insert("amount".into(), json!(a as i64));
+        }
+    });
+}
+
+/// Puts each remembered author back on its question in a list of questions.
+fn reveal_authors(questions: &mut Value, authors: &[(String, Value)]) {
+    for q in questions.as_array_mut().into_iter().flatten() {
+        if let Some((_, author)) = authors.iter().find(|(id, _)| q["id"] == id.as_str()) {
+            q["author"] = author.clone();
+        }
+    }
+}
+
+fn is_get_of_tender(req: &Req) -> bool {
+    req.endpoint() == Endpoint::GetTender
+}
+
+// ---- the mutants ----
+
+/// One injected violation of the spec.
+pub struct Mutant {
+    /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging.
+    pub class: u8,
+    pub endpoint: &'static str,
+    pub what: &'static str,
+    /// Whether it gets a server of its own: it needs scenarios that move the clock, or a list
+    /// that no other certification writes to.
+    pub alone: bool,
+    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`).
+    pub tags: &'static str,
+    pub request: proxy::RequestHook,
+    pub response: proxy::ResponseHook,
+}
+
+pub const fn mutant(
+    class: u8,
+    endpoint: &'static str,
+    what: &'static str,
+    alone: bool,
+    tags: &'static str,
+    request: proxy::RequestHook,
+    response: proxy::ResponseHook,
+) -> Mutant {
+    Mutant {
+        class,
+        endpoint,
+        what,
+        alone,
+        tags,
+        request,
+        response,
+    }
+}
+
+pub fn mutants() -> Vec<Mutant> {
+    use Endpoint::*;
+    vec![
+        // ---- class 1: writes accepted that must be refused ----
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "any credential changes the tender",
+            false,
+            "@ep-patch",
+            |m, r| {
+                if is_publication(r) {
+                    Route::Forward
+                } else {
+                    accept_any_on(PatchTender, m, r)
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id} (publication)",
+            "any credential publishes a draft",
+            false,
+            "@state-publish",
+            |m, r| {
+                if is_publication(r) {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "any credential uploads a tender document",
+            false,
+            "@ep-doc-post",
+            |m, r| accept_any_on(DocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PUT /tenders/{id}/documents/{doc}",
+            "any credential replaces a tender document",
+            false,
+            "@ep-doc-put",
+            |m, r| accept_any_on(DocPut, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "any credential changes document metadata",
+            false,
+            "@ep-doc-patch",
+            |m, r| accept_any_on(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "any credential answers a question",
+            false,
+            "@ep-q-patch",
+            |m, r| accept_any_on(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "any credential activates a bid",
+            true,
+            "@ep-bid-patch",
+            |m, r| accept_any_on(BidPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST …/bids/{bid}/documents",
+            "any credential uploads a bid document",
+            true,
+            "@ep-biddoc-post",
+            |m, r| accept_any_on(BidDocPost, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "any credential reads a bid while tendering",
+            true,
+            "@ep-bid-get",
+            |m, r| accept_any_on(BidGet, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "any credential confirms the award",
+            true,
+            "@ep-award-patch",
+            |m, r| accept_any_on(AwardPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "any credential changes the contract",
+            true,
+            "@ep-contract-patch",
+            |m, r| accept_any_on(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "the tender token works for any broker",
+            false,
+            "@ep-patch",
+            |m, r| {
+                if r.endpoint() == PatchTender
+                    && let Some(o) = m.tenders.get(&r.tender_id())
+                    && r.token() == Some(o.token.as_str())
+                {
+                    r.set_header("authorization", o.auth.clone());
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "the tender token activates bids",
+            true,
+            "@ep-bid-patch",
+            |m, r| {
+                if r.endpoint() == BidPatch
+                    && m.tenders
+                        .get(&r.tender_id())
+                        .is_some_and(|o| r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET /tenders/{id}/bids/{bid}",
+            "one bid's token reads another bid of the tender",
+            true,
+            "@ep-bid-get",
+            |m, r| {
+                if r.endpoint() == BidGet
+                    && m.bids
+                        .values()
+                        .any(|o| o.tender == r.tender_id() && r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "POST /tenders/{id}/documents",
+            "an upload without any token is accepted",
+            false,
+            "@ep-doc-post",
+            |m, r| {
+                if r.endpoint() == DocPost && r.token().is_none() {
+                    as_rightful(m, r)
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/awards/{award}",
+            "another tender's token confirms the award",
+            true,
+            "@ep-award-patch",
+            |m, r| {
+                if r.endpoint() == AwardPatch
+                    && m.tenders
+                        .values()
+                        .any(|o| r.token() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}",
+            "a refused change is answered 403 yet stored",
+            false,
+            "@ep-patch",
+            |m, r| refused_yet_stored(PatchTender, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/questions/{q}",
+            "a refused answer is answered 403 yet stored",
+            false,
+            "@ep-q-patch",
+            |m, r| refused_yet_stored(QPatch, m, r),
+            answered_refused,
+        ),
+        mutant(
+            1,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a refused contract change is answered 403 yet stored",
+            true,
+            "@ep-contract-patch",
+            |m, r| refused_yet_stored(ContractPatch, m, r),
+            answered_refused,
+        ),
+        // ---- class 2: answers that say one thing while the store keeps another ----
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "a change is answered from a read and never stored",
+            false,
+            "@ep-patch or @conv-10",
+            |m, r| {
+                if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id} (publication)",
+            "a publication is answered but never stored",
+            false,
+            "@two-phase or @state-publish",
+            |m, r| {
+                if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "nested objects of a change are dropped, the answer shows them",
+            false,
+            "@ep-patch or @conv-10",
+            |m, r| {
+                if r.endpoint() == PatchTender && m.is_rightful(r) {
+                    let mut data = r.data();
+                    if let Some(map) = data.as_object_mut() {
+                        map.retain(|_, v| !v.is_object());
+                    }
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/documents/{doc}",
+            "document metadata answered, never stored",
+            false,
+            "@ep-doc-patch",
+            |m, r| from_read_if(DocPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PUT /tenders/{id}/documents/{doc}",
+            "a new version answered, never stored",
+            false,
+            "@ep-doc-put",
+            |m, r| {
+                if r.endpoint() == DocPut && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["dateModified"] = json!(now());
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/documents",
+            "an upload answered 201, never stored",
+            false,
+            "@ep-doc-post",
+            |m, r| {
+                if r.endpoint() == DocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/questions/{q}",
+            "an answer answered, never stored",
+            false,
+            "@ep-q-patch",
+            |m, r| from_read_if(QPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/bids/{bid}",
+            "an activation answered, never stored",
+            true,
+            "@ep-bid-patch or @bid-activate",
+            |m, r| {
+                if r.endpoint() == BidPatch && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path_and_query(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "POST …/bids/{bid}/documents",
+            "a bid document answered 201, never stored",
+            true,
+            "@ep-biddoc-post",
+            |m, r| {
+                if r.endpoint() == BidDocPost && m.is_rightful(r) {
+                    fake_document(r)
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/awards/{award}",
+            "a confirmation answered, never stored",
+            true,
+            "@ep-award-patch",
+            |m, r| {
+                if r.endpoint() == AwardPatch && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "the contract value is dropped, the answer shows it",
+            true,
+            "@ep-contract-patch",
+            |m, r| {
+                if r.endpoint() == ContractPatch && m.is_rightful(r) {
+                    let mut data = r.data();
+                    if let Some(map) = data.as_object_mut() {
+                        map.remove("value");
+                    }
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == ContractPatch && a.status == 200 {
+                    a.edit(|v| merge(&mut v["data"], &r.data()));
+                }
+            },
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract change answered, never stored",
+            true,
+            "@ep-contract-patch",
+            |m, r| from_read_if(ContractPatch, m, r),
+            untouched,
+        ),
+        mutant(
+            2,
+            "PATCH /tenders/{id}",
+            "the answer replaces nested objects the store merged",
+            false,
+            "@conv-10",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == PatchTender && a.status == 200 {
+                    let sent = r.data();
+                    a.edit(|v| {
+                        if let Some(map) = sent.as_object() {
+                            for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
+                                v["data"][k] = s.clone();
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        // ---- class 3: right on creation, wrong on later reads ----
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop the test-mode title prefixes",
+            false,
+            "@ep-rule-2",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        for key in ["title", "title_en", "title_ru"] {
+                            if let Some(t) = v["data"][key].as_str()
+                                && t.starts_with('[')
+                            {
+                                let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
+                                v["data"][key] = json!(bare);
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents/{doc}",
+            "reads show datePublished moved to the last upload",
+            false,
+            "@tender-documents",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
+                    a.edit(|v| {
+                        each_object(&mut v["data"], &mut |d| {
+                            if let (Some(_), Some(m)) =
+                                (d.get("datePublished"), d.get("dateModified").cloned())
+                            {
+                                d.insert("datePublished".into(), m);
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads show date moved to the last modification",
+            false,
+            "@two-phase or @state-publish or @conv-10 or @ep-patch",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads replace a client's item id",
+            false,
+            "@conv-9",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(items) = v["data"]["items"].as_array_mut() {
+                            for item in items {
+                                if item["id"].as_str().is_some_and(|id| id.len() != 32) {
+                                    item["id"] = json!(fresh_id());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the first tender period start after the enquiry end moved",
+            false,
+            "@res-periods",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_tendering_start.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads drop next_check once tendering",
+            true,
+            "@scheduler or @state-tendering",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "active.tendering"
+                            && let Some(d) = v["data"].as_object_mut()
+                        {
+                            d.remove("next_check");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "tender reads show the question authors",
+            false,
+            "@questions or @res-question-author",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| reveal_authors(&mut v["data"]["questions"], authors));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions",
+            "the question list shows the authors",
+            false,
+            "@questions or @res-question-author",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == QList
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    a.edit(|v| reveal_authors(&mut v["data"], authors));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads flip the value's VAT flag",
+            false,
+            "@res-value or @ep-get or @ep-create",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(b) = v["data"]["value"]["valueAddedTaxIncluded"].as_bool() {
+                            v["data"]["value"]["valueAddedTaxIncluded"] = json!(!b);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/bids/{bid}",
+            "bid reads lose the currency",
+            true,
+            "@res-value or @bids",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidGet {
+                    a.edit(|v| {
+                        if let Some(value) = v["data"]["value"].as_object_mut() {
+                            value.remove("currency");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/documents",
+            "the list shows a replaced document in its first version",
+            false,
+            "@ep-doc-list or @tender-documents",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == DocList {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"].as_array_mut() {
+                            for d in docs {
+                                let id = d["id"].as_str().unwrap_or_default();
+                                if let Some(first) = m.first_documents.get(id) {
+                                    *d = first.clone();
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads keep the dateModified of the creation",
+            false,
+            "@conv-10",
+            forward,
+            |m, r, a| {
+                if is_get_of_tender(r)
+                    && let Some(first) = m.first_modified.get(&r.tender_id())
+                {
+                    a.edit(|v| v["data"]["dateModified"] = first.clone());
+                }
+            },
+        ),
+        // ---- class 4: spec rules that advisory scenarios used to hold ----
+        mutant(
+            4,
+            "PATCH /tenders/{id}/contracts/{c}",
+            "a contract amount above the award's is accepted",
+            true,
+            "@awarding",
+            |m, r| {
+                if r.endpoint() == ContractPatch
+                    && m.is_rightful(r)
+                    && r.data()["value"]["amount"].is_number()
+                {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, read| {
+                            let above = r.data()["value"]["amount"].as_f64()
+                                > read["value"]["amount"].as_f64();
+                            if above { merged(r, read) } else { None }
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any unknown path or id",
+            "a 404 is plain text, not the error envelope",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status == 404 {
+                    a.body = "Not Found".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
+                }
+            },
+        ),
+        mutant(
+            4,
+            "any path, wrong method",
+            "a 405 is plain text, not the error envelope",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status == 405 {
+                    a.body = "Method Not Allowed".into();
+                    a.set_header("content-type", "text/plain; charset=utf-8");
+                }
+            },
+        ),
+        mutant(
+            4,
+            "GET /tenders/{id}/bids/{bid}",
+            "participationUrl shown before the auction exists",
+            true,
+            "@ep-bid-get or @res-participation",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidGet && a.status == 200 {
+                    let id = r.record_id();
+                    a.edit(|v| {
+                        if v["data"].get("participationUrl").is_none() {
+                            v["data"]["participationUrl"] = json!(format!(
+                                "http://auction.invalid/{}?key_for_bid={id}",
+                                r.tender_id()
+                            ));
+                        }
+                    });
+                }
+            },
+        ),
+        // ---- class 5: shapes, on every exchange ----
+        mutant(
+            5,
+            "every error",
+            "error descriptions are lists of strings",
+            false,
+            "@errors",
+            forward,
+            |_, _, a| {
+                if a.status >= 400 {
+                    a.edit(|v| {
+                        each_object(v, &mut |e| {
+                            if let Some(Value::String(d)) = e.get("description").cloned()
+                                && e.contains_key("location")
+                            {
+                                e.insert("description".into(), json!([d]));
+                            }
+                        })
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "PATCH/GET /tenders/{id}",
+            "guarantee without valueAddedTaxIncluded",
+            false,
+            "@res-guarantee",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    each_object(v, &mut |o| {
+                        if let Some(Value::Object(g)) = o.get_mut("guarantee") {
+                            g.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "an empty page's offset loses its microseconds",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty)
+                            && let Some(o) = v["next_page"]["offset"].as_str()
+                        {
+                            v["next_page"]["offset"] =
+                                json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders (offset past the end)",
+            "an empty page echoes the client's offset as written",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List
+                    && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset")
+                {
+                    let sent = sent.clone();
+                    a.edit(|v| {
+                        if v["data"].as_array().is_some_and(Vec::is_empty) {
+                            v["next_page"]["offset"] = json!(sent);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "questions",
+            "question timestamps lose their microseconds",
+            false,
+            "@questions",
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
+                    a.body = drop_fractions(&a.body);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "bids",
+            "bid amounts are written as integers",
+            true,
+            "@bids",
+            forward,
+            |_, r, a| {
+                if matches!(r.endpoint(), BidPost | BidGet | BidPatch) {
+                    a.edit(integer_amounts);
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST …/bids/{bid}/documents",
+            "the Location is a relative address",
+            true,
+            "@ep-biddoc-post",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocPost
+                    && let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                {
+                    *l = l
+                        .split_once("://")
+                        .and_then(|(_, rest)| rest.split_once('/'))
+                        .map(|(_, p)| format!("/{p}"))
+                        .unwrap_or_default();
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders/{id}/questions",
+            "the Location points under another collection",
+            false,
+            "@ep-q-post",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QPost
+                    && let Some((_, l)) = a
+                        .headers
+                        .iter_mut()
+                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                {
+                    *l = l.replace("/questions/", "/documents/");
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}",
+            "document ids shown in upper case",
+            false,
+            "@tender-documents",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if let Some(docs) = v["data"]["documents"].as_array_mut() {
+                            for d in docs {
+                                d["id"] =
+                                    json!(d["id"].as_str().unwrap_or_default().to_uppercase());
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "every refusal",
+            "error envelopes without status",
+            false,
+            "@errors or @refusals",
+            forward,
+            |_, _, a| {
+                if (400..500).contains(&a.status) {
+                    a.edit(|v| {
+                        if let Some(map) = v.as_object_mut() {
+                            map.remove("status");
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "tender reads (contracts)",
+            "the contract value loses its VAT flag",
+            true,
+            "@awarding",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    each_object(v, &mut |o| {
+                        if o.contains_key("contractID")
+                            && let Some(Value::Object(val)) = o.get_mut("value")
+                        {
+                            val.remove("valueAddedTaxIncluded");
+                        }
+                    })
+                })
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders",
+            "listing rows' dateModified lose their offset",
+            false,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            for row in rows {
+                                if let Some(t) = row["dateModified"].as_str()
+                                    && t.len() > 6
+                                {
+                                    row["dateModified"] = json!(t[..t.len() - 6].to_owned());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            5,
+            "GET /tenders/{id}/questions",
+            "the list's Content-Type has no charset",
+            false,
+            "@questions",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == QList {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        // ---- more, one per rule that had no mutant yet ----
+        mutant(
+            5,
+            "every 201",
+            "the Location header is missing",
+            false,
+            "@conv-5",
+            forward,
+            |_, _, a| {
+                a.headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("location"))
+            },
+        ),
+        mutant(
+            5,
+            "every response",
+            "amounts written as integers",
+            false,
+            "@conv-7",
+            forward,
+            |_, _, a| a.edit(integer_amounts),
+        ),
+        mutant(
+            5,
+            "every response",
+            "timestamps without microseconds",
+            false,
+            "@conv-6",
+            forward,
+            |_, _, a| a.body = drop_fractions(&a.body),
+        ),
+        mutant(
+            5,
+            "every response",
+            "Content-Type without charset",
+            false,
+            "@conv-3",
+            forward,
+            |_, _, a| {
+                if a.headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                {
+                    a.set_header("content-type", "application/json");
+                }
+            },
+        ),
+        mutant(
+            5,
+            "POST /tenders, POST …/bids",
+            "no access token in creation answers",
+            false,
+            "@conv-4",
+            forward,
+            |_, _, a| {
+                a.edit(|v| {
+                    if let Some(map) = v.as_object_mut() {
+                        map.remove("access");
+                    }
+                })
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}/questions/{q}",
+            "a question read shows its author",
+            false,
+            "@ep-q-get or @res-question-author",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == QGet
+                    && let Some(authors) = m.authors.get(&r.tender_id())
+                {
+                    let id = r.record_id();
+                    if let Some((_, author)) = authors.iter().find(|(q, _)| *q == id) {
+                        let author = author.clone();
+                        a.edit(|v| v["data"]["author"] = author);
+                    }
+                }
+            },
+        ),
+        mutant(
+            2,
+            "POST /tenders/{id}/bids",
+            "a batch bid is stored as a draft, answered active",
+            true,
+            "@bid-batch or @ep-bid-post",
+            |_, r| {
+                let data = r.data();
+                if r.endpoint() == BidPost && data.get("status").is_none() {
+                    let mut data = data;
+                    data["status"] = json!("draft");
+                    r.set_data(data);
+                }
+                Route::Forward
+            },
+            |_, r, a| {
+                if r.endpoint() == BidPost && r.data().get("status").is_none() && a.status == 201 {
+                    a.edit(|v| v["data"]["status"] = json!("active"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET …/bids/{bid}/documents",
+            "the bid's document list is empty",
+            true,
+            "@ep-biddoc-list",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == BidDocList && a.status == 200 {
+                    a.edit(|v| v["data"] = json!([]));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "reads name another owner",
+            false,
+            "@auth-1 or @res-tender",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| v["data"]["owner"] = json!("someone-else"));
+                }
+            },
+        ),
+        mutant(
+            3,
+            "GET /tenders/{id}",
+            "a draft read shows a next_check",
+            false,
+            "@state-draft",
+            forward,
+            |_, r, a| {
+                if is_get_of_tender(r) {
+                    a.edit(|v| {
+                        if v["data"]["status"] == "draft" {
+                            v["data"]["next_check"] = v["data"]["enquiryPeriod"]["endDate"].clone();
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            4,
+            "POST with another Content-Type",
+            "415 answered as 400",
+            false,
+            "@err-415",
+            forward,
+            |_, _, a| {
+                if a.status == 415 {
+                    a.status = 400;
+                }
+            },
+        ),
+        mutant(
+            4,
+            "PATCH /tenders/{id} (publication)",
+            "repeating a publication is refused",
+            false,
+            "@err-rule-2 or @state-publish",
+            |m, r| {
+                if is_publication(r)
+                    && m.tenders.contains_key(&r.tender_id())
+                    && !m.drafts.contains_key(&r.tender_id())
+                {
+                    Route::Answer(forbidden())
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        mutant(
+            4,
+            "any path with opt_pretty=1",
+            "opt_pretty is refused",
+            false,
+            "@conv-8",
+            |_, r| {
+                if r.query.iter().any(|(k, _)| k == "opt_pretty") {
+                    Route::Answer(Answer::json(
+                        400,
+                        json!({"status": "error", "errors": [
+                    {"location": "querystring", "name": "opt_pretty", "description": "Unknown parameter"}]}),
+                    ))
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        // ---- class 6: paging ----
+        mutant(
+            6,
+            "GET /tenders",
+            "every other tender created is missing from the pages",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            rows.retain(|row| !m.every_other(row));
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "every other tender created is listed twice in its page",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut() {
+                            let again: Vec<Value> = rows
+                                .iter()
+                                .filter(|row| m.every_other(row))
+                                .cloned()
+                                .collect();
+                            rows.extend(again);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "drafts are listed",
+            true,
+            "@listing",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == List {
+                    let drafts: Vec<Value> = m.drafts.values().cloned().collect();
+                    a.edit(|v| {
+                        if let Some(rows) = v["data"].as_array_mut()
+                            && !rows.is_empty()
+                        {
+                            rows.extend(drafts);
+                        }
+                    });
+                }
+            },
+        ),
+        mutant(
+            6,
+            "GET /tenders",
+            "next_page of a page with rows jumps past the end",
+            true,
+            "@listing",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == List {
+                    a.edit(|v| {
+                        if v["data"].as_array().is_none_or(Vec::is_empty) {
+                            return;
+                        }
+                        let far = "2999-01-01T00:00:00.000000+00:00";
+                        let path = format!(
+                            "/api/2.3/tenders?offset={}",
+                            far.replace(':', "%3A").replace('+', "%2B")
+                        );
+                        let uri = v["next_page"]["uri"]
+                            .as_str()
+                            .and_then(|u| u.split_once("/api/"))
+                            .map(|(b, _)| format!("{b}{path}"));
+                        v["next_page"]["offset"] = json!(far);
+                        v["next_page"]["path"] = json!(path);
+                        if let Some(uri) = uri {
+                            v["next_page"]["uri"] = json!(uri);
+                        }
+                    });
+                }
+            },
+        ),
+    ]
+}
+
+/// Forwards a refused write with the rightful token, so that the store takes it, and marks it
+/// for [`answered_refused`].
+fn refused_yet_stored(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && !m.is_rightful(r) {
+        as_rightful(m, r);
+    }
+    Route::Forward
+}
+
+/// Answers 403 to the writes that arrived without the rightful token.
+fn answered_refused(m: &Memory, r: &Req, a: &mut Answer) {
+    let endpoint = r.endpoint();
+    let refusable = matches!(
+        endpoint,
+        Endpoint::PatchTender | Endpoint::QPatch | Endpoint::ContractPatch
+    );
+    if refusable && !m.is_rightful(r) {
+        *a = forbidden();
+    }
+}
+
+fn from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && m.is_rightful(r) {
+        Route::FromRead {
+            read: r.path.clone(),
+            make: merged,
+        }
+    } else {
+        Route::Forward
+    }
+}

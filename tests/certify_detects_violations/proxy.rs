@@ -1,0 +1,418 @@
+//! The proxy's view of one exchange, what it remembers of the objects it saw created, and
+//! where a request goes.
+use super::*;
+
+/// A request as received, before it is forwarded.
+#[derive(Clone, Debug, Default)]
+pub struct Req {
+    pub method: String,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub body: Vec<u8>,
+}
+
+impl Req {
+    /// The path segments after `/api/2.3`.
+    pub fn segments(&self) -> Vec<&str> {
+        self.path
+            .strip_prefix("/api/2.3/")
+            .map(|p| p.split('/').filter(|s| !s.is_empty()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn endpoint(&self) -> Endpoint {
+        use Endpoint::*;
+        let s = self.segments();
+        let m = self.method.as_str();
+        match (m, s.as_slice()) {
+            ("GET", ["tenders"]) => List,
+            ("POST", ["tenders"]) => Create,
+            ("GET", ["tenders", _]) => GetTender,
+            ("PATCH", ["tenders", _]) => PatchTender,
+            ("GET", ["tenders", _, "documents"]) => DocList,
+            ("POST", ["tenders", _, "documents"]) => DocPost,
+            ("GET", ["tenders", _, "documents", _]) => DocGet,
+            ("PATCH", ["tenders", _, "documents", _]) => DocPatch,
+            ("PUT", ["tenders", _, "documents", _]) => DocPut,
+            ("GET", ["tenders", _, "questions"]) => QList,
+            ("POST", ["tenders", _, "questions"]) => QPost,
+            ("GET", ["tenders", _, "questions", _]) => QGet,
+            ("PATCH", ["tenders", _, "questions", _]) => QPatch,
+            ("POST", ["tenders", _, "bids"]) => BidPost,
+            ("GET", ["tenders", _, "bids", _]) => BidGet,
+            ("PATCH", ["tenders", _, "bids", _]) => BidPatch,
+            ("POST", ["tenders", _, "bids", _, "documents"]) => BidDocPost,
+            ("GET", ["tenders", _, "bids", _, "documents"]) => BidDocList,
+            ("PATCH", ["tenders", _, "awards", _]) => AwardPatch,
+            ("PATCH", ["tenders", _, "contracts", _]) => ContractPatch,
+            _ => Other,
+        }
+    }
+
+    pub fn tender_id(&self) -> String {
+        self.segments()
+            .get(1)
+            .map(|s| (*s).to_owned())
+            .unwrap_or_default()
+    }
+
+    /// The id of the sub-record (document, question, bid, award, contract).
+    pub fn record_id(&self) -> String {
+        self.segments()
+            .get(3)
+            .map(|s| (*s).to_owned())
+            .unwrap_or_default()
+    }
+
+    pub fn header(&self, name: &str) -> Option<Vec<u8>> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    }
+
+    pub fn set_header(&mut self, name: &str, value: Option<Vec<u8>>) {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        if let Some(v) = value {
+            self.headers.push((name.to_owned(), v));
+        }
+    }
+
+    pub fn token(&self) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == "acc_token")
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn set_token(&mut self, token: &str) {
+        self.query.retain(|(k, _)| k != "acc_token");
+        self.query.push(("acc_token".into(), token.to_owned()));
+    }
+
+    pub fn data(&self) -> Value {
+        serde_json::from_slice::<Value>(&self.body).unwrap_or_default()["data"].clone()
+    }
+
+    pub fn set_data(&mut self, data: Value) {
+        self.body = json!({ "data": data }).to_string().into_bytes();
+    }
+
+    pub fn path_and_query(&self) -> String {
+        if self.query.is_empty() {
+            return self.path.clone();
+        }
+        let mut url = reqwest::Url::parse("http://x/").expect("a base");
+        url.query_pairs_mut().extend_pairs(&self.query);
+        format!("{}?{}", self.path, url.query().unwrap_or(""))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    List,
+    Create,
+    GetTender,
+    PatchTender,
+    DocList,
+    DocPost,
+    DocGet,
+    DocPatch,
+    DocPut,
+    QList,
+    QPost,
+    QGet,
+    QPatch,
+    BidPost,
+    BidGet,
+    BidPatch,
+    BidDocPost,
+    BidDocList,
+    AwardPatch,
+    ContractPatch,
+    Other,
+}
+
+impl Endpoint {
+    /// Writes (and the bid read) that need the bid's token rather than the tender's.
+    pub fn on_bid(self) -> bool {
+        matches!(
+            self,
+            Endpoint::BidGet | Endpoint::BidPatch | Endpoint::BidDocPost | Endpoint::BidDocList
+        )
+    }
+}
+
+/// What the proxy passes back, before it is written out.
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(status: u16, body: Value) -> Answer {
+        Answer {
+            status,
+            headers: vec![(
+                "content-type".into(),
+                "application/json; charset=UTF-8".into(),
+            )],
+            body: body.to_string(),
+        }
+    }
+
+    /// Changes the JSON body in place; a body that is not JSON stays as it is.
+    pub fn edit(&mut self, f: impl FnOnce(&mut Value)) {
+        if let Ok(mut v) = serde_json::from_str::<Value>(&self.body) {
+            f(&mut v);
+            self.body = v.to_string();
+        }
+    }
+
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_owned(), value.to_owned()));
+    }
+}
+
+/// A token and the credentials of the broker that received it.
+#[derive(Clone, Debug)]
+pub struct Owned {
+    pub tender: String,
+    pub token: String,
+    pub auth: Option<Vec<u8>>,
+}
+
+/// What the proxy saw created.
+#[derive(Debug, Default)]
+pub struct Memory {
+    pub tenders: HashMap<String, Owned>,
+    pub bids: HashMap<String, Owned>,
+    /// Drafts, as listing rows, until they are published.
+    pub drafts: HashMap<String, Value>,
+    /// The tender period start each tender was created with.
+    pub first_tendering_start: HashMap<String, Value>,
+    /// The dateModified each tender was created with.
+    pub first_modified: HashMap<String, Value>,
+    /// Question authors by tender: (question id, author).
+    pub authors: HashMap<String, Vec<(String, Value)>>,
+    /// Tenders in the order they were created.
+    pub created: Vec<String>,
+    /// Tender documents as first uploaded, by id.
+    pub first_documents: HashMap<String, Value>,
+}
+
+impl Memory {
+    /// The rightful token and credentials for the object a request is sent to.
+    pub fn rightful(&self, req: &Req) -> Option<Owned> {
+        if req.endpoint().on_bid() {
+            self.bids.get(&req.record_id()).cloned()
+        } else {
+            self.tenders.get(&req.tender_id()).cloned()
+        }
+    }
+
+    /// Whether the request presents the rightful token and credentials.
+    pub fn is_rightful(&self, req: &Req) -> bool {
+        self.rightful(req).is_some_and(|o| {
+            req.token() == Some(o.token.as_str()) && req.header("authorization") == o.auth
+        })
+    }
+
+    /// Whether a listing row is one of every other tender created through the proxy: a
+    /// scenario that creates more than a page of tenders always has some.
+    pub fn every_other(&self, row: &Value) -> bool {
+        self.created
+            .iter()
+            .position(|id| row["id"] == id.as_str())
+            .is_some_and(|i| i % 2 == 1)
+    }
+
+    pub fn record(&mut self, req: &Req, answer: &Answer) {
+        let Ok(body) = serde_json::from_str::<Value>(&answer.body) else {
+            return;
+        };
+        let data = &body["data"];
+        let id = data["id"].as_str().unwrap_or_default().to_owned();
+        let owned = |tender: String| Owned {
+            tender,
+            token: body["access"]["token"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            auth: req.header("authorization"),
+        };
+        match (req.endpoint(), answer.status) {
+            (Endpoint::Create, 201) => {
+                self.tenders.insert(id.clone(), owned(id.clone()));
+                self.created.push(id.clone());
+                self.first_tendering_start
+                    .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
+                self.first_modified
+                    .insert(id.clone(), data["dateModified"].clone());
+                if data["status"] == "draft" {
+                    self.drafts.insert(
+                        id.clone(),
+                        json!({"id": id, "dateModified": data["dateModified"]}),
+                    );
+                }
+            }
+            (Endpoint::PatchTender, 200) if data["status"] != "draft" => {
+                self.drafts.remove(&req.tender_id());
+            }
+            (Endpoint::BidPost, 201) => {
+                self.bids.insert(id, owned(req.tender_id()));
+            }
+            (Endpoint::DocPost, 201) => {
+                self.first_documents.insert(id, data.clone());
+            }
+            (Endpoint::QPost, 201) => {
+                self.authors
+                    .entry(req.tender_id())
+                    .or_default()
+                    .push((id, data["author"].clone()));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where a request goes.
+pub enum Route {
+    Forward,
+    /// Answered by the proxy alone.
+    Answer(Answer),
+    /// Answered by the proxy from a read of `read` (sent with the request's credentials):
+    /// `make` turns the read object into the answer's `data`, or declines and the request
+    /// is forwarded after all.
+    FromRead {
+        read: String,
+        make: fn(&Req, Value) -> Option<Value>,
+    },
+}
+
+pub type RequestHook = fn(&Memory, &mut Req) -> Route;
+pub type ResponseHook = fn(&Memory, &Req, &mut Answer);
+
+pub struct Proxy {
+    pub upstream: String,
+    pub client: reqwest::Client,
+    pub request: RequestHook,
+    pub response: ResponseHook,
+    pub memory: Mutex<Memory>,
+}
+
+impl Proxy {
+    fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.memory
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn send(&self, req: &Req) -> Answer {
+        let method = reqwest::Method::from_bytes(req.method.as_bytes()).expect("a method");
+        let mut forward = self
+            .client
+            .request(method, format!("{}{}", self.upstream, req.path_and_query()));
+        for (name, value) in &req.headers {
+            forward = forward.header(name.as_str(), value.as_slice());
+        }
+        let upstream = forward
+            .body(req.body.clone())
+            .send()
+            .await
+            .expect("the built-in server answers");
+        Answer {
+            status: upstream.status().as_u16(),
+            headers: upstream
+                .headers()
+                .iter()
+                .filter(|(n, _)| {
+                    !matches!(
+                        n.as_str(),
+                        "content-length" | "connection" | "transfer-encoding"
+                    )
+                })
+                .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_owned()))
+                .collect(),
+            body: upstream.text().await.unwrap_or_default(),
+        }
+    }
+
+    async fn answer(&self, original: Req) -> Answer {
+        let mut req = original.clone();
+        let route = (self.request)(&self.memory(), &mut req);
+        let mut answer = match route {
+            Route::Forward => self.send(&req).await,
+            Route::Answer(answer) => answer,
+            Route::FromRead { read, make } => {
+                let mut get = req.clone();
+                get.method = "GET".into();
+                get.body.clear();
+                get.set_header("content-type", None);
+                let (path, query) = read.split_once('?').unwrap_or((&read, ""));
+                get.path = path.to_owned();
+                get.query = reqwest::Url::parse(&format!("http://x/?{query}"))
+                    .map(|u| u.query_pairs().into_owned().collect())
+                    .unwrap_or_default();
+                let read = self.send(&get).await;
+                let data = serde_json::from_str::<Value>(&read.body)
+                    .ok()
+                    .filter(|_| read.status == 200)
+                    .and_then(|v| make(&original, v["data"].clone()));
+                match data {
+                    Some(data) => Answer::json(200, json!({ "data": data })),
+                    None => self.send(&req).await,
+                }
+            }
+        };
+        self.memory().record(&original, &answer);
+        (self.response)(&self.memory(), &original, &mut answer);
+        answer
+    }
+}
+
+#[salvo::async_trait]
+impl Handler for Proxy {
+    async fn handle(&self, req: &mut Request, _: &mut Depot, res: &mut Response, _: &mut FlowCtrl) {
+        let original = Req {
+            method: req.method().as_str().to_owned(),
+            path: req.uri().path().to_owned(),
+            query: req
+                .uri()
+                .query()
+                .map(|q| {
+                    reqwest::Url::parse(&format!("http://x/?{q}"))
+                        .map(|u| u.query_pairs().into_owned().collect())
+                        .unwrap_or_default()
+                })
+                .unwrap_or_default(),
+            headers: req
+                .headers()
+                .iter()
+                .filter(|(n, _)| !matches!(n.as_str(), "host" | "content-length" | "connection"))
+                .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
+                .chain(
+                    req.headers()
+                        .get("host")
+                        .map(|h| ("x-proxy-host".to_owned(), h.as_bytes().to_vec())),
+                )
+                .collect(),
+            body: req.payload().await.map(|b| b.to_vec()).unwrap_or_default(),
+        };
+        let answer = self.answer(original).await;
+        res.status_code(StatusCode::from_u16(answer.status).expect("a status"));
+        for (name, value) in answer.headers {
+            if let (Ok(n), Ok(v)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(&value),
+            ) {
+                res.headers_mut().append(n, v);
+            }
+        }
+        let _ = res.write_body(answer.body);
+    }
+}
