@@ -9,8 +9,8 @@ use crate::world::{Actor, Payload, TenderWorld};
 /// reports the scenario as skipped, and the report lists the extension as not offered.
 pub const NOT_OFFERED: &str = "[not offered] ";
 
-/// After a write to an extension's `collection` answered 404: fails the step as "not offered"
-/// when the collection itself is unknown to the target, and lets it stand otherwise.
+/// After a request under an extension's `collection` answered 404: fails the step as "not
+/// offered" when the collection itself is unknown to the target, and lets it stand otherwise.
 pub async fn check(w: &mut TenderWorld, extension: &str, collection: &str) -> Result<(), String> {
     if w.status()? != 404 {
         return Ok(());

@@ -138,16 +138,19 @@ async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("an anonymous client reads a cancellation that does not exist")]
 async fn reads_unknown(w: &mut TenderWorld) -> Result<(), String> {
-    let path = format!("{}/{}", collection(w)?, w.fakes.hex_id(32));
+    let collection = collection(w)?;
+    let path = format!("{collection}/{}", w.fakes.hex_id(32));
     w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
-        .await
+        .await?;
+    offered::check(w, "cancellations", &collection).await
 }
 
 #[when("an anonymous client lists the cancellations")]
 async fn lists(w: &mut TenderWorld) -> Result<(), String> {
     let path = collection(w)?;
     w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
-        .await
+        .await?;
+    offered::check(w, "cancellations", &path).await
 }
 
 #[then("the cancellation is listed with its reason")]
