@@ -319,3 +319,39 @@ async fn an_extension_a_target_does_not_offer_is_reported_as_not_offered() {
         "scenarios of an extension not offered are not listed one by one: {markdown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
+    let upstream = server().await;
+    let without_claims = mutant(
+        0,
+        "/complaints",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if r.path.contains("/complaints") {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &without_claims).await;
+    let (report, _) = certify(&front.base_url, "@claims", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert_eq!(
+        report.not_offered(),
+        vec!["claims".to_owned()],
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}

@@ -283,16 +283,26 @@ async fn wrong_token(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("an anonymous client reads a claim that does not exist")]
 async fn reads_unknown(w: &mut TenderWorld) -> Result<(), String> {
-    let path = format!("{}/complaints/{}", w.tender_path()?, w.fakes.hex_id(32));
+    let collection = format!("{}/complaints", w.tender_path()?);
+    let path = format!("{collection}/{}", w.fakes.hex_id(32));
     w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
-        .await
+        .await?;
+    offered::check(w, "claims", &collection).await
 }
 
 #[when(regex = r"^an anonymous client reads the (first|last) claim$")]
 async fn reads(w: &mut TenderWorld, which: String) -> Result<(), String> {
     let (path, _) = claim(w, &which)?;
     w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
-        .await
+        .await?;
+    offered::check(w, "claims", collection_of(&path)).await
+}
+
+/// The collection a claim's address lies in.
+fn collection_of(claim: &str) -> &str {
+    claim
+        .rsplit_once('/')
+        .map_or(claim, |(collection, _)| collection)
 }
 
 async fn status_of(w: &mut TenderWorld, which: &str) -> Result<Value, String> {
@@ -354,8 +364,14 @@ async fn uploads(w: &mut TenderWorld, who: String) -> Result<(), String> {
     } else {
         (Actor::Other, claimant_token)
     };
-    let path = format!("{path}/documents?acc_token={token}");
+    let documents = format!("{path}/documents");
     let body = w.fakes.document();
-    w.send(actor, Method::POST, &path, Payload::Json(body))
-        .await
+    w.send(
+        actor,
+        Method::POST,
+        &format!("{documents}?acc_token={token}"),
+        Payload::Json(body),
+    )
+    .await?;
+    offered::check(w, "claim documents", &documents).await
 }
