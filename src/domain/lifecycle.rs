@@ -95,7 +95,7 @@ pub fn advance(
 ) -> Change {
     let mut change = Change::None;
     // Each step settles claims or moves the tender forward, so a few rounds settle it.
-    for _ in 0..16 {
+    for _ in 0..64 {
         let due = match tender.compute_next_check(now) {
             Some(due) if due <= now => due,
             _ => break,
