@@ -94,6 +94,8 @@ pub fn advance(
     quick_auction: Duration,
 ) -> Change {
     let mut change = Change::None;
+    // A move that an answered claim held back happens when the claim settled, not before.
+    let mut held_until: Option<Timestamp> = None;
     // Each step settles claims or moves the tender forward, so a few rounds settle it.
     for _ in 0..64 {
         let due = match tender.compute_next_check(now) {
@@ -102,9 +104,11 @@ pub fn advance(
         };
         if tender.claims_due().is_some_and(|c| c <= due) {
             tender.settle_answered_claims(due);
+            held_until = Some(due);
             change = Change::Public;
             continue;
         }
+        let due = held_until.map_or(due, |h| h.max(due));
         let before = tender.status;
         match tender.status {
             TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),

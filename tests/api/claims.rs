@@ -633,3 +633,49 @@ async fn change_doc(
     };
     call.broker(broker).data(document_body(name)).send().await
 }
+
+#[tokio::test]
+async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disqualified() {
+    let s = TestServer::start().await;
+    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
+    let award = str_of(&s.tender(&id).await["awards"][0]["id"]);
+    let claims = format!("{id}/awards/{award}/complaints");
+    let made = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
+    let (path, token) = (format!("{claims}/{}", made.id()), made.token());
+    let waiting = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
+    let waiting = format!("{claims}/{}", waiting.id());
+    let refused = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        &owner,
+        json!({"status": "unsuccessful"}),
+    )
+    .await;
+    assert_eq!(refused.status, 200, "{}", refused.text);
+    let stand_still_end = parse(&refused.body["data"]["complaintPeriod"]["endDate"]);
+    // Answered two days into the two-working-day stand-still, so it settles after it.
+    s.advance("P2D").await;
+    assert_eq!(s.tender(&id).await["status"], "active.awarded");
+    let answered = answer(&s, &path, &owner, "declined").await;
+    assert_eq!(answered.status, 200, "{}", answered.text);
+    let settles = parse(&answered.body["data"]["dateAnswered"]) + time::Duration::days(3);
+    assert!(
+        settles > stand_still_end,
+        "the claim outlasts the stand-still"
+    );
+    let t = s.tender(&id).await;
+    assert_eq!(
+        (t["status"].clone(), parse(&t["next_check"])),
+        (json!("active.awarded"), settles),
+        "only the claim is due: it holds the tender open"
+    );
+    let unhappy = change(&s, &path, "broker1", &token, json!({"satisfied": false})).await;
+    assert_eq!(unhappy.status, 200, "{}", unhappy.text);
+    s.past(t["next_check"].as_str().unwrap_or_default()).await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "unsuccessful");
+    assert_eq!(parse(&t["date"]), settles, "it ends when the claim settled");
+    assert_eq!(read(&s, &path).await["status"], "declined");
+    assert_eq!(read(&s, &waiting).await["status"], "ignored");
+}
