@@ -91,7 +91,17 @@ impl ComplaintStatus {
     }
 
     pub fn as_str(self) -> &'static str {
-        STATUSES[self as usize]
+        match self {
+            ComplaintStatus::Draft => "draft",
+            ComplaintStatus::Claim => "claim",
+            ComplaintStatus::Answered => "answered",
+            ComplaintStatus::Pending => "pending",
+            ComplaintStatus::Invalid => "invalid",
+            ComplaintStatus::Resolved => "resolved",
+            ComplaintStatus::Declined => "declined",
+            ComplaintStatus::Cancelled => "cancelled",
+            ComplaintStatus::Ignored => "ignored",
+        }
     }
 
     /// Statuses that stop a contract being signed and the tender ending.
