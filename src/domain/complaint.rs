@@ -685,4 +685,26 @@ mod tests {
             ComplaintStatus::Ignored
         );
     }
+
+    #[test]
+    fn a_tender_claims_author_shows_on_its_own_after_tendering_and_in_the_tender_after_the_auction()
+    {
+        use crate::domain::views;
+        let (mut t, cx, now) = setup();
+        let id = claim(&mut t, &cx, now, "claim");
+        let shown = |t: &Tender| {
+            let c = t.complaint(&Target::Tender, &id).expect("kept");
+            let alone = serde_json::to_value(views::complaint(c, t.status)).expect("json");
+            let inside = serde_json::to_value(views::tender(t)).expect("json");
+            (
+                alone.get("author").is_some(),
+                inside["complaints"][0].get("author").is_some(),
+            )
+        };
+        assert_eq!(shown(&t), (false, false));
+        t.status = TenderStatus::ActiveAuction;
+        assert_eq!(shown(&t), (true, false));
+        t.status = TenderStatus::ActiveQualification;
+        assert_eq!(shown(&t), (true, true));
+    }
 }
