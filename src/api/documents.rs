@@ -1,13 +1,16 @@
-//! Documents of tenders, bids and contracts: `…/documents[/{document_id}]`.
+//! Documents of tenders, bids, awards, contracts, cancellations and claims:
+//! `…/documents[/{document_id}]`.
 //!
-//! Tender and contract documents belong to the tender owner; bid documents to the bid's
-//! owner, and while bids are confidential only that owner may read them.
+//! Bid documents belong to the bid's owner, and while bids are confidential only that owner
+//! may read them; a claim's documents are written by the claimant or the tender owner, each
+//! in its turn; every other holder's documents belong to the tender owner.
 
 use super::auth::{Broker, presented_token};
 use super::error::ApiError;
-use super::{App, app, body, guard, param, reply};
+use super::{App, app, body, complaints, guard, param, reply};
 use crate::domain::Refusal;
-use crate::domain::attachments::Holder;
+use crate::domain::attachments::{Holder, Stamp};
+use crate::domain::complaint::{Actor, Target};
 use crate::domain::document::UrlStyle;
 use crate::domain::tender::Tender;
 use salvo::http::StatusCode;
@@ -16,10 +19,20 @@ use salvo::prelude::*;
 use serde_json::Value as Json;
 
 fn holder(req: &Request) -> Holder {
-    if let Some(bid) = req.param::<String>("bid_id") {
+    if let Some(complaint) = req.param::<String>("complaint_id") {
+        let target = match req.param::<String>("award_id") {
+            Some(award) => Target::Award(award),
+            None => Target::Tender,
+        };
+        Holder::Complaint(target, complaint)
+    } else if let Some(bid) = req.param::<String>("bid_id") {
         Holder::Bid(bid)
+    } else if let Some(award) = req.param::<String>("award_id") {
+        Holder::Award(award)
     } else if let Some(contract) = req.param::<String>("contract_id") {
         Holder::Contract(contract)
+    } else if let Some(cancellation) = req.param::<String>("cancellation_id") {
+        Holder::Cancellation(cancellation)
     } else {
         Holder::Tender
     }
@@ -31,7 +44,13 @@ fn collection(app: &App, req: &Request, tender_id: &str, holder: &Holder) -> Str
     match holder {
         Holder::Tender => format!("{root}/documents"),
         Holder::Bid(id) => format!("{root}/bids/{id}/documents"),
+        Holder::Award(id) => format!("{root}/awards/{id}/documents"),
         Holder::Contract(id) => format!("{root}/contracts/{id}/documents"),
+        Holder::Cancellation(id) => format!("{root}/cancellations/{id}/documents"),
+        Holder::Complaint(Target::Tender, id) => format!("{root}/complaints/{id}/documents"),
+        Holder::Complaint(Target::Award(award), id) => {
+            format!("{root}/awards/{award}/complaints/{id}/documents")
+        }
     }
 }
 
@@ -39,7 +58,21 @@ fn collection(app: &App, req: &Request, tender_id: &str, holder: &Holder) -> Str
 fn may_write(t: &Tender, holder: &Holder, broker: Option<&Broker>, token: Option<&str>) -> bool {
     match holder {
         Holder::Bid(id) => guard::bidder(t, id, broker, token),
+        Holder::Complaint(..) => writer(t, holder, broker, token).is_some(),
         _ => guard::owner(t, broker, token),
+    }
+}
+
+/// The party writing a claim's documents; none for other holders.
+fn writer(
+    t: &Tender,
+    holder: &Holder,
+    broker: Option<&Broker>,
+    token: Option<&str>,
+) -> Option<Actor> {
+    match holder {
+        Holder::Complaint(target, id) => complaints::actor(t, target, id, broker, token),
+        _ => None,
     }
 }
 
@@ -140,11 +173,19 @@ async fn writable(
     app: &App,
     holder: &Holder,
     document_id: Option<&str>,
-) -> Result<(String, body::Body), ApiError> {
+) -> Result<(String, body::Body, Option<Actor>), ApiError> {
     let tender_id = param(req, "tender_id");
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| may_write(t, holder, b, tok);
     let body = guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
-    Ok((tender_id, body))
+    let (broker, token) = (
+        app.brokers.identify(req),
+        presented_token(req, body.token()),
+    );
+    let by = app
+        .store
+        .read(&tender_id, |t| writer(t, holder, broker, token.as_deref()))
+        .flatten();
+    Ok((tender_id, body, by))
 }
 
 fn style<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> UrlStyle<'a> {
@@ -162,7 +203,7 @@ pub async fn upload(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let holder = holder(req);
-    let (tender_id, body) = writable(req, &app, &holder, None).await?;
+    let (tender_id, body, by) = writable(req, &app, &holder, None).await?;
     let data = body.data()?;
     let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
     let new_id = std::cell::OnceCell::new();
@@ -170,7 +211,7 @@ pub async fn upload(
         &tender_id,
         now,
         |t| {
-            let (id, change) = t.attach(&holder, data, &cx, now, &style)?;
+            let (id, change) = t.attach(&holder, data, &cx, Stamp { now, by }, &style)?;
             let _ = new_id.set(id);
             Ok(change)
         },
@@ -193,13 +234,13 @@ pub async fn replace(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, body) = writable(req, &app, &holder, Some(&id)).await?;
+    let (tender_id, body, by) = writable(req, &app, &holder, Some(&id)).await?;
     let data = body.data()?;
     let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
     let view = app.store.update(
         &tender_id,
         now,
-        |t| t.replace_document(&holder, &id, data, &cx, now, &style),
+        |t| t.replace_document(&holder, &id, data, &cx, Stamp { now, by }, &style),
         |t| {
             t.document(&holder, &id)
                 .map(|d| serde_json::to_value(d).unwrap_or_default())
@@ -217,13 +258,13 @@ pub async fn describe(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, body) = writable(req, &app, &holder, Some(&id)).await?;
+    let (tender_id, body, by) = writable(req, &app, &holder, Some(&id)).await?;
     let data = body.data()?;
     let (cx, now) = (app.cx(), app.now());
     let view = app.store.update(
         &tender_id,
         now,
-        |t| t.describe_document(&holder, &id, data, &cx, now),
+        |t| t.describe_document(&holder, &id, data, &cx, Stamp { now, by }),
         |t| {
             t.document(&holder, &id)
                 .map(|d| serde_json::to_value(d).unwrap_or_default())

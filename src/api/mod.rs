@@ -6,7 +6,9 @@ pub mod auth;
 mod awards;
 mod bids;
 pub mod body;
+mod cancellations;
 mod clock;
+mod complaints;
 mod documents;
 pub mod error;
 mod guard;
@@ -128,7 +130,8 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     );
 }
 
-/// `documents` and `documents/{document_id}`, the same under a tender, a bid or a contract.
+/// `documents` and `documents/{document_id}`, the same under a tender, a bid, an award, a
+/// contract, a cancellation or a claim.
 fn documents() -> Router {
     let one = Router::with_path("{document_id}")
         .get(documents::show)
@@ -137,6 +140,18 @@ fn documents() -> Router {
     Router::with_path("documents")
         .get(documents::list)
         .post(documents::upload)
+        .push(one)
+}
+
+/// `complaints` and `complaints/{complaint_id}`, the same under a tender or an award.
+fn complaints() -> Router {
+    let one = Router::with_path("{complaint_id}")
+        .get(complaints::show)
+        .patch(complaints::change)
+        .push(documents());
+    Router::with_path("complaints")
+        .get(complaints::list)
+        .post(complaints::file)
         .push(one)
 }
 
@@ -162,7 +177,9 @@ pub fn router(testing: bool) -> Router {
     let awards = Router::with_path("awards").get(awards::list).push(
         Router::with_path("{award_id}")
             .get(awards::show)
-            .patch(awards::decide),
+            .patch(awards::decide)
+            .push(documents())
+            .push(complaints()),
     );
     let contract = Router::with_path("{contract_id}")
         .get(awards::contract)
@@ -171,6 +188,15 @@ pub fn router(testing: bool) -> Router {
     let contracts = Router::with_path("contracts")
         .get(awards::contracts)
         .push(contract);
+    let cancellations = Router::with_path("cancellations")
+        .get(cancellations::list)
+        .post(cancellations::add)
+        .push(
+            Router::with_path("{cancellation_id}")
+                .get(cancellations::show)
+                .patch(cancellations::change)
+                .push(documents()),
+        );
     let tender = Router::with_path("{tender_id}")
         .get(tenders::show)
         .patch(tenders::change)
@@ -178,7 +204,9 @@ pub fn router(testing: bool) -> Router {
         .push(questions)
         .push(bids)
         .push(awards)
-        .push(contracts);
+        .push(contracts)
+        .push(cancellations)
+        .push(complaints());
     let tenders = Router::with_path("tenders")
         .get(listing::list)
         .head(listing::list)

@@ -1,7 +1,10 @@
-//! Documents attached to a tender, a bid or a contract: who may attach them and when.
+//! Documents attached to a tender, a bid, an award, a contract or a cancellation: who may
+//! attach them and when. One mechanism for all of them: versions, dates and addresses come
+//! from [`DocumentRecord`]; only the windows differ.
 
 use super::Change;
 use super::Refusal;
+use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
 use super::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
 use super::parse::{Cx, FromJson};
@@ -14,7 +17,31 @@ use serde_json::Value as Json;
 pub enum Holder {
     Tender,
     Bid(String),
+    Award(String),
     Contract(String),
+    Cancellation(String),
+    /// A claim on the tender or on an award.
+    Complaint(Target, String),
+}
+
+impl Holder {
+    /// The role recorded as `author` of what the holder's writer uploads: award documents
+    /// name it (upstream's `tender_owner`), a claim's documents name the party that wrote
+    /// them (`by`); the other holders record none.
+    fn author(&self, by: Option<Actor>) -> Option<&'static str> {
+        match self {
+            Holder::Award(_) => Some("tender_owner"),
+            Holder::Complaint(..) => by.map(Actor::role),
+            _ => None,
+        }
+    }
+}
+
+/// When a document is written, and by which party of a claim (none for other holders).
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    pub now: Timestamp,
+    pub by: Option<Actor>,
 }
 
 /// Upload (POST), new version (PUT) or metadata change (PATCH).
@@ -29,7 +56,10 @@ impl Tender {
         match holder {
             Holder::Tender => Ok(&self.documents),
             Holder::Bid(id) => Ok(&self.bid(id)?.documents),
+            Holder::Award(id) => Ok(&self.award(id)?.documents),
             Holder::Contract(id) => Ok(&self.contract(id)?.documents),
+            Holder::Cancellation(id) => Ok(&self.cancellation(id)?.documents),
+            Holder::Complaint(target, id) => Ok(&self.complaint(target, id)?.documents),
         }
     }
 
@@ -37,14 +67,25 @@ impl Tender {
         match holder {
             Holder::Tender => Ok(&mut self.documents),
             Holder::Bid(id) => Ok(&mut self.bid_mut(id)?.documents),
-            Holder::Contract(id) => {
-                let contract = self
-                    .contracts
-                    .iter_mut()
-                    .find(|c| &c.id == id)
-                    .ok_or(Refusal::NotFound("contract_id"))?;
-                Ok(&mut contract.documents)
-            }
+            Holder::Award(id) => self
+                .awards
+                .iter_mut()
+                .find(|a| &a.id == id)
+                .map(|a| &mut a.documents)
+                .ok_or(Refusal::NotFound("award_id")),
+            Holder::Contract(id) => self
+                .contracts
+                .iter_mut()
+                .find(|c| &c.id == id)
+                .map(|c| &mut c.documents)
+                .ok_or(Refusal::NotFound("contract_id")),
+            Holder::Cancellation(id) => self
+                .cancellations
+                .iter_mut()
+                .find(|c| &c.id == id)
+                .map(|c| &mut c.documents)
+                .ok_or(Refusal::NotFound("cancellation_id")),
+            Holder::Complaint(target, id) => Ok(&mut self.complaint_mut(target, id)?.documents),
         }
     }
 
@@ -55,23 +96,54 @@ impl Tender {
             .ok_or(Refusal::NotFound("document_id"))
     }
 
-    /// Whether documents of `holder` may be added or changed now.
+    /// Whether documents of `holder` may be added or changed now, by `by` where the holder
+    /// is a claim.
     pub fn document_window(
         &self,
         holder: &Holder,
         action: Action,
         now: Timestamp,
+        by: Option<Actor>,
     ) -> Result<(), Refusal> {
         let verb = match action {
             Action::Add => "add",
             Action::Update => "update",
         };
-        match holder {
-            Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
-            Holder::Tender => Err(Refusal::phase(format!(
+        let refused = || {
+            Err(Refusal::phase(format!(
                 "Can't {verb} document in current ({}) tender status",
                 self.status
-            ))),
+            )))
+        };
+        match holder {
+            Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
+            Holder::Tender => refused(),
+            // The decision protocol: any award, but only while qualification is open.
+            Holder::Award(_) if self.status == TenderStatus::ActiveQualification => Ok(()),
+            Holder::Award(_) => refused(),
+            Holder::Cancellation(_) if !self.status.is_terminal() => Ok(()),
+            Holder::Cancellation(_) => refused(),
+            Holder::Complaint(target, id) => {
+                if !Tender::claim_statuses(target, false).contains(&self.status) {
+                    return refused();
+                }
+                let status = self.complaint(target, id)?.status;
+                let allowed = match by {
+                    Some(Actor::Complainant) => {
+                        matches!(status, ComplaintStatus::Draft | ComplaintStatus::Answered)
+                    }
+                    Some(Actor::TenderOwner) => status == ComplaintStatus::Claim,
+                    None => false,
+                };
+                if allowed {
+                    Ok(())
+                } else {
+                    Err(Refusal::phase(format!(
+                        "Can't {verb} document in current ({}) complaint status",
+                        status.as_str()
+                    )))
+                }
+            }
             Holder::Bid(id) => self.bid_document_window(
                 id,
                 now,
@@ -86,10 +158,7 @@ impl Tender {
                     self.status,
                     TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded
                 ) {
-                    return Err(Refusal::phase(format!(
-                        "Can't {verb} document in current ({}) tender status",
-                        self.status
-                    )));
+                    return refused();
                 }
                 match self.contract(id)?.status {
                     ContractStatus::Pending | ContractStatus::Active => Ok(()),
@@ -99,6 +168,24 @@ impl Tender {
                 }
             }
         }
+    }
+
+    /// A claim's document is changed only by the party that uploaded it.
+    fn document_author_check(
+        &self,
+        holder: &Holder,
+        id: &str,
+        by: Option<Actor>,
+    ) -> Result<(), Refusal> {
+        let doc = self.document(holder, id)?;
+        if matches!(holder, Holder::Complaint(..)) && doc.current.author != holder.author(by) {
+            return Err(Refusal::Forbidden {
+                location: "url",
+                name: "role",
+                description: "Can update document only author".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Bid activity during tendering stays out of the public feed.
@@ -115,14 +202,14 @@ impl Tender {
         holder: &Holder,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
         style: &UrlStyle<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
         check_related(&input, &self.item_ids())?;
         self.documents_of(holder)?;
-        self.document_window(holder, Action::Add, now)?;
-        let record = DocumentRecord::upload(input, now, style);
+        self.document_window(holder, Action::Add, now, by)?;
+        let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
         let id = record.id().to_string();
         let change = self.document_change(holder);
         self.documents_of_mut(holder)?.push(record);
@@ -136,11 +223,11 @@ impl Tender {
         id: &str,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
         style: &UrlStyle<'_>,
     ) -> Result<Change, Refusal> {
-        self.document(holder, id)?;
-        self.document_window(holder, Action::Update, now)?;
+        self.document_author_check(holder, id, by)?;
+        self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
         let record = self
             .documents_of_mut(holder)?
@@ -158,10 +245,10 @@ impl Tender {
         id: &str,
         data: &Json,
         cx: &Cx,
-        now: Timestamp,
+        Stamp { now, by }: Stamp,
     ) -> Result<Change, Refusal> {
-        self.document(holder, id)?;
-        self.document_window(holder, Action::Update, now)?;
+        self.document_author_check(holder, id, by)?;
+        self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
         let item_ids: Vec<String> = self.item_ids().iter().map(|s| s.to_string()).collect();
         let record = self

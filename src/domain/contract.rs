@@ -135,18 +135,19 @@ impl Tender {
         let stand_still_end = award.complaint_period.end_date;
         let mut next = contract.clone();
         if let Some(v) = value {
-            if v.currency
-                .as_ref()
-                .is_some_and(|c| *c != next.value.currency)
-            {
-                return Err(Refusal::phase("Can't update currency for contract value"));
-            }
+            // Upstream checks the VAT flag before the currency.
             if v.value_added_tax_included
                 .is_some_and(|vat| vat != next.value.value_added_tax_included)
             {
                 return Err(Refusal::phase(
                     "Can't update valueAddedTaxIncluded for contract value",
                 ));
+            }
+            if v.currency
+                .as_ref()
+                .is_some_and(|c| *c != next.value.currency)
+            {
+                return Err(Refusal::phase("Can't update currency for contract value"));
             }
             if v.amount > award.value.amount {
                 return Err(Refusal::phase(format!(
@@ -190,6 +191,11 @@ impl Tender {
                         "Can't sign contract before stand-still period end ({end})"
                     )));
                 }
+                if self.has_blocking_complaints() {
+                    return Err(Refusal::phase(
+                        "Can't sign contract before reviewing all complaints",
+                    ));
+                }
                 next.status = ContractStatus::Active;
                 next.date = now;
                 next.date_signed = next.date_signed.or(Some(now));
@@ -215,6 +221,7 @@ impl Tender {
             if let Some(period) = &mut self.award_period {
                 period.end_date = period.end_date.or(Some(now));
             }
+            self.ignore_claims();
         }
         Ok(Change::Public)
     }

@@ -29,8 +29,21 @@ pub fn quick(tender: &Tender) -> bool {
 }
 
 impl Tender {
-    /// The next moment a transition by date is due, or none.
+    /// The next moment a transition by date is due, or none: the tender's own, or an
+    /// answered claim's at the end of its stand-still.
     pub fn compute_next_check(&self, now: Timestamp) -> Option<Timestamp> {
+        let own = self.status_due(now);
+        if self.status.is_terminal() || self.status == TenderStatus::Draft {
+            return own;
+        }
+        match (own, self.claims_due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The next moment the tender's status is due to move.
+    fn status_due(&self, now: Timestamp) -> Option<Timestamp> {
         let period = &self.terms;
         match self.status {
             TenderStatus::ActiveEnquiries => period
@@ -50,7 +63,8 @@ impl Tender {
                     .awards
                     .last()
                     .is_some_and(|a| a.status == AwardStatus::Unsuccessful);
-                if last_unsuccessful {
+                // An answered claim holds the tender open until it is settled.
+                if last_unsuccessful && !self.has_blocking_complaints() {
                     self.awards
                         .iter()
                         .filter_map(|a| a.complaint_period.end_date)
@@ -80,12 +94,21 @@ pub fn advance(
     quick_auction: Duration,
 ) -> Change {
     let mut change = Change::None;
-    // Each step moves the tender forward or stops, so a few rounds always settle it.
-    for _ in 0..8 {
+    // A move that an answered claim held back happens when the claim settled, not before.
+    let mut held_until: Option<Timestamp> = None;
+    // Each step settles claims or moves the tender forward, so a few rounds settle it.
+    for _ in 0..64 {
         let due = match tender.compute_next_check(now) {
             Some(due) if due <= now => due,
             _ => break,
         };
+        if tender.claims_due().is_some_and(|c| c <= due) {
+            tender.settle_answered_claims(due);
+            held_until = Some(due);
+            change = Change::Public;
+            continue;
+        }
+        let due = held_until.map_or(due, |h| h.max(due));
         let before = tender.status;
         match tender.status {
             TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),
@@ -98,6 +121,7 @@ pub fn advance(
             TenderStatus::ActiveAwarded => {
                 tender.status = TenderStatus::Unsuccessful;
                 tender.date = due;
+                tender.ignore_claims();
             }
             _ => break,
         }
@@ -135,6 +159,7 @@ fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
         0 => {
             tender.status = TenderStatus::Unsuccessful;
             tender.auction_period = Default::default();
+            tender.ignore_claims();
         }
         1 => {
             tender.auction_period = Default::default();

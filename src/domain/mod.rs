@@ -4,6 +4,8 @@ pub mod attachments;
 pub mod auction;
 pub mod award;
 pub mod bid;
+pub mod cancellation;
+pub mod complaint;
 pub mod contract;
 pub mod document;
 pub mod ids;

@@ -2,6 +2,8 @@
 
 use super::award::Award;
 use super::bid::Bid;
+use super::cancellation::Cancellation;
+use super::complaint::Complaint;
 use super::contract::Contract;
 use super::document::DocumentRecord;
 use super::ids::TokenHash;
@@ -297,10 +299,15 @@ pub struct Tender {
     /// Shown only from qualification on, by the views.
     #[serde(skip)]
     pub bids: Vec<Bid>,
+    /// Claims on the tender itself, shown by the views with or without their authors.
+    #[serde(skip)]
+    pub complaints: Vec<Complaint>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub awards: Vec<Award>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub contracts: Vec<Contract>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cancellations: Vec<Cancellation>,
     pub owner: String,
     pub date: Timestamp,
     pub date_modified: Timestamp,
@@ -314,7 +321,7 @@ pub struct Tender {
 }
 
 /// Names the client may send in a tender but never set (dropped without a word).
-const READ_ONLY: [&str; 18] = [
+const READ_ONLY: [&str; 20] = [
     "id",
     "tenderID",
     "owner",
@@ -333,6 +340,8 @@ const READ_ONLY: [&str; 18] = [
     "numberOfBids",
     "awards",
     "contracts",
+    "cancellations",
+    "complaints",
 ];
 /// The names of [`TenderTerms`] as the client sends them.
 const TERM_NAMES: [&str; 15] = [
@@ -457,6 +466,8 @@ impl Tender {
             bids: Vec::new(),
             awards: Vec::new(),
             contracts: Vec::new(),
+            cancellations: Vec::new(),
+            complaints: Vec::new(),
             owner,
             date: now,
             date_modified: now,

@@ -4,6 +4,7 @@
 //! are hidden; from qualification on both are public.
 
 use super::bid::Bid;
+use super::complaint::Complaint;
 use super::organization::Organization;
 use super::question::Question;
 use super::tender::{Tender, TenderStatus};
@@ -35,6 +36,63 @@ pub fn asked(q: &Question) -> QuestionView<'_> {
     }
 }
 
+/// A claim; its author only where the reader may see it.
+#[derive(Serialize)]
+pub struct ComplaintView<'a> {
+    #[serde(flatten)]
+    complaint: &'a Complaint,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a Organization>,
+}
+
+/// A claim with its author, or without while the tender is in `hidden_in` statuses.
+fn complaint_in<'a>(
+    c: &'a Complaint,
+    status: TenderStatus,
+    hidden_in: &[TenderStatus],
+) -> ComplaintView<'a> {
+    ComplaintView {
+        complaint: c,
+        author: (!hidden_in.contains(&status)).then_some(&c.author),
+    }
+}
+
+/// A claim as its own resource shows it: tender claims hide their author while the
+/// tender is open for claims.
+pub fn complaint(c: &Complaint, status: TenderStatus) -> ComplaintView<'_> {
+    complaint_in(
+        c,
+        status,
+        &[TenderStatus::ActiveEnquiries, TenderStatus::ActiveTendering],
+    )
+}
+
+/// A claim with its author: award claims, and the claimant's own creation response.
+pub fn complaint_with_author(c: &Complaint) -> ComplaintView<'_> {
+    complaint_in(c, TenderStatus::Complete, &[])
+}
+
+/// Tender claims inside the tender hide their author until the auction is over.
+fn tender_complaint(c: &Complaint, status: TenderStatus) -> ComplaintView<'_> {
+    complaint_in(
+        c,
+        status,
+        &[
+            TenderStatus::ActiveEnquiries,
+            TenderStatus::ActiveTendering,
+            TenderStatus::ActiveAuction,
+        ],
+    )
+}
+
+/// Serializes an award's claims with their authors.
+pub fn complaints_with_authors<S: serde::Serializer>(
+    complaints: &[Complaint],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(complaints.iter().map(complaint_with_author))
+}
+
 /// The tender as anyone reads it.
 #[derive(Serialize)]
 pub struct TenderView<'a> {
@@ -42,6 +100,8 @@ pub struct TenderView<'a> {
     tender: &'a Tender,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     questions: Vec<QuestionView<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    complaints: Vec<ComplaintView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bids: Option<&'a [Bid]>,
     #[serde(rename = "numberOfBids", skip_serializing_if = "Option::is_none")]
@@ -53,7 +113,12 @@ pub fn tender(t: &Tender) -> TenderView<'_> {
     TenderView {
         tender: t,
         questions: t.questions.iter().map(|q| question(q, t.status)).collect(),
-        bids: public.then_some(t.bids.as_slice()),
+        complaints: t
+            .complaints
+            .iter()
+            .map(|c| tender_complaint(c, t.status))
+            .collect(),
+        bids: (public && !t.bids.is_empty()).then_some(t.bids.as_slice()),
         number_of_bids: public.then_some(t.bids.len()),
     }
 }
@@ -117,10 +182,17 @@ pub fn field(t: &Tender, name: &str) -> Option<Json> {
                 .map(|q| question(q, t.status))
                 .collect::<Vec<_>>(),
         ),
-        "bids" => public.then(|| json(&t.bids)).flatten(),
+        "complaints" => listed(
+            &t.complaints
+                .iter()
+                .map(|c| tender_complaint(c, t.status))
+                .collect::<Vec<_>>(),
+        ),
+        "bids" => public.then(|| listed(&t.bids)).flatten(),
         "numberOfBids" => public.then(|| json(t.bids.len())).flatten(),
         "awards" => listed(&t.awards),
         "contracts" => listed(&t.contracts),
+        "cancellations" => listed(&t.cancellations),
         "owner" => json(&t.owner),
         "date" => json(t.date),
         "dateModified" => json(t.date_modified),

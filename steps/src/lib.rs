@@ -8,6 +8,7 @@ pub mod bodies;
 pub mod checks;
 pub mod exchange;
 pub mod facts;
+pub mod offered;
 pub mod outcome;
 pub mod readback;
 pub mod report;

@@ -2,6 +2,7 @@
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
+    offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
     target::ClockMode,
@@ -105,6 +106,20 @@ impl RunReport {
         }
     }
 
+    /// Extensions the target does not offer at all (a 404 on their collection), each named
+    /// once; their scenarios are skipped, not failed.
+    pub fn not_offered(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scenarios
+            .iter()
+            .filter_map(|s| s.skip_reason.as_deref().and_then(offered::extension))
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// For one rule: the `@spec` scenarios tagged with it, the global checks that guard it,
     /// and whether it held in this run.
     pub fn rule_result(&self, tag: &str) -> (usize, usize, &'static str) {
@@ -157,10 +172,14 @@ impl RunReport {
                 );
             }
         }
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(out, "  not offered: {}", not_offered.join(", "));
+        }
         for s in self
             .scenarios
             .iter()
-            .filter(|s| s.verdict != Verdict::Passed)
+            .filter(|s| s.verdict != Verdict::Passed && !is_not_offered(s))
         {
             let what = match s.verdict {
                 Verdict::Failed => "FAILED ",
@@ -369,10 +388,22 @@ impl RunReport {
             }
         }
 
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(md, "## Extensions not offered\n");
+            let _ = writeln!(
+                md,
+                "The target answers 404 on the collections of these extensions beyond the spec; their scenarios were not run.\n"
+            );
+            for name in &not_offered {
+                let _ = writeln!(md, "- {name}");
+            }
+            let _ = writeln!(md);
+        }
         let skipped: Vec<&ScenarioOutcome> = self
             .scenarios
             .iter()
-            .filter(|s| s.verdict == Verdict::Skipped)
+            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
             .collect();
         let _ = writeln!(md, "## Skipped ({})\n", skipped.len());
         if skipped.is_empty() {
@@ -392,6 +423,13 @@ impl RunReport {
         }
         md
     }
+}
+
+fn is_not_offered(s: &ScenarioOutcome) -> bool {
+    s.skip_reason
+        .as_deref()
+        .and_then(offered::extension)
+        .is_some()
 }
 
 fn class_tag(class: Class) -> &'static str {

@@ -3,11 +3,14 @@
 
 mod auth;
 mod bids;
+mod cancellations;
+mod claims;
 mod common;
 mod conventions;
 mod documents;
 mod lifecycle;
 mod listing;
 mod malformed;
+mod qualification;
 mod questions;
 mod tenders;

@@ -258,3 +258,100 @@ async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_bu
         "a skipped @spec scenario is not certified"
     );
 }
+
+/// Whether `path` lies under an extension the proxy pretends not to offer: cancellations and
+/// award documents.
+fn hidden_extension(path: &str) -> bool {
+    let award_documents = path
+        .split("/awards/")
+        .nth(1)
+        .is_some_and(|rest| rest.contains("/documents"));
+    path.contains("/cancellations") || award_documents
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_a_target_does_not_offer_is_reported_as_not_offered() {
+    let upstream = server().await;
+    let without_extensions = mutant(
+        0,
+        "/cancellations, /awards/{id}/documents",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if hidden_extension(&r.path) {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &without_extensions).await;
+    let (report, markdown) =
+        certify(&front.base_url, "@cancellations or @qualification", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert_eq!(
+        report.not_offered(),
+        vec!["award documents".to_owned(), "cancellations".to_owned()],
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    let skipped = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict == Verdict::Skipped)
+        .count();
+    assert!(
+        skipped > 0 && report.counts().passed > 0,
+        "{}",
+        report.terminal_summary()
+    );
+    assert!(markdown.contains("## Extensions not offered"), "{markdown}");
+    assert!(
+        !markdown.contains("Cancelling while tendering deletes the bids"),
+        "scenarios of an extension not offered are not listed one by one: {markdown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
+    let upstream = server().await;
+    let without_claims = mutant(
+        0,
+        "/complaints",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if r.path.contains("/complaints") {
+                Route::Answer(Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+                ))
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &without_claims).await;
+    let (report, _) = certify(&front.base_url, "@claims", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert_eq!(
+        report.not_offered(),
+        vec!["claims".to_owned()],
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}

@@ -3,10 +3,13 @@
 
 mod awards;
 mod bids;
+mod cancellations;
+mod claims;
 mod common;
 mod documents;
 mod listing;
 mod periods;
+mod qualification;
 mod questions;
 mod refusals;
 mod rereads;

@@ -1,0 +1,681 @@
+//! Claims on the tender and on awards: filed, answered, settled by the claimant or by the
+//! stand-still, cancelled; an answered claim stops the contract, an unanswered one is
+//! ignored once the tender completes.
+
+use crate::common::*;
+use crate::qualification::{as_owner, qualifying};
+use serde_json::{Value, json};
+
+fn str_of(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn parse(v: &Value) -> time::OffsetDateTime {
+    time::OffsetDateTime::parse(
+        v.as_str().unwrap_or_default(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .expect("timestamp")
+}
+
+const RESOLUTION: &str = "Умови тендеру буде змінено найближчим часом";
+
+fn claim_body(status: Option<&str>) -> Value {
+    let mut body = json!({
+        "title": "Недискримінаційні умови",
+        "description": "Вимагаємо змінити умови",
+        "author": organization(),
+    });
+    if let Some(s) = status {
+        body["status"] = json!(s);
+    }
+    body
+}
+
+/// Files a claim on `path` (`{tender}/complaints` or `{tender}/awards/{award}/complaints`)
+/// as `broker2`, with `token` where one is needed.
+async fn file(s: &TestServer, path: &str, token: Option<&str>, data: Value) -> Reply {
+    let url = match token {
+        Some(t) => format!("/api/2.3/tenders/{path}?acc_token={t}"),
+        None => format!("/api/2.3/tenders/{path}"),
+    };
+    let broker = if token.is_some() {
+        "broker1"
+    } else {
+        "broker2"
+    };
+    s.post(&url).broker(broker).data(data).send().await
+}
+
+/// A change of a claim with `token`, as the broker that holds it.
+async fn change(s: &TestServer, path: &str, broker: &str, token: &str, data: Value) -> Reply {
+    s.patch(&format!("/api/2.3/tenders/{path}?acc_token={token}"))
+        .broker(broker)
+        .data(data)
+        .send()
+        .await
+}
+
+async fn read(s: &TestServer, path: &str) -> Value {
+    let r = s.get(&format!("/api/2.3/tenders/{path}")).send().await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["data"].clone()
+}
+
+/// A tender claim submitted at once; returns (claim path, claimant token).
+async fn submitted(s: &TestServer, id: &str) -> (String, String) {
+    let r = file(
+        s,
+        &format!("{id}/complaints"),
+        None,
+        claim_body(Some("claim")),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    (format!("{id}/complaints/{}", r.id()), r.token())
+}
+
+async fn answer(s: &TestServer, path: &str, owner: &str, kind: &str) -> Reply {
+    change(
+        s,
+        path,
+        "broker",
+        owner,
+        json!({"status": "answered", "resolutionType": kind, "resolution": RESOLUTION}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let cid = made.id();
+    assert_eq!(
+        made.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{id}/complaints/{cid}", s.base).as_str())
+    );
+    let token = made.token();
+    let shown = &made.body["data"];
+    assert_eq!(
+        (&shown["status"], &shown["type"]),
+        (&json!("draft"), &json!("claim"))
+    );
+    assert_eq!(shown["author"]["name"], organization()["name"]);
+    assert!(str_of(&shown["complaintID"]).ends_with(".1"));
+    let path = format!("{id}/complaints/{cid}");
+    let read_back = read(&s, &path).await;
+    assert!(
+        read_back.get("author").is_none(),
+        "hidden while enquiries run"
+    );
+    assert!(s.tender(&id).await["complaints"][0].get("author").is_none());
+
+    let edited = change(
+        &s,
+        &path,
+        "broker2",
+        &token,
+        json!({"title": "Нові умови", "status": "claim", "id": cid}),
+    )
+    .await;
+    assert_eq!(edited.status, 200, "{}", edited.text);
+    assert_eq!(
+        (
+            &edited.body["data"]["status"],
+            &edited.body["data"]["title"]
+        ),
+        (&json!("claim"), &json!("Нові умови"))
+    );
+    assert!(edited.body["data"]["dateSubmitted"].is_string());
+
+    let short = change(
+        &s,
+        &path,
+        "broker",
+        &owner,
+        json!({"status": "answered", "resolutionType": "resolved", "resolution": "коротко"}),
+    )
+    .await;
+    assert_eq!(
+        (short.status, short.error()),
+        (
+            403,
+            (
+                "body".into(),
+                "data".into(),
+                json!("Can't update complaint: resolution too short")
+            )
+        )
+    );
+    let untyped = change(
+        &s,
+        &path,
+        "broker",
+        &owner,
+        json!({"status": "answered", "resolution": RESOLUTION}),
+    )
+    .await;
+    assert_eq!(
+        (untyped.status, untyped.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "resolutionType".into(),
+                json!("This field is required.")
+            )
+        )
+    );
+    let answered = change(
+        &s,
+        &path,
+        "broker",
+        &owner,
+        json!({"status": "answered", "resolutionType": "resolved", "resolution": RESOLUTION, "tendererAction": "Змінено"}),
+    )
+    .await;
+    assert_eq!(answered.status, 200, "{}", answered.text);
+    let a = &answered.body["data"];
+    assert_eq!(a["status"], "answered");
+    assert!(a["dateAnswered"].is_string() && a["tendererActionDate"].is_string());
+
+    let resolved = change(
+        &s,
+        &path,
+        "broker2",
+        &token,
+        json!({"status": "resolved", "satisfied": true}),
+    )
+    .await;
+    assert_eq!(resolved.status, 200, "{}", resolved.text);
+    assert_eq!(
+        (
+            &resolved.body["data"]["status"],
+            &resolved.body["data"]["satisfied"]
+        ),
+        (&json!("resolved"), &json!(true))
+    );
+    let late = change(
+        &s,
+        &path,
+        "broker2",
+        &token,
+        json!({"status": "cancelled", "cancellationReason": "запізно"}),
+    )
+    .await;
+    assert_eq!(
+        (late.status, late.error().2),
+        (
+            403,
+            json!("Can't update complaint in current (resolved) status")
+        )
+    );
+    assert_eq!(read(&s, &path).await["status"], "resolved");
+}
+
+#[tokio::test]
+async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let (path, token) = submitted(&s, &id).await;
+    let before = read(&s, &path).await;
+
+    let by_claimant = change(&s, &path, "broker2", &token, json!({"title": "x"})).await;
+    assert_eq!(
+        (by_claimant.status, by_claimant.error()),
+        (403, ("url".into(), "role".into(), json!("Forbidden")))
+    );
+    let wrong = change(&s, &path, "broker2", "0123", json!({"status": "cancelled"})).await;
+    assert_eq!(
+        (wrong.status, wrong.error()),
+        (403, ("url".into(), "permission".into(), json!("Forbidden")))
+    );
+    let other_broker = change(&s, &path, "broker1", &token, json!({"title": "x"})).await;
+    assert_eq!(other_broker.error().1, "permission");
+    let unknown = change(
+        &s,
+        &format!("{id}/complaints/{}", "0".repeat(32)),
+        "broker2",
+        &token,
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (unknown.status, unknown.error()),
+        (
+            404,
+            ("url".into(), "complaint_id".into(), json!("Not Found"))
+        )
+    );
+    let no_reason = change(&s, &path, "broker2", &token, json!({"status": "cancelled"})).await;
+    assert_eq!(
+        (no_reason.status, no_reason.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "cancellationReason".into(),
+                json!("This field is required.")
+            )
+        )
+    );
+    let missing = file(&s, &format!("{id}/complaints"), None, json!({"title": "t"})).await;
+    assert_eq!(
+        (missing.status, missing.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "author".into(),
+                json!("This field is required.")
+            )
+        )
+    );
+    let mut lot = claim_body(None);
+    lot["relatedLot"] = json!("0".repeat(32));
+    let lot = file(&s, &format!("{id}/complaints"), None, lot).await;
+    assert_eq!(
+        (lot.status, lot.error().2),
+        (422, json!("relatedLot should be one of lots"))
+    );
+    assert_eq!(read(&s, &path).await, before, "nothing changed");
+    assert_eq!(
+        read(&s, &format!("{id}/complaints")).await,
+        json!([before]),
+        "no claim was added"
+    );
+
+    // The owner may not touch a draft; in `answered` the owner has nothing more to do.
+    let draft = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    let draft_path = format!("{id}/complaints/{}", draft.id());
+    let r = change(
+        &s,
+        &draft_path,
+        "broker",
+        &owner,
+        json!({"status": "cancelled", "cancellationReason": "r"}),
+    )
+    .await;
+    assert_eq!(r.error(), ("url".into(), "role".into(), json!("Forbidden")));
+    assert_eq!(answer(&s, &path, &owner, "invalid").await.status, 200);
+    let again = answer(&s, &path, &owner, "declined").await;
+    assert_eq!(again.error().1, "role");
+    let unsure = change(&s, &path, "broker2", &token, json!({"status": "resolved"})).await;
+    assert_eq!(
+        (unsure.status, unsure.error().2),
+        (403, json!("Can't update complaint"))
+    );
+}
+
+#[tokio::test]
+async fn a_claim_is_cancelled_from_draft_from_claim_and_from_answered() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let draft = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    let paths = [
+        (format!("{id}/complaints/{}", draft.id()), draft.token()),
+        submitted(&s, &id).await,
+        submitted(&s, &id).await,
+    ];
+    assert_eq!(
+        answer(&s, &paths[2].0, &owner, "resolved").await.status,
+        200
+    );
+    for (path, token) in &paths {
+        let r = change(
+            &s,
+            path,
+            "broker2",
+            token,
+            json!({"status": "cancelled", "cancellationReason": "Умови змінено"}),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let c = &r.body["data"];
+        assert_eq!(
+            (&c["status"], &c["cancellationReason"]),
+            (&json!("cancelled"), &json!("Умови змінено"))
+        );
+        assert_eq!(c["dateCanceled"], c["date"]);
+    }
+    let ids: Vec<Value> = s.tender(&id).await["complaints"]
+        .as_array()
+        .map(|cs| cs.iter().map(|c| c["complaintID"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(ids.len(), 3);
+}
+
+#[tokio::test]
+async fn an_answer_left_alone_takes_effect_after_the_stand_still() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let (path, _) = submitted(&s, &id).await;
+    let answered = answer(&s, &path, &owner, "invalid").await;
+    let due = parse(&answered.body["data"]["dateAnswered"]) + time::Duration::days(3);
+    let t = s.until_status(&id, "active.tendering").await;
+    assert_eq!(
+        parse(&t["next_check"]),
+        due,
+        "the stand-still end is announced"
+    );
+    assert_eq!(read(&s, &path).await["status"], "answered");
+    s.past(t["next_check"].as_str().unwrap_or_default()).await;
+    let c = read(&s, &path).await;
+    assert_eq!(c["status"], "invalid");
+    assert_eq!(parse(&c["date"]), due, "dated when the stand-still ended");
+}
+
+#[tokio::test]
+async fn with_the_sandbox_accelerator_an_answer_takes_effect_after_three_minutes() {
+    let s = TestServer::start().await;
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+    body["mode"] = json!("test");
+    let (id, owner, _) = s.create(body).await;
+    let (path, token) = submitted(&s, &id).await;
+    assert_eq!(answer(&s, &path, &owner, "declined").await.status, 200);
+    let unhappy = change(&s, &path, "broker2", &token, json!({"satisfied": false})).await;
+    assert_eq!(unhappy.status, 200, "{}", unhappy.text);
+    assert_eq!(
+        (
+            &unhappy.body["data"]["status"],
+            &unhappy.body["data"]["satisfied"]
+        ),
+        (&json!("answered"), &json!(false))
+    );
+    s.advance("PT2M59S").await;
+    assert_eq!(read(&s, &path).await["status"], "answered");
+    s.advance("PT2S").await;
+    assert_eq!(read(&s, &path).await["status"], "declined");
+}
+
+#[tokio::test]
+async fn claims_on_the_tender_close_with_tendering() {
+    let s = TestServer::start().await;
+    let (id, _, _) = qualifying(&s, &[400.0]).await;
+    let late = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    assert_eq!(
+        (late.status, late.error()),
+        (
+            403,
+            (
+                "body".into(),
+                "data".into(),
+                json!("Can't add complaint in current (active.qualification) tender status")
+            )
+        )
+    );
+    assert!(s.tender(&id).await.get("complaints").is_none());
+}
+
+#[tokio::test]
+async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswered_one_is_ignored()
+{
+    let s = TestServer::start().await;
+    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
+    let t = s.tender(&id).await;
+    let award = str_of(&t["awards"][0]["id"]);
+    let claims = format!("{id}/awards/{award}/complaints");
+    let bid_token = &bids[0].1;
+
+    let anonymous = file(&s, &claims, None, claim_body(Some("claim"))).await;
+    assert_eq!(
+        (anonymous.status, anonymous.error().1),
+        (403, "permission".into())
+    );
+    let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    assert_eq!(
+        made.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{claims}/{}", s.base, made.id()).as_str())
+    );
+    let answered_path = format!("{claims}/{}", made.id());
+    let answered_token = made.token();
+    let ignored = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
+    let ignored_path = format!("{claims}/{}", ignored.id());
+    assert!(str_of(&ignored.body["data"]["complaintID"]).ends_with(".2"));
+
+    let approved = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        &owner,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    let stand_still_end = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
+    s.past(&stand_still_end).await;
+    let late = file(&s, &claims, Some(bid_token), claim_body(None)).await;
+    assert_eq!(
+        (late.status, late.error().2),
+        (403, json!("Can add complaint only in complaintPeriod"))
+    );
+    assert_eq!(
+        answer(&s, &answered_path, &owner, "resolved").await.status,
+        200
+    );
+    let shown = read(&s, &answered_path).await;
+    assert_eq!(shown["author"]["name"], organization()["name"]);
+    let protocol = change_doc(
+        &s,
+        "POST",
+        &format!("{answered_path}/documents"),
+        "broker",
+        &owner,
+        "Answer.pdf",
+    )
+    .await;
+    assert_eq!(
+        protocol.error().2,
+        json!("Can't add document in current (answered) complaint status"),
+        "the owner writes only while the claim waits for the answer"
+    );
+    let evidence = change_doc(
+        &s,
+        "POST",
+        &format!("{answered_path}/documents"),
+        "broker1",
+        &answered_token,
+        "Evidence.pdf",
+    )
+    .await;
+    assert_eq!(evidence.status, 201, "{}", evidence.text);
+
+    let contract = format!(
+        "{id}/contracts/{}",
+        str_of(&s.tender(&id).await["contracts"][0]["id"])
+    );
+    let sign = || as_owner(&s, "PATCH", &contract, &owner, json!({"status": "active"}));
+    let refused = sign().await;
+    assert_eq!(
+        (refused.status, refused.error().2),
+        (
+            403,
+            json!("Can't sign contract before reviewing all complaints")
+        )
+    );
+    assert_eq!(s.tender(&id).await["contracts"][0]["status"], "pending");
+    let settled = change(
+        &s,
+        &answered_path,
+        "broker1",
+        &answered_token,
+        json!({"status": "resolved", "satisfied": true}),
+    )
+    .await;
+    assert_eq!(settled.status, 200, "{}", settled.text);
+    assert_eq!(read(&s, &ignored_path).await["status"], "claim");
+    let signed = sign().await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "complete");
+    let ignored = read(&s, &ignored_path).await;
+    assert_eq!(ignored["status"], "ignored");
+    assert_eq!(t["awards"][0]["complaints"][1]["status"], "ignored");
+    assert_eq!(t["awards"][0]["complaints"][0]["status"], "resolved");
+}
+
+#[tokio::test]
+async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion() {
+    let s = TestServer::start().await;
+    let (id, owner) = s.tendering().await;
+    let (path, _) = submitted(&s, &id).await;
+    s.bid(&id, 400.0).await;
+    let t = s.until_status(&id, "active.qualification").await;
+    assert_eq!(
+        t["complaints"][0]["author"]["name"],
+        organization()["name"],
+        "the author shows once tendering is over"
+    );
+    let award = str_of(&t["awards"][0]["id"]);
+    let approved = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        &owner,
+        json!({"status": "active"}),
+    )
+    .await;
+    s.past(&str_of(
+        &approved.body["data"]["complaintPeriod"]["endDate"],
+    ))
+    .await;
+    let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
+    let signed = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/contracts/{contract}"),
+        &owner,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    assert_eq!(read(&s, &path).await["status"], "ignored");
+}
+
+#[tokio::test]
+async fn claim_documents_are_written_by_each_party_in_its_turn() {
+    let s = TestServer::start().await;
+    let (id, owner, _) = s.published().await;
+    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    let (path, token) = (format!("{id}/complaints/{}", made.id()), made.token());
+    let docs = format!("{path}/documents");
+    let by_claimant = change_doc(&s, "POST", &docs, "broker2", &token, "Claim.pdf").await;
+    assert_eq!(by_claimant.status, 201, "{}", by_claimant.text);
+    assert_eq!(by_claimant.body["data"]["author"], "complaint_owner");
+    assert_eq!(
+        by_claimant.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{docs}/{}", s.base, by_claimant.id()).as_str())
+    );
+    let early = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
+    assert_eq!(
+        (early.status, early.error().2),
+        (
+            403,
+            json!("Can't add document in current (draft) complaint status")
+        )
+    );
+    let submitted = change(&s, &path, "broker2", &token, json!({"status": "claim"})).await;
+    assert_eq!(submitted.status, 200, "{}", submitted.text);
+    let by_owner = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
+    assert_eq!(by_owner.status, 201, "{}", by_owner.text);
+    assert_eq!(by_owner.body["data"]["author"], "tender_owner");
+    let not_yours = change_doc(
+        &s,
+        "PUT",
+        &format!("{docs}/{}", by_owner.id()),
+        "broker2",
+        &token,
+        "Mine.pdf",
+    )
+    .await;
+    assert_eq!(
+        (not_yours.status, not_yours.error()),
+        (
+            403,
+            (
+                "url".into(),
+                "role".into(),
+                json!("Can update document only author")
+            )
+        )
+    );
+    let waiting = change_doc(&s, "POST", &docs, "broker2", &token, "More.pdf").await;
+    assert_eq!(
+        waiting.error().2,
+        json!("Can't add document in current (claim) complaint status")
+    );
+    let listed = read(&s, &docs).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        read(&s, &path).await["documents"].as_array().map(Vec::len),
+        Some(2)
+    );
+}
+
+async fn change_doc(
+    s: &TestServer,
+    method: &str,
+    path: &str,
+    broker: &str,
+    token: &str,
+    name: &str,
+) -> Reply {
+    let url = format!("/api/2.3/tenders/{path}?acc_token={token}");
+    let call = if method == "PUT" {
+        s.put(&url)
+    } else {
+        s.post(&url)
+    };
+    call.broker(broker).data(document_body(name)).send().await
+}
+
+#[tokio::test]
+async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disqualified() {
+    let s = TestServer::start().await;
+    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
+    let award = str_of(&s.tender(&id).await["awards"][0]["id"]);
+    let claims = format!("{id}/awards/{award}/complaints");
+    let made = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
+    let (path, token) = (format!("{claims}/{}", made.id()), made.token());
+    let waiting = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
+    let waiting = format!("{claims}/{}", waiting.id());
+    let refused = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        &owner,
+        json!({"status": "unsuccessful"}),
+    )
+    .await;
+    assert_eq!(refused.status, 200, "{}", refused.text);
+    let stand_still_end = parse(&refused.body["data"]["complaintPeriod"]["endDate"]);
+    // Answered two days into the two-working-day stand-still, so it settles after it.
+    s.advance("P2D").await;
+    assert_eq!(s.tender(&id).await["status"], "active.awarded");
+    let answered = answer(&s, &path, &owner, "declined").await;
+    assert_eq!(answered.status, 200, "{}", answered.text);
+    let settles = parse(&answered.body["data"]["dateAnswered"]) + time::Duration::days(3);
+    assert!(
+        settles > stand_still_end,
+        "the claim outlasts the stand-still"
+    );
+    let t = s.tender(&id).await;
+    assert_eq!(
+        (t["status"].clone(), parse(&t["next_check"])),
+        (json!("active.awarded"), settles),
+        "only the claim is due: it holds the tender open"
+    );
+    let unhappy = change(&s, &path, "broker1", &token, json!({"satisfied": false})).await;
+    assert_eq!(unhappy.status, 200, "{}", unhappy.text);
+    s.past(t["next_check"].as_str().unwrap_or_default()).await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "unsuccessful");
+    assert_eq!(parse(&t["date"]), settles, "it ends when the claim settled");
+    assert_eq!(read(&s, &path).await["status"], "declined");
+    assert_eq!(read(&s, &waiting).await["status"], "ignored");
+}
