@@ -6,6 +6,7 @@ mod bids;
 mod common;
 mod conventions;
 mod documents;
+mod faults;
 mod lifecycle;
 mod listing;
 mod malformed;
