@@ -4,6 +4,7 @@ use super::error::ApiError;
 use super::{App, app, guard, param, reply};
 use crate::domain::Refusal;
 use crate::domain::tender::Tender;
+use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -90,13 +91,30 @@ pub async fn decide(
     )
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let mut fresh = None;
     let view = app.store.update(
         &tender_id,
         now,
-        |t| t.decide_award(&id, data, &cx, now),
+        |t| {
+            let known = t.awards.len();
+            let change = t.decide_award(&id, data, &cx, now)?;
+            fresh = t
+                .awards
+                .get(known..)
+                .and_then(|new| new.last())
+                .map(|a| a.id.clone());
+            Ok(change)
+        },
         |t| t.award(&id).map(to_json),
     )??;
     reply::ok(req, res, view);
+    // A decision that awarded a bid anew points at the fresh award, as upstream did.
+    if let Some(fresh) = fresh {
+        let location = format!("{}/tenders/{tender_id}/awards/{fresh}", app.api_root(req));
+        if let Ok(value) = HeaderValue::from_str(&location) {
+            res.headers_mut().insert(LOCATION, value);
+        }
+    }
     Ok(())
 }
 

@@ -1,7 +1,8 @@
-//! Documents of tenders, bids and contracts: `…/documents[/{document_id}]`.
+//! Documents of tenders, bids, awards, contracts and cancellations:
+//! `…/documents[/{document_id}]`.
 //!
-//! Tender and contract documents belong to the tender owner; bid documents to the bid's
-//! owner, and while bids are confidential only that owner may read them.
+//! Bid documents belong to the bid's owner, and while bids are confidential only that owner
+//! may read them; every other holder's documents belong to the tender owner.
 
 use super::auth::{Broker, presented_token};
 use super::error::ApiError;
@@ -18,8 +19,12 @@ use serde_json::Value as Json;
 fn holder(req: &Request) -> Holder {
     if let Some(bid) = req.param::<String>("bid_id") {
         Holder::Bid(bid)
+    } else if let Some(award) = req.param::<String>("award_id") {
+        Holder::Award(award)
     } else if let Some(contract) = req.param::<String>("contract_id") {
         Holder::Contract(contract)
+    } else if let Some(cancellation) = req.param::<String>("cancellation_id") {
+        Holder::Cancellation(cancellation)
     } else {
         Holder::Tender
     }
@@ -31,7 +36,9 @@ fn collection(app: &App, req: &Request, tender_id: &str, holder: &Holder) -> Str
     match holder {
         Holder::Tender => format!("{root}/documents"),
         Holder::Bid(id) => format!("{root}/bids/{id}/documents"),
+        Holder::Award(id) => format!("{root}/awards/{id}/documents"),
         Holder::Contract(id) => format!("{root}/contracts/{id}/documents"),
+        Holder::Cancellation(id) => format!("{root}/cancellations/{id}/documents"),
     }
 }
 

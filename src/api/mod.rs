@@ -6,6 +6,7 @@ pub mod auth;
 mod awards;
 mod bids;
 pub mod body;
+mod cancellations;
 mod clock;
 mod documents;
 pub mod error;
@@ -136,7 +137,8 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     }
 }
 
-/// `documents` and `documents/{document_id}`, the same under a tender, a bid or a contract.
+/// `documents` and `documents/{document_id}`, the same under a tender, a bid, an award, a
+/// contract or a cancellation.
 fn documents() -> Router {
     let one = Router::with_path("{document_id}")
         .get(documents::show)
@@ -170,7 +172,8 @@ pub fn router(testing: bool) -> Router {
     let awards = Router::with_path("awards").get(awards::list).push(
         Router::with_path("{award_id}")
             .get(awards::show)
-            .patch(awards::decide),
+            .patch(awards::decide)
+            .push(documents()),
     );
     let contract = Router::with_path("{contract_id}")
         .get(awards::contract)
@@ -179,6 +182,15 @@ pub fn router(testing: bool) -> Router {
     let contracts = Router::with_path("contracts")
         .get(awards::contracts)
         .push(contract);
+    let cancellations = Router::with_path("cancellations")
+        .get(cancellations::list)
+        .post(cancellations::add)
+        .push(
+            Router::with_path("{cancellation_id}")
+                .get(cancellations::show)
+                .patch(cancellations::change)
+                .push(documents()),
+        );
     let tender = Router::with_path("{tender_id}")
         .get(tenders::show)
         .patch(tenders::change)
@@ -186,7 +198,8 @@ pub fn router(testing: bool) -> Router {
         .push(questions)
         .push(bids)
         .push(awards)
-        .push(contracts);
+        .push(contracts)
+        .push(cancellations);
     let tenders = Router::with_path("tenders")
         .get(listing::list)
         .head(listing::list)

@@ -1,4 +1,6 @@
-//! Documents attached to a tender, a bid or a contract: who may attach them and when.
+//! Documents attached to a tender, a bid, an award, a contract or a cancellation: who may
+//! attach them and when. One mechanism for all of them: versions, dates and addresses come
+//! from [`DocumentRecord`]; only the windows differ.
 
 use super::Change;
 use super::Refusal;
@@ -14,7 +16,20 @@ use serde_json::Value as Json;
 pub enum Holder {
     Tender,
     Bid(String),
+    Award(String),
     Contract(String),
+    Cancellation(String),
+}
+
+impl Holder {
+    /// The role recorded as `author` of what the holder's writer uploads: award documents
+    /// name it (upstream's `tender_owner`); the other holders record none.
+    fn author(&self) -> Option<&'static str> {
+        match self {
+            Holder::Award(_) => Some("tender_owner"),
+            _ => None,
+        }
+    }
 }
 
 /// Upload (POST), new version (PUT) or metadata change (PATCH).
@@ -29,7 +44,9 @@ impl Tender {
         match holder {
             Holder::Tender => Ok(&self.documents),
             Holder::Bid(id) => Ok(&self.bid(id)?.documents),
+            Holder::Award(id) => Ok(&self.award(id)?.documents),
             Holder::Contract(id) => Ok(&self.contract(id)?.documents),
+            Holder::Cancellation(id) => Ok(&self.cancellation(id)?.documents),
         }
     }
 
@@ -37,14 +54,24 @@ impl Tender {
         match holder {
             Holder::Tender => Ok(&mut self.documents),
             Holder::Bid(id) => Ok(&mut self.bid_mut(id)?.documents),
-            Holder::Contract(id) => {
-                let contract = self
-                    .contracts
-                    .iter_mut()
-                    .find(|c| &c.id == id)
-                    .ok_or(Refusal::NotFound("contract_id"))?;
-                Ok(&mut contract.documents)
-            }
+            Holder::Award(id) => self
+                .awards
+                .iter_mut()
+                .find(|a| &a.id == id)
+                .map(|a| &mut a.documents)
+                .ok_or(Refusal::NotFound("award_id")),
+            Holder::Contract(id) => self
+                .contracts
+                .iter_mut()
+                .find(|c| &c.id == id)
+                .map(|c| &mut c.documents)
+                .ok_or(Refusal::NotFound("contract_id")),
+            Holder::Cancellation(id) => self
+                .cancellations
+                .iter_mut()
+                .find(|c| &c.id == id)
+                .map(|c| &mut c.documents)
+                .ok_or(Refusal::NotFound("cancellation_id")),
         }
     }
 
@@ -66,12 +93,20 @@ impl Tender {
             Action::Add => "add",
             Action::Update => "update",
         };
-        match holder {
-            Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
-            Holder::Tender => Err(Refusal::phase(format!(
+        let refused = || {
+            Err(Refusal::phase(format!(
                 "Can't {verb} document in current ({}) tender status",
                 self.status
-            ))),
+            )))
+        };
+        match holder {
+            Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
+            Holder::Tender => refused(),
+            // The decision protocol: any award, but only while qualification is open.
+            Holder::Award(_) if self.status == TenderStatus::ActiveQualification => Ok(()),
+            Holder::Award(_) => refused(),
+            Holder::Cancellation(_) if !self.status.is_terminal() => Ok(()),
+            Holder::Cancellation(_) => refused(),
             Holder::Bid(id) => self.bid_document_window(
                 id,
                 now,
@@ -86,10 +121,7 @@ impl Tender {
                     self.status,
                     TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded
                 ) {
-                    return Err(Refusal::phase(format!(
-                        "Can't {verb} document in current ({}) tender status",
-                        self.status
-                    )));
+                    return refused();
                 }
                 match self.contract(id)?.status {
                     ContractStatus::Pending | ContractStatus::Active => Ok(()),
@@ -122,7 +154,7 @@ impl Tender {
         check_related(&input, &self.item_ids())?;
         self.documents_of(holder)?;
         self.document_window(holder, Action::Add, now)?;
-        let record = DocumentRecord::upload(input, now, style);
+        let record = DocumentRecord::upload(input, now, style).by(holder.author());
         let id = record.id().to_string();
         let change = self.document_change(holder);
         self.documents_of_mut(holder)?.push(record);

@@ -1,6 +1,7 @@
 //! Awards: the owner's decision on the best remaining bid.
 
 use super::contract::{Contract, ContractStatus};
+use super::document::DocumentRecord;
 use super::ids;
 use super::lifecycle;
 use super::money::{Money, Period};
@@ -51,6 +52,9 @@ pub struct Award {
     pub value: Money,
     pub suppliers: Vec<Organization>,
     pub complaint_period: Period,
+    /// The qualification decision protocol and other documents of the decision.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
 }
 
 impl Award {
@@ -73,6 +77,7 @@ impl Award {
                 start_date: Some(now),
                 end_date: None,
             },
+            documents: Vec::new(),
         }
     }
 }
@@ -87,7 +92,8 @@ impl Tender {
 
     /// The owner's decision on an award: `pending` → `active` (a contract is prepared),
     /// `pending` → `unsuccessful` (the next bid is awarded), `active` → `cancelled` (its
-    /// contract is cancelled and the bid is awarded anew, pending).
+    /// contract is cancelled and the bid is awarded anew, pending). `title` and
+    /// `description` may change in any status.
     pub fn decide_award(
         &mut self,
         id: &str,
@@ -131,6 +137,7 @@ impl Tender {
         let award = &self.awards[index];
         let from = award.status;
         let to = match status.as_deref() {
+            Some("pending") => AwardStatus::Pending,
             Some("active") => AwardStatus::Active,
             Some("unsuccessful") => AwardStatus::Unsuccessful,
             Some("cancelled") => AwardStatus::Cancelled,
@@ -162,7 +169,8 @@ impl Tender {
                 let award = &mut self.awards[index];
                 award.status = AwardStatus::Cancelled;
                 award.date = now;
-                award.complaint_period.end_date = Some(now);
+                let end = award.complaint_period.end_date.map_or(now, |e| e.min(now));
+                award.complaint_period.end_date = Some(end);
                 let award_id = award.id.clone();
                 for contract in self.contracts.iter_mut().filter(|c| c.award_id == award_id) {
                     contract.status = ContractStatus::Cancelled;

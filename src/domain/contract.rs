@@ -135,18 +135,19 @@ impl Tender {
         let stand_still_end = award.complaint_period.end_date;
         let mut next = contract.clone();
         if let Some(v) = value {
-            if v.currency
-                .as_ref()
-                .is_some_and(|c| *c != next.value.currency)
-            {
-                return Err(Refusal::phase("Can't update currency for contract value"));
-            }
+            // Upstream checks the VAT flag before the currency.
             if v.value_added_tax_included
                 .is_some_and(|vat| vat != next.value.value_added_tax_included)
             {
                 return Err(Refusal::phase(
                     "Can't update valueAddedTaxIncluded for contract value",
                 ));
+            }
+            if v.currency
+                .as_ref()
+                .is_some_and(|c| *c != next.value.currency)
+            {
+                return Err(Refusal::phase("Can't update currency for contract value"));
             }
             if v.amount > award.value.amount {
                 return Err(Refusal::phase(format!(

@@ -1,4 +1,4 @@
-//! Documents of a tender, a bid or a contract, with their versions.
+//! Documents of a tender, a bid, an award, a contract or a cancellation, with their versions.
 //!
 //! The client uploads the file to an external store and registers it here by URL. The stored
 //! address is never shown as sent: tender documents show it signed with the server's key, bid
@@ -221,6 +221,9 @@ pub struct Document {
     pub hash: String,
     pub date_published: Timestamp,
     pub date_modified: Timestamp,
+    /// The role that uploaded it, where the holder records one (award documents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<&'static str>,
     #[serde(skip)]
     pub source_url: String,
     #[serde(skip)]
@@ -290,6 +293,7 @@ impl Document {
             hash,
             date_published: published,
             date_modified: now,
+            author: None,
             source_url,
             key,
         }
@@ -337,6 +341,12 @@ impl DocumentRecord {
         &self.current.id
     }
 
+    /// Records the uploader's role on the document.
+    pub fn by(mut self, author: Option<&'static str>) -> DocumentRecord {
+        self.current.author = author;
+        self
+    }
+
     /// A new version from a PUT: the file and title come from the request, other metadata
     /// carries over unless sent; `id` and `datePublished` are kept.
     pub fn replace(
@@ -354,13 +364,14 @@ impl DocumentRecord {
         }
         merge(&mut merged, body);
         let input = DocumentInput::from_json(&merged, cx)?;
-        let next = Document::build(
+        let mut next = Document::build(
             self.current.id.clone(),
             input,
             self.current.date_published,
             now,
             style,
         );
+        next.author = self.current.author;
         self.previous
             .push(std::mem::replace(&mut self.current, next));
         Ok(())

@@ -4,6 +4,7 @@ pub mod attachments;
 pub mod auction;
 pub mod award;
 pub mod bid;
+pub mod cancellation;
 pub mod contract;
 pub mod document;
 pub mod ids;

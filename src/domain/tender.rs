@@ -2,6 +2,7 @@
 
 use super::award::Award;
 use super::bid::Bid;
+use super::cancellation::Cancellation;
 use super::contract::Contract;
 use super::document::DocumentRecord;
 use super::ids::TokenHash;
@@ -301,6 +302,8 @@ pub struct Tender {
     pub awards: Vec<Award>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub contracts: Vec<Contract>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cancellations: Vec<Cancellation>,
     pub owner: String,
     pub date: Timestamp,
     pub date_modified: Timestamp,
@@ -314,7 +317,7 @@ pub struct Tender {
 }
 
 /// Names the client may send in a tender but never set (dropped without a word).
-const READ_ONLY: [&str; 18] = [
+const READ_ONLY: [&str; 19] = [
     "id",
     "tenderID",
     "owner",
@@ -333,6 +336,7 @@ const READ_ONLY: [&str; 18] = [
     "numberOfBids",
     "awards",
     "contracts",
+    "cancellations",
 ];
 /// The names of [`TenderTerms`] as the client sends them.
 const TERM_NAMES: [&str; 15] = [
@@ -457,6 +461,7 @@ impl Tender {
             bids: Vec::new(),
             awards: Vec::new(),
             contracts: Vec::new(),
+            cancellations: Vec::new(),
             owner,
             date: now,
             date_modified: now,

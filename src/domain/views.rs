@@ -53,7 +53,7 @@ pub fn tender(t: &Tender) -> TenderView<'_> {
     TenderView {
         tender: t,
         questions: t.questions.iter().map(|q| question(q, t.status)).collect(),
-        bids: public.then_some(t.bids.as_slice()),
+        bids: (public && !t.bids.is_empty()).then_some(t.bids.as_slice()),
         number_of_bids: public.then_some(t.bids.len()),
     }
 }
@@ -117,10 +117,11 @@ pub fn field(t: &Tender, name: &str) -> Option<Json> {
                 .map(|q| question(q, t.status))
                 .collect::<Vec<_>>(),
         ),
-        "bids" => public.then(|| json(&t.bids)).flatten(),
+        "bids" => public.then(|| listed(&t.bids)).flatten(),
         "numberOfBids" => public.then(|| json(t.bids.len())).flatten(),
         "awards" => listed(&t.awards),
         "contracts" => listed(&t.contracts),
+        "cancellations" => listed(&t.cancellations),
         "owner" => json(&t.owner),
         "date" => json(t.date),
         "dateModified" => json(t.date_modified),

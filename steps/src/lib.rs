@@ -7,6 +7,7 @@
 pub mod bodies;
 pub mod checks;
 pub mod exchange;
+pub mod offered;
 pub mod outcome;
 pub mod report;
 pub mod rules;

@@ -11,7 +11,7 @@ use cucumber::{
     gherkin, parser, writer,
 };
 
-use crate::{exchange::Exchange, timeline::BUDGET_SKIP, world::TenderWorld};
+use crate::{exchange::Exchange, offered::NOT_OFFERED, timeline::BUDGET_SKIP, world::TenderWorld};
 
 /// Whether a scenario's behaviour is stated by the spec or filled in from upstream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -287,7 +287,10 @@ impl<Wr> Reclassify<Wr> {
     ) -> Step<TenderWorld> {
         if let Step::Failed(_, _, _, StepError::Panic(info)) = &ev {
             let text = panic_text(info);
-            if let Some(reason) = text.strip_prefix(BUDGET_SKIP) {
+            let reason = text
+                .strip_prefix(BUDGET_SKIP)
+                .or_else(|| text.starts_with(NOT_OFFERED).then_some(text.as_str()));
+            if let Some(reason) = reason {
                 lock(&self.shared)
                     .skip_reasons
                     .insert((file_of(feature), step.position.line), reason.to_owned());

@@ -2,6 +2,7 @@
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
+    offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
     target::ClockMode,
@@ -104,6 +105,20 @@ impl RunReport {
         }
     }
 
+    /// Extensions the target does not offer at all (a 404 on their collection), each named
+    /// once; their scenarios are skipped, not failed.
+    pub fn not_offered(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scenarios
+            .iter()
+            .filter_map(|s| s.skip_reason.as_deref().and_then(offered::extension))
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// `N passed, N failed, N skipped` over every scenario.
     pub fn summary_line(&self) -> String {
         let c = self.counts();
@@ -130,10 +145,14 @@ impl RunReport {
                 );
             }
         }
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(out, "  not offered: {}", not_offered.join(", "));
+        }
         for s in self
             .scenarios
             .iter()
-            .filter(|s| s.verdict != Verdict::Passed)
+            .filter(|s| s.verdict != Verdict::Passed && !is_not_offered(s))
         {
             let what = match s.verdict {
                 Verdict::Failed => "FAILED ",
@@ -339,10 +358,22 @@ impl RunReport {
             }
         }
 
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(md, "## Extensions not offered\n");
+            let _ = writeln!(
+                md,
+                "The target answers 404 on the collections of these extensions beyond the spec; their scenarios were not run.\n"
+            );
+            for name in &not_offered {
+                let _ = writeln!(md, "- {name}");
+            }
+            let _ = writeln!(md);
+        }
         let skipped: Vec<&ScenarioOutcome> = self
             .scenarios
             .iter()
-            .filter(|s| s.verdict == Verdict::Skipped)
+            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
             .collect();
         let _ = writeln!(md, "## Skipped ({})\n", skipped.len());
         if skipped.is_empty() {
@@ -364,6 +395,13 @@ impl RunReport {
     }
 }
 
+fn is_not_offered(s: &ScenarioOutcome) -> bool {
+    s.skip_reason
+        .as_deref()
+        .and_then(offered::extension)
+        .is_some()
+}
+
 fn class_tag(class: Class) -> &'static str {
     match class {
         Class::Spec => "@spec",
@@ -379,4 +417,105 @@ fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
         .filter(|t| rules::by_tag(t).is_some())
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(
+        name: &str,
+        tags: &[&str],
+        verdict: Verdict,
+        skip: Option<&str>,
+    ) -> ScenarioOutcome {
+        ScenarioOutcome {
+            feature: "Tender cancellations".into(),
+            file: "cancellations.feature".into(),
+            line: 1,
+            name: name.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            class: if tags.contains(&"spec") {
+                Class::Spec
+            } else {
+                Class::Upstream
+            },
+            verdict,
+            failure: None,
+            skip_reason: skip.map(str::to_owned),
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
+        RunReport {
+            target: "http://t".into(),
+            date: "today".into(),
+            suite_version: "0",
+            seed: 1,
+            clock: ClockMode::ControlApi,
+            skew: "0 s".into(),
+            owner: "broker".into(),
+            other: "broker1".into(),
+            tags: None,
+            strict: false,
+            elapsed_seconds: 0.0,
+            scenarios,
+            parsing_errors: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_extension_the_target_lacks_is_named_once_not_listed_as_skips() {
+        let missing =
+            "[not offered] cancellations: GET /api/2.3/tenders/x/cancellations answers 404";
+        let run = report(vec![
+            scenario(
+                "Cancel one",
+                &["upstream", "cancellations"],
+                Verdict::Skipped,
+                Some(missing),
+            ),
+            scenario(
+                "Cancel two",
+                &["upstream", "cancellations"],
+                Verdict::Skipped,
+                Some(missing),
+            ),
+            scenario(
+                "Slow one",
+                &["upstream", "clock"],
+                Verdict::Skipped,
+                Some("too slow"),
+            ),
+            scenario("Spec one", &["spec"], Verdict::Passed, None),
+        ]);
+        assert_eq!(run.not_offered(), vec!["cancellations".to_string()]);
+        let md = run.markdown();
+        assert!(md.contains("## Extensions not offered\n"), "{md}");
+        assert!(md.contains("\n- cancellations\n"), "{md}");
+        assert!(md.contains("## Skipped (1)"), "{md}");
+        assert!(!md.contains("Cancel one"), "{md}");
+        let terminal = run.terminal_summary();
+        assert!(
+            terminal.contains("not offered: cancellations"),
+            "{terminal}"
+        );
+        assert!(
+            terminal.contains("Slow one") && !terminal.contains("Cancel two"),
+            "{terminal}"
+        );
+        assert!(run.certified(), "the spec verdict stands");
+    }
+
+    #[test]
+    fn a_run_offering_everything_names_nothing() {
+        let run = report(vec![scenario(
+            "Fails",
+            &["upstream"],
+            Verdict::Failed,
+            None,
+        )]);
+        assert!(run.not_offered().is_empty());
+        assert!(!run.markdown().contains("not offered"));
+    }
 }

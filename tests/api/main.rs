@@ -3,6 +3,7 @@
 
 mod auth;
 mod bids;
+mod cancellations;
 mod common;
 mod conventions;
 mod documents;
@@ -10,5 +11,6 @@ mod faults;
 mod lifecycle;
 mod listing;
 mod malformed;
+mod qualification;
 mod questions;
 mod tenders;

@@ -3,9 +3,11 @@
 
 mod awards;
 mod bids;
+mod cancellations;
 mod common;
 mod documents;
 mod listing;
 mod periods;
+mod qualification;
 mod questions;
 mod tenders;

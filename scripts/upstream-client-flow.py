@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The qualification and cancellation flow of a broker, driven by the upstream Python client.
+
+Runs `openprocurement_client` (the reference broker client, `pip install
+openprocurement-client`) against a tender-registry started with `--testing`:
+
+    cargo run --release -- --testing &
+    python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543]
+
+It uses the client's own calls: create_tender, create_bid, upload_award_document,
+patch_award, patch_contract, create_cancellation, upload_cancellation_document and
+patch_cancellation. Time moves through the server's clock control API. Documents are
+"uploaded" through a stand-in for the document service that only describes the file (the
+registry registers document addresses; it stores no files). Exits non-zero on the first
+unexpected answer.
+"""
+import builtins
+import io
+import sys
+from datetime import datetime, timedelta
+
+import requests
+
+# The client was written for Python 2.
+builtins.basestring = str
+
+from openprocurement_client.client import TendersClient  # noqa: E402
+from openprocurement_client.document_service_client import (  # noqa: E402
+    DocumentServiceClient,
+)
+
+BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:6543"
+
+
+class DescribingDocumentService(DocumentServiceClient):
+    """Describes a file as the document service would after storing it."""
+
+    def __init__(self):
+        super().__init__(host_url="http://docs.example.net", auth_ds=("", ""))
+
+    def document_upload_registered(self, file_, headers=None):
+        digest = self._hashfile(file_)
+        return {
+            "data": {
+                "url": f"http://docs.example.net/get/{digest}",
+                "hash": f"md5:{digest}",
+                "title": file_.name,
+                "format": "application/pdf",
+            }
+        }
+
+
+def server_now():
+    answer = requests.get(f"{BASE}/testing/clock", timeout=10)
+    answer.raise_for_status()
+    return datetime.fromisoformat(answer.json()["data"]["now"])
+
+
+def move_clock_past(moment):
+    later = datetime.fromisoformat(moment) + timedelta(seconds=1)
+    answer = requests.post(
+        f"{BASE}/testing/clock",
+        json={"data": {"now": later.isoformat()}},
+        timeout=30,
+    )
+    answer.raise_for_status()
+
+
+def pdf(name):
+    file_ = io.BytesIO(b"%PDF-1.4 " + name.encode())
+    file_.name = name
+    return file_
+
+
+def check(what, actual, expected):
+    if actual != expected:
+        sys.exit(f"{what}: expected {expected!r}, got {actual!r}")
+    print(f"ok: {what} is {actual!r}")
+
+
+def organization():
+    return {
+        "name": "ТОВ Постачальник",
+        "identifier": {"scheme": "UA-EDR", "id": "14360570", "uri": "http://example.com/"},
+        "address": {"countryName": "Україна", "locality": "м. Київ"},
+        "contactPoint": {"name": "Олена", "telephone": "0440000000"},
+    }
+
+
+def tender_data():
+    now = server_now()
+    entity = dict(organization(), name="Школа №1", kind="general")
+    return {
+        "data": {
+            "procurementMethodType": "belowThreshold",
+            "mode": "test",
+            "title": "Закупівля паперу",
+            "value": {"amount": 500, "currency": "UAH"},
+            "minimalStep": {"amount": 15, "currency": "UAH"},
+            "enquiryPeriod": {"endDate": (now + timedelta(days=1)).isoformat()},
+            "tenderPeriod": {"endDate": (now + timedelta(days=4)).isoformat()},
+            "procuringEntity": entity,
+            "items": [
+                {
+                    "description": "Папір А4",
+                    "quantity": 10,
+                    "unit": {"code": "RM", "name": "пачка"},
+                    "classification": {
+                        "scheme": "ДК021",
+                        "id": "30192700-8",
+                        "description": "Папір",
+                    },
+                }
+            ],
+        }
+    }
+
+
+def main():
+    ds = DescribingDocumentService()
+    owner = TendersClient("broker", host_url=BASE, api_version="2.3", ds_client=ds)
+    bidder = TendersClient("broker1", host_url=BASE, api_version="2.3")
+
+    # Qualification: protocol, approve, cancel the approval, approve anew, sign.
+    tender = owner.create_tender(tender_data())
+    tid = tender.data.id
+    move_clock_past(tender.data.enquiryPeriod.endDate)
+    bidder.create_bid(tender, {"data": {"value": {"amount": 480}, "tenderers": [organization()]}})
+    move_clock_past(tender.data.tenderPeriod.endDate)
+    award = owner.get_tender(tid).data.awards[0]
+    protocol = owner.upload_award_document(pdf("Protocol.pdf"), tender, award.id)
+    check("the protocol's author", protocol.data.author, "tender_owner")
+    owner.patch_award(tender, {"data": {"id": award.id, "status": "active"}})
+    cancelled = owner.patch_award(tender, {"data": {"id": award.id, "status": "cancelled"}})
+    check("the cancelled award", cancelled.data.status, "cancelled")
+    state = owner.get_tender(tid).data
+    check("the tender after the cancelled approval", state.status, "active.qualification")
+    fresh = state.awards[-1]
+    owner.upload_award_document(pdf("Protocol-2.pdf"), tender, fresh.id)
+    approved = owner.patch_award(tender, {"data": {"id": fresh.id, "status": "active"}})
+    move_clock_past(approved.data.complaintPeriod.endDate)
+    contract = owner.get_tender(tid).data.contracts[-1]
+    owner.patch_contract(tender, {"data": {"id": contract.id, "status": "active"}})
+    check("the tender after signing", owner.get_tender(tid).data.status, "complete")
+
+    # Cancellation: pending, with a document, then active.
+    tender = owner.create_tender(tender_data())
+    tid = tender.data.id
+    made = owner.create_cancellation(tender, {"data": {"reason": "Потреба відпала"}})
+    check("the new cancellation", made.data.status, "pending")
+    owner.upload_cancellation_document(pdf("Reason.pdf"), tender, made.data.id)
+    active = owner.patch_cancellation(
+        tender, {"data": {"id": made.data.id, "status": "active"}}
+    )
+    check("the activated cancellation", active.data.status, "active")
+    state = owner.get_tender(tid).data
+    check("the cancelled tender", state.status, "cancelled")
+    check("the cancellation's documents", len(state.cancellations[0].documents), 1)
+    print("the upstream client's flow ran to the end")
+
+
+if __name__ == "__main__":
+    main()

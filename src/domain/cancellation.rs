@@ -1,0 +1,239 @@
+//! Cancellations: the owner's request to stop a tender, with its reason and documents.
+//!
+//! A cancellation is made `pending` (no effect) or `active`; an active one cancels what it
+//! names. Today that is always the whole tender; a lot cancellation adds a `relatedLot` and
+//! a second [`CancellationOf`] case beside it.
+
+use super::document::DocumentRecord;
+use super::ids;
+use super::parse::{Cx, Obj, Problem, REQUIRED};
+use super::tender::{Tender, TenderStatus};
+use super::time::Timestamp;
+use super::{Change, Refusal};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CancellationStatus {
+    Pending,
+    Active,
+}
+
+/// What a cancellation cancels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CancellationOf {
+    Tender,
+}
+
+const STATUSES: [&str; 2] = ["pending", "active"];
+const OF: [&str; 2] = ["tender", "lot"];
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancellation {
+    pub id: String,
+    pub reason: String,
+    pub status: CancellationStatus,
+    pub cancellation_of: CancellationOf,
+    pub date: Timestamp,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<DocumentRecord>,
+}
+
+impl Tender {
+    pub fn cancellation(&self, id: &str) -> Result<&Cancellation, Refusal> {
+        self.cancellations
+            .iter()
+            .find(|c| c.id == id)
+            .ok_or(Refusal::NotFound("cancellation_id"))
+    }
+
+    /// Cancellations are accepted while the tender is not in a terminal status.
+    fn cancellation_window(&self, verb: &str) -> Result<(), Refusal> {
+        if self.status.is_terminal() {
+            return Err(Refusal::phase(format!(
+                "Can't {verb} cancellation in current ({}) tender status",
+                self.status
+            )));
+        }
+        Ok(())
+    }
+
+    /// The owner's POST: `reason` is required; `status: active` cancels at once. Returns the
+    /// new cancellation's id.
+    pub fn add_cancellation(
+        &mut self,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<String, Refusal> {
+        let mut o = Obj::new(data, cx, "Cancellation")?;
+        o.skip(&["id", "date", "documents"]);
+        let reason: Option<String> = o.req("reason");
+        let status = o.choice("status", &STATUSES);
+        let of = o.choice("cancellationOf", &OF);
+        let related_lot: Option<String> = o.opt("relatedLot");
+        match (of.as_deref(), related_lot) {
+            (Some("lot"), None) => o.fail("relatedLot", Problem::msg(REQUIRED)),
+            // This tender has no lots, so no lot can be named.
+            (_, Some(_)) => o.fail(
+                "relatedLot",
+                Problem::msg("relatedLot should be one of lots"),
+            ),
+            _ => {}
+        }
+        let reason = o.done(|| reason)?;
+        self.cancellation_window("add")?;
+        let cancellation = Cancellation {
+            id: ids::new_id(),
+            reason,
+            status: CancellationStatus::Pending,
+            cancellation_of: CancellationOf::Tender,
+            date: now,
+            documents: Vec::new(),
+        };
+        let id = cancellation.id.clone();
+        self.cancellations.push(cancellation);
+        if status.as_deref() == Some("active") {
+            self.activate_cancellation(&id, now);
+        }
+        Ok(id)
+    }
+
+    /// The owner's PATCH: only `status` may change (`pending` → `active`); every PATCH
+    /// stamps the cancellation's `date`, so it always saves.
+    pub fn change_cancellation(
+        &mut self,
+        id: &str,
+        data: &Json,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<Change, Refusal> {
+        self.cancellation(id)?;
+        let mut o = Obj::new(data, cx, "Cancellation")?;
+        o.skip(&[
+            "id",
+            "date",
+            "documents",
+            "reason",
+            "reason_en",
+            "reason_ru",
+            "cancellationOf",
+            "relatedLot",
+        ]);
+        let status = o.choice("status", &STATUSES);
+        o.done(|| Some(()))?;
+        self.cancellation_window("update")?;
+        let cancellation = self
+            .cancellations
+            .iter_mut()
+            .find(|c| c.id == id)
+            .ok_or(Refusal::NotFound("cancellation_id"))?;
+        cancellation.date = now;
+        if status.as_deref() == Some("active") && cancellation.status == CancellationStatus::Pending
+        {
+            self.activate_cancellation(id, now);
+        }
+        Ok(Change::Public)
+    }
+
+    /// An active cancellation cancels the tender: bids not yet revealed are deleted, awards
+    /// and contracts stay as they are, and no transition by date is due any more.
+    fn activate_cancellation(&mut self, id: &str, now: Timestamp) {
+        let Some(c) = self.cancellations.iter_mut().find(|c| c.id == id) else {
+            return;
+        };
+        c.status = CancellationStatus::Active;
+        c.date = now;
+        match c.cancellation_of {
+            CancellationOf::Tender => self.cancel(now),
+        }
+    }
+
+    fn cancel(&mut self, now: Timestamp) {
+        if matches!(
+            self.status,
+            TenderStatus::ActiveTendering | TenderStatus::ActiveAuction
+        ) {
+            self.bids.clear();
+        }
+        self.status = TenderStatus::Cancelled;
+        self.date = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::NewTender;
+    use crate::domain::tender::tests::full;
+    use crate::domain::time::Zone;
+    use serde_json::json;
+
+    fn setup() -> (Tender, Cx, Timestamp) {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let cx = Cx {
+            zone,
+            testing: true,
+        };
+        let input = NewTender::parse(&full(), &cx).expect("valid");
+        let now = zone.parse("2030-01-01T00:00").expect("date");
+        let t = Tender::create(
+            input,
+            ids::new_id(),
+            "UA-1".into(),
+            "broker".into(),
+            ids::new_token().1,
+            "http://h".into(),
+            now,
+        );
+        (t, cx, now)
+    }
+
+    #[test]
+    fn a_pending_cancellation_only_stamps_its_date() {
+        let (mut t, cx, now) = setup();
+        let id = t
+            .add_cancellation(&json!({"reason": "r"}), &cx, now)
+            .expect("made");
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries);
+        let later = now.plus(time::Duration::minutes(1));
+        let change = t
+            .change_cancellation(
+                &id,
+                &json!({"status": "pending", "reason": "new"}),
+                &cx,
+                later,
+            )
+            .expect("accepted");
+        let c = t.cancellation(&id).expect("kept");
+        assert_eq!(
+            (change, c.date, c.reason.as_str()),
+            (Change::Public, later, "r")
+        );
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries);
+        t.change_cancellation(&id, &json!({"status": "active"}), &cx, later)
+            .expect("activated");
+        assert_eq!(t.status, TenderStatus::Cancelled);
+        assert_eq!(t.compute_next_check(later), None);
+    }
+
+    #[test]
+    fn a_bad_body_is_422_before_a_terminal_tender_is_403() {
+        let (mut t, cx, now) = setup();
+        t.status = TenderStatus::Complete;
+        assert!(matches!(
+            t.add_cancellation(&json!({}), &cx, now),
+            Err(Refusal::Invalid(f)) if f[0].0 == "reason"
+        ));
+        assert_eq!(
+            t.add_cancellation(&json!({"reason": "r"}), &cx, now),
+            Err(Refusal::phase(
+                "Can't add cancellation in current (complete) tender status"
+            ))
+        );
+        assert!(t.cancellations.is_empty());
+    }
+}

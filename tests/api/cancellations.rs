@@ -1,0 +1,353 @@
+//! Tender cancellations: made pending or active by the owner, with documents; an active one
+//! cancels the tender in any non-terminal status, and a cancelled tender refuses every write.
+
+use crate::common::*;
+use crate::qualification::{as_owner, qualifying};
+use serde_json::{Value, json};
+
+fn str_of(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
+    as_owner(s, "POST", &format!("{id}/cancellations"), token, data).await
+}
+
+#[tokio::test]
+async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"})).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let cid = made.id();
+    assert_eq!(
+        made.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{id}/cancellations/{cid}", s.base).as_str())
+    );
+    assert!(made.body.get("access").is_none(), "no token of its own");
+    let shown = &made.body["data"];
+    assert_eq!(
+        (
+            shown["status"].clone(),
+            shown["cancellationOf"].clone(),
+            shown["reason"].clone()
+        ),
+        (json!("pending"), json!("tender"), json!("Потреба відпала"))
+    );
+    assert_eq!(
+        s.tender(&id).await["status"],
+        "active.enquiries",
+        "a pending cancellation has no effect"
+    );
+
+    let docs = format!("{id}/cancellations/{cid}/documents");
+    let doc = as_owner(&s, "POST", &docs, &token, document_body("Reason.pdf")).await;
+    assert_eq!(doc.status, 201, "{}", doc.text);
+    assert!(doc.body["data"].get("author").is_none());
+    let renamed = as_owner(
+        &s,
+        "PATCH",
+        &format!("{docs}/{}", doc.id()),
+        &token,
+        json!({"description": "Changed description"}),
+    )
+    .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    let replaced = as_owner(
+        &s,
+        "PUT",
+        &format!("{docs}/{}", doc.id()),
+        &token,
+        document_body("Reason-2.pdf"),
+    )
+    .await;
+    assert_eq!(replaced.status, 200, "{}", replaced.text);
+    assert_eq!(
+        replaced.body["data"]["datePublished"],
+        doc.body["data"]["datePublished"]
+    );
+    assert_eq!(replaced.body["data"]["description"], "Changed description");
+
+    s.advance("PT1M").await;
+    let active = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/cancellations/{cid}"),
+        &token,
+        json!({"status": "active", "id": cid, "reason": "ignored"}),
+    )
+    .await;
+    assert_eq!(active.status, 200, "{}", active.text);
+    assert_eq!(active.body["data"]["status"], "active");
+    assert_eq!(
+        active.body["data"]["reason"], "Потреба відпала",
+        "reason is fixed"
+    );
+    assert!(str_of(&active.body["data"]["date"]) > str_of(&shown["date"]));
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "cancelled");
+    assert!(t.get("next_check").is_none());
+    assert_eq!(
+        t["cancellations"][0]["documents"][0]["title"],
+        "Reason-2.pdf"
+    );
+
+    let listed = s
+        .get(&format!("/api/2.3/tenders/{id}/cancellations"))
+        .send()
+        .await;
+    assert_eq!(listed.body["data"][0]["id"], json!(cid));
+    s.advance("P10D").await;
+    assert_eq!(
+        s.tender(&id).await["status"],
+        "cancelled",
+        "the scheduler leaves a cancelled tender alone"
+    );
+}
+
+#[tokio::test]
+async fn cancelling_while_tendering_deletes_the_bids() {
+    let s = TestServer::start().await;
+    let (id, token) = s.tendering().await;
+    s.bid(&id, 400.0).await;
+    s.bid(&id, 420.0).await;
+    let made = cancel(
+        &s,
+        &id,
+        &token,
+        json!({"reason": "Помилка в документації", "status": "active"}),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    assert_eq!(made.body["data"]["status"], "active");
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "cancelled");
+    assert!(t.get("bids").is_none(), "the bids are gone: {t}");
+    assert_eq!(t["numberOfBids"], 0);
+    let bids = s.get(&format!("/api/2.3/tenders/{id}/bids")).send().await;
+    assert_eq!(bids.body["data"], json!([]));
+}
+
+#[tokio::test]
+async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
+    let s = TestServer::start().await;
+    let (id, token, _) = qualifying(&s, &[400.0]).await;
+    let made = cancel(&s, &id, &token, json!({"reason": "Скасування"})).await;
+    let r = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/cancellations/{}", made.id()),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "cancelled");
+    assert_eq!(t["bids"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        t["awards"][0]["status"], "pending",
+        "awards stay as they were"
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_tender_refuses_every_write() {
+    let s = TestServer::start().await;
+    let (id, token, _) = qualifying(&s, &[400.0]).await;
+    let t = s.tender(&id).await;
+    let award = str_of(&t["awards"][0]["id"]);
+    let pending = cancel(&s, &id, &token, json!({"reason": "Друга"}))
+        .await
+        .id();
+    let active = cancel(
+        &s,
+        &id,
+        &token,
+        json!({"reason": "Перша", "status": "active"}),
+    )
+    .await
+    .id();
+    let doc = as_owner(
+        &s,
+        "POST",
+        &format!("{id}/cancellations/{active}/documents"),
+        &token,
+        document_body("x.pdf"),
+    )
+    .await;
+    assert_eq!(doc.status, 403);
+    let before = s.tender(&id).await;
+    let owner_writes = [
+        (
+            "PATCH",
+            String::new(),
+            json!({"title": "Нова назва"}),
+            "Can't update tender in current (cancelled) status",
+        ),
+        (
+            "POST",
+            "/documents".into(),
+            document_body("a.pdf"),
+            "Can't add document in current (cancelled) tender status",
+        ),
+        (
+            "PATCH",
+            format!("/awards/{award}"),
+            json!({"status": "active"}),
+            "Can't update award in current (cancelled) tender status",
+        ),
+        (
+            "POST",
+            format!("/awards/{award}/documents"),
+            document_body("a.pdf"),
+            "Can't add document in current (cancelled) tender status",
+        ),
+        (
+            "POST",
+            "/cancellations".into(),
+            json!({"reason": "Ще раз"}),
+            "Can't add cancellation in current (cancelled) tender status",
+        ),
+        (
+            "PATCH",
+            format!("/cancellations/{pending}"),
+            json!({"status": "active"}),
+            "Can't update cancellation in current (cancelled) tender status",
+        ),
+        (
+            "POST",
+            format!("/cancellations/{active}/documents"),
+            document_body("a.pdf"),
+            "Can't add document in current (cancelled) tender status",
+        ),
+    ];
+    for (method, tail, data, description) in owner_writes {
+        let r = as_owner(&s, method, &format!("{id}{tail}"), &token, data).await;
+        assert_eq!(
+            (r.status, r.error().0, r.error().1, r.error().2),
+            (403, "body".into(), "data".into(), json!(description)),
+            "{method} {tail}"
+        );
+    }
+    let bid = s
+        .post(&format!("/api/2.3/tenders/{id}/bids"))
+        .broker("broker1")
+        .data(bid_body(300.0))
+        .send()
+        .await;
+    assert_eq!(
+        (bid.status, bid.error().2),
+        (
+            403,
+            json!("Can't add bid in current (cancelled) tender status")
+        )
+    );
+    let question = s
+        .post(&format!("/api/2.3/tenders/{id}/questions"))
+        .broker("broker1")
+        .data(json!({"title": "Чому?", "author": organization()}))
+        .send()
+        .await;
+    assert_eq!(question.status, 403, "{}", question.text);
+    assert_eq!(s.tender(&id).await, before, "nothing changed");
+}
+
+#[tokio::test]
+async fn bad_cancellations_are_refused_and_change_nothing() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let (bid_tender, bid_token) = {
+        let (tid, _) = s.tendering().await;
+        let (_, bt) = s.bid(&tid, 300.0).await;
+        (tid, bt)
+    };
+    let before = s.tender(&id).await;
+    let cases = [
+        (json!({}), "reason", "This field is required."),
+        (
+            json!({"reason": "x", "reasonType": "cancelled"}),
+            "reasonType",
+            "Rogue field",
+        ),
+        (
+            json!({"reason": "x", "status": "done"}),
+            "status",
+            "Value must be one of ['pending', 'active'].",
+        ),
+        (
+            json!({"reason": "x", "cancellationOf": "item"}),
+            "cancellationOf",
+            "Value must be one of ['tender', 'lot'].",
+        ),
+        (
+            json!({"reason": "x", "cancellationOf": "lot"}),
+            "relatedLot",
+            "This field is required.",
+        ),
+        (
+            json!({"reason": "x", "cancellationOf": "lot", "relatedLot": "0123456789abcdef0123456789abcdef"}),
+            "relatedLot",
+            "relatedLot should be one of lots",
+        ),
+    ];
+    for (data, name, description) in cases {
+        let r = cancel(&s, &id, &token, data.clone()).await;
+        assert_eq!(
+            (r.status, r.error().1, r.error().2),
+            (422, name.to_string(), json!(description)),
+            "{data}"
+        );
+    }
+    let no_token = s
+        .post(&format!("/api/2.3/tenders/{id}/cancellations"))
+        .broker("broker")
+        .data(json!({"reason": "x"}))
+        .send()
+        .await;
+    assert_eq!(
+        (no_token.status, no_token.error().1),
+        (403, "permission".into())
+    );
+    let bidder = cancel(
+        &s,
+        &bid_tender,
+        &bid_token,
+        json!({"reason": "x", "status": "active"}),
+    )
+    .await;
+    assert_eq!(
+        (bidder.status, bidder.error().1),
+        (403, "permission".into())
+    );
+    let form = s
+        .post(&format!(
+            "/api/2.3/tenders/{id}/cancellations?acc_token={token}"
+        ))
+        .broker("broker")
+        .raw("application/x-www-form-urlencoded", "reason=x")
+        .send()
+        .await;
+    assert_eq!((form.status, form.error().1), (415, "Content-Type".into()));
+    let unknown = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/cancellations/0123456789abcdef0123456789abcdef"
+        ))
+        .send()
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.error().1),
+        (404, "cancellation_id".into())
+    );
+    let unknown_patch = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/cancellations/0123456789abcdef0123456789abcdef"),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(unknown_patch.status, 404);
+    assert_eq!(s.tender(&id).await, before, "nothing changed");
+    assert_eq!(s.tender(&bid_tender).await["status"], "active.tendering");
+}

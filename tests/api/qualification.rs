@@ -1,0 +1,424 @@
+//! Award decisions beyond approval and their documents, as brokers ran them upstream:
+//! approve, cancel, approve anew and sign; disqualify everyone; the decision protocol.
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+/// A tender in qualification after tendering ended with bids of `amounts` (no auction for a
+/// single bid; the auction runs otherwise). Returns (id, owner token, bids).
+pub async fn qualifying(
+    s: &TestServer,
+    amounts: &[f64],
+) -> (String, String, Vec<(String, String)>) {
+    let (id, token) = s.tendering().await;
+    let mut bids = Vec::new();
+    for amount in amounts {
+        bids.push(s.bid(&id, *amount).await);
+    }
+    s.until_status(&id, "active.qualification").await;
+    (id, token, bids)
+}
+
+/// A write as the tender's owner.
+pub async fn as_owner(s: &TestServer, method: &str, path: &str, token: &str, data: Value) -> Reply {
+    let url = format!("/api/2.3/tenders/{path}?acc_token={token}");
+    let call = match method {
+        "POST" => s.post(&url),
+        "PUT" => s.put(&url),
+        _ => s.patch(&url),
+    };
+    call.broker("broker").data(data).send().await
+}
+
+fn str_of(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// The id of award `n` of the tender.
+async fn award(s: &TestServer, id: &str, n: usize) -> String {
+    str_of(&s.tender(id).await["awards"][n]["id"])
+}
+
+async fn decide(s: &TestServer, id: &str, token: &str, award: &str, status: &str) -> Reply {
+    as_owner(
+        s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        token,
+        json!({"status": status}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = qualifying(&s, &[400.0]).await;
+    let first = award(&s, &id, 0).await;
+
+    let protocol = as_owner(
+        &s,
+        "POST",
+        &format!("{id}/awards/{first}/documents"),
+        &token,
+        document_body("Protocol.pdf"),
+    )
+    .await;
+    assert_eq!(protocol.status, 201, "{}", protocol.text);
+    assert_eq!(protocol.body["data"]["author"], "tender_owner");
+    assert_eq!(
+        protocol.header("Location"),
+        Some(
+            format!(
+                "{}/api/2.3/tenders/{id}/awards/{first}/documents/{}",
+                s.base,
+                protocol.id()
+            )
+            .as_str()
+        )
+    );
+    assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
+
+    let approved = decide(&s, &id, &token, &first, "active").await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    assert_eq!(
+        approved.header("Location"),
+        None,
+        "approval creates no award"
+    );
+    assert_eq!(s.tender(&id).await["status"], "active.awarded");
+    let late = as_owner(
+        &s,
+        "POST",
+        &format!("{id}/awards/{first}/documents"),
+        &token,
+        document_body("Late.pdf"),
+    )
+    .await;
+    assert_eq!(
+        (late.status, late.error().2),
+        (
+            403,
+            json!("Can't add document in current (active.awarded) tender status")
+        )
+    );
+
+    let cancelled = decide(&s, &id, &token, &first, "cancelled").await;
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    let t = s.tender(&id).await;
+    let fresh = str_of(&t["awards"][1]["id"]);
+    assert_eq!(
+        cancelled.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{id}/awards/{fresh}", s.base).as_str()),
+        "Location names the fresh award"
+    );
+    assert_eq!(t["status"], "active.qualification");
+    assert_eq!(t["awards"][0]["status"], "cancelled");
+    assert!(
+        str_of(&t["awards"][0]["complaintPeriod"]["endDate"]) <= s.now().await,
+        "the stand-still of a cancelled award is cut"
+    );
+    assert_eq!(
+        (
+            t["awards"][1]["status"].clone(),
+            t["awards"][1]["bid_id"].clone()
+        ),
+        (json!("pending"), json!(bids[0].0)),
+        "the same bid is awarded anew"
+    );
+    assert_eq!(t["contracts"][0]["status"], "cancelled");
+    assert_eq!(
+        t["awards"][0]["documents"][0]["title"], "Protocol.pdf",
+        "the decision protocol stays with the cancelled award"
+    );
+
+    let second_protocol = as_owner(
+        &s,
+        "POST",
+        &format!("{id}/awards/{fresh}/documents"),
+        &token,
+        document_body("Protocol-2.pdf"),
+    )
+    .await;
+    assert_eq!(second_protocol.status, 201, "{}", second_protocol.text);
+    let approved = decide(&s, &id, &token, &fresh, "active").await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    let stand_still = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
+    let t = s.tender(&id).await;
+    let contract = t["contracts"][1].clone();
+    assert_eq!(
+        (contract["status"].clone(), contract["awardID"].clone()),
+        (json!("pending"), json!(fresh))
+    );
+    let contract_path = format!("{id}/contracts/{}", str_of(&contract["id"]));
+    let signed_copy = as_owner(
+        &s,
+        "POST",
+        &format!("{contract_path}/documents"),
+        &token,
+        document_body("Contract.pdf"),
+    )
+    .await;
+    assert_eq!(signed_copy.status, 201, "{}", signed_copy.text);
+    assert!(signed_copy.body["data"].get("author").is_none());
+
+    s.past(&stand_still).await;
+    let signed = as_owner(
+        &s,
+        "PATCH",
+        &contract_path,
+        &token,
+        json!({"status": "active", "contractNumber": "12/2026"}),
+    )
+    .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "complete");
+    assert_eq!(t["contracts"][1]["documents"][0]["title"], "Contract.pdf");
+}
+
+#[tokio::test]
+async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
+    let first = award(&s, &id, 0).await;
+    let r = decide(&s, &id, &token, &first, "unsuccessful").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let t = s.tender(&id).await;
+    let second = str_of(&t["awards"][1]["id"]);
+    assert_eq!(
+        r.header("Location"),
+        Some(format!("{}/api/2.3/tenders/{id}/awards/{second}", s.base).as_str())
+    );
+    assert_eq!(
+        t["awards"][1]["bid_id"],
+        json!(bids[0].0),
+        "the next best bid"
+    );
+    let last = decide(&s, &id, &token, &second, "unsuccessful").await;
+    assert_eq!(last.status, 200, "{}", last.text);
+    assert_eq!(last.header("Location"), None, "no bid is left to award");
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.awarded");
+    assert_eq!(
+        t["next_check"], last.body["data"]["complaintPeriod"]["endDate"],
+        "the stand-still of the last decision is awaited"
+    );
+    let t = s.until_status(&id, "unsuccessful").await;
+    assert!(t.get("next_check").is_none());
+    assert!(t.get("contracts").is_none());
+}
+
+#[tokio::test]
+async fn refused_decisions_change_nothing() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
+    let first = award(&s, &id, 0).await;
+    let path = format!("{id}/awards/{first}");
+    let before = s.tender(&id).await;
+    let cases = [
+        (
+            json!({"qualified": true, "eligible": true}),
+            422,
+            "qualified",
+            "Rogue field",
+        ),
+        (
+            json!({"status": "won"}),
+            422,
+            "status",
+            "Value must be one of ['pending', 'active', 'unsuccessful', 'cancelled'].",
+        ),
+        (
+            json!({"status": "cancelled"}),
+            403,
+            "data",
+            "Can't update award in current (pending) status",
+        ),
+    ];
+    for (data, status, name, description) in cases {
+        let r = as_owner(&s, "PATCH", &path, &token, data.clone()).await;
+        assert_eq!(
+            (r.status, r.error().1, r.error().2),
+            (status, name.to_string(), json!(description)),
+            "{data}"
+        );
+    }
+    let bidder = as_owner(&s, "PATCH", &path, &bids[0].1, json!({"status": "active"})).await;
+    assert_eq!(
+        (bidder.status, bidder.error().1),
+        (403, "permission".into())
+    );
+    let unknown = decide(
+        &s,
+        &id,
+        &token,
+        "0123456789abcdef0123456789abcdef",
+        "active",
+    )
+    .await;
+    assert_eq!(
+        (unknown.status, unknown.error().1),
+        (404, "award_id".into())
+    );
+    assert_eq!(s.tender(&id).await, before, "nothing changed");
+
+    decide(&s, &id, &token, &first, "unsuccessful").await;
+    for (to, from) in [
+        ("pending", "unsuccessful"),
+        ("cancelled", "unsuccessful"),
+        ("active", "unsuccessful"),
+    ] {
+        let r = decide(&s, &id, &token, &first, to).await;
+        assert_eq!(
+            (r.status, r.error().2),
+            (
+                403,
+                json!(format!("Can't update award in current ({from}) status"))
+            ),
+            "{from} → {to}"
+        );
+    }
+    let second = award(&s, &id, 1).await;
+    decide(&s, &id, &token, &second, "active").await;
+    let r = decide(&s, &id, &token, &second, "unsuccessful").await;
+    assert_eq!(
+        r.error().2,
+        json!("Can't update award in current (active) status")
+    );
+    let titled = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{second}"),
+        &token,
+        json!({"title": "Рішення", "description": "Переможець"}),
+    )
+    .await;
+    assert_eq!(titled.status, 200, "{}", titled.text);
+    assert_eq!(
+        (
+            titled.body["data"]["title"].clone(),
+            titled.body["data"]["status"].clone()
+        ),
+        (json!("Рішення"), json!("active"))
+    );
+}
+
+#[tokio::test]
+async fn decision_documents_keep_versions_and_refuse_bad_input() {
+    let s = TestServer::start().await;
+    let (id, token, bids) = qualifying(&s, &[400.0]).await;
+    let first = award(&s, &id, 0).await;
+    let docs = format!("{id}/awards/{first}/documents");
+    let doc = as_owner(&s, "POST", &docs, &token, document_body("Protocol.pdf")).await;
+    let doc_id = doc.id();
+    let mut bad = document_body("Bad.pdf");
+    bad["hash"] = json!("md5:xyz");
+    let r = as_owner(&s, "POST", &docs, &token, bad).await;
+    assert_eq!(
+        (r.status, r.error().1, r.error().2),
+        (422, "hash".into(), json!("Hash value is wrong length."))
+    );
+    let r = as_owner(&s, "POST", &docs, &bids[0].1, document_body("Bidder.pdf")).await;
+    assert_eq!((r.status, r.error().1), (403, "permission".into()));
+    let r = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/awards/{first}/documents/0123456789abcdef0123456789abcdef"
+        ))
+        .send()
+        .await;
+    assert_eq!((r.status, r.error().1), (404, "document_id".into()));
+
+    let described = as_owner(
+        &s,
+        "PATCH",
+        &format!("{docs}/{doc_id}"),
+        &token,
+        json!({"description": "Рішення про визначення переможця"}),
+    )
+    .await;
+    assert_eq!(described.status, 200, "{}", described.text);
+    let replaced = as_owner(
+        &s,
+        "PUT",
+        &format!("{docs}/{doc_id}"),
+        &token,
+        document_body("Protocol-v2.pdf"),
+    )
+    .await;
+    assert_eq!(replaced.status, 200, "{}", replaced.text);
+    assert_eq!(replaced.body["data"]["author"], "tender_owner");
+    assert_eq!(
+        replaced.body["data"]["description"],
+        "Рішення про визначення переможця"
+    );
+    let one = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/awards/{first}/documents/{doc_id}"
+        ))
+        .send()
+        .await;
+    assert_eq!(
+        one.body["data"]["previousVersions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let list = s
+        .get(&format!("/api/2.3/tenders/{id}/awards/{first}/documents"))
+        .send()
+        .await;
+    assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
+
+    decide(&s, &id, &token, &first, "active").await;
+    let r = as_owner(
+        &s,
+        "PATCH",
+        &format!("{docs}/{doc_id}"),
+        &token,
+        json!({"description": "x"}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.error().2),
+        (
+            403,
+            json!("Can't update document in current (active.awarded) tender status")
+        )
+    );
+}
+
+#[tokio::test]
+async fn contract_documents_follow_the_contract() {
+    let s = TestServer::start().await;
+    let (id, token, _) = qualifying(&s, &[400.0]).await;
+    let first = award(&s, &id, 0).await;
+    decide(&s, &id, &token, &first, "active").await;
+    let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
+    let both = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/contracts/{contract}"),
+        &token,
+        json!({"value": {"amount": 300, "currency": "USD", "valueAddedTaxIncluded": false}}),
+    )
+    .await;
+    assert_eq!(
+        both.error().2,
+        json!("Can't update valueAddedTaxIncluded for contract value"),
+        "the VAT flag is checked before the currency"
+    );
+    decide(&s, &id, &token, &first, "cancelled").await;
+    let r = as_owner(
+        &s,
+        "POST",
+        &format!("{id}/contracts/{contract}/documents"),
+        &token,
+        document_body("Contract.pdf"),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.error().2),
+        (403, json!("Can't add document in current contract status"))
+    );
+}
