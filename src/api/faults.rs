@@ -16,7 +16,7 @@ use salvo::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Where the layer leaves the id of the rule that hit a request, for the access log.
+/// Where the layer leaves the rule that hit a request (its id and fault), for the access log.
 pub const HIT_RULE: &str = "fault_rule";
 
 /// Who asks, and whether the server is theirs alone.
@@ -162,7 +162,7 @@ impl Handler for Layer {
         let Some(hit) = app.faults.consume(call) else {
             return;
         };
-        depot.insert(HIT_RULE, hit.rule);
+        depot.insert(HIT_RULE, (hit.rule, hit.fault.name()));
         match hit.fault {
             // The rest of the flow then runs as usual.
             Fault::Delay { ms } => tokio::time::sleep(Duration::from_millis(ms)).await,

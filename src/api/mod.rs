@@ -113,8 +113,9 @@ impl Handler for InjectApp {
     }
 }
 
-/// One log line per request, naming the fault rule that hit it if any, and an `X-Request-ID`
-/// on every response.
+/// One log line per request, naming the fault rule that hit it if any (after a dropped
+/// connection, `status` is what the client never received), and an `X-Request-ID` on every
+/// response.
 #[handler]
 async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
     let started = Instant::now();
@@ -126,10 +127,10 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     let status = res.status_code.map_or(200, |s| s.as_u16());
     let micros = started.elapsed().as_micros() as u64;
     let (method, path) = (req.method(), req.uri().path());
-    match depot.get::<String>(faults::HIT_RULE) {
-        Ok(rule) => tracing::info!(
+    match depot.get::<(String, &str)>(faults::HIT_RULE) {
+        Ok((rule, fault)) => tracing::info!(
             method = %method, path = %path, status, micros, request_id, fault_rule = %rule,
-            "request"
+            fault, "request"
         ),
         Err(_) => tracing::info!(
             method = %method, path = %path, status, micros, request_id, "request"
@@ -232,7 +233,7 @@ pub fn router(testing: bool) -> Router {
 }
 
 /// The service: the router with the shared state, the access log, the fault layer (inside the
-/// log, so that it logs what the client saw) and JSON errors.
+/// log, so that the log line names the rule that hit a request) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
     let testing = app.testing;
     Service::new(router(testing))

@@ -599,7 +599,9 @@ async fn the_log_line_of_a_faulted_request_names_the_rule() {
         .collect();
     assert_eq!(spore.len(), 2, "{text}");
     assert!(
-        spore[0].contains("status=503") && spore[0].contains(&format!("fault_rule={id}")),
+        spore[0].contains("status=503")
+            && spore[0].contains(&format!("fault_rule={id}"))
+            && spore[0].contains("fault=\"error-before-commit\""),
         "{}",
         spore[0]
     );

@@ -6,6 +6,7 @@ mod bids;
 mod cancellations;
 mod common;
 mod documents;
+mod faults;
 mod listing;
 mod periods;
 mod qualification;
