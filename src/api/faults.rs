@@ -216,6 +216,29 @@ mod tests {
     }
 
     #[test]
+    fn on_a_shared_server_a_broker_sees_only_its_own_rules() {
+        let cx = app_cx();
+        let rule = |broker: Option<&str>| {
+            let data = serde_json::json!({"match": {"path": "/api/2.3/tenders", "broker": broker}, "fault": "drop-after-commit"});
+            Rule::new("r".into(), Draft::parse(&data, &cx).expect("valid"), 0)
+        };
+        let (mine, theirs, anyones) = (rule(Some("a")), rule(Some("b")), rule(None));
+        let shared = asker(Some("a"), false);
+        assert!(shared.sees(&mine) && !shared.sees(&theirs) && !shared.sees(&anyones));
+        let nobody = asker(None, false);
+        assert!(!nobody.sees(&mine) && !nobody.sees(&anyones));
+        let owner = asker(None, true);
+        assert!(owner.sees(&mine) && owner.sees(&theirs) && owner.sees(&anyones));
+    }
+
+    fn app_cx() -> crate::domain::parse::Cx {
+        crate::domain::parse::Cx {
+            zone: crate::domain::time::Zone::named("Europe/Kyiv").expect("zone"),
+            testing: true,
+        }
+    }
+
+    #[test]
     fn rules_without_credentials_only_on_an_owned_server() {
         let owner = asker(None, true);
         assert_eq!(status(owner.rule_broker(None)), Ok(None));
