@@ -6,6 +6,7 @@
 pub mod api;
 pub mod clock;
 pub mod domain;
+pub mod faults;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
@@ -94,6 +95,7 @@ impl Application {
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
             signer: Signer::generate(),
+            faults: faults::Faults::new(),
         };
         Ok(Application {
             addr,

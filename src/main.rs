@@ -25,8 +25,9 @@ struct Cli {
     /// as key and every accreditation level.
     #[arg(long, env = "TENDER_BROKERS")]
     brokers: Option<PathBuf>,
-    /// Sandbox facilities: the clock control API at /testing/clock, and the
-    /// procurementMethodDetails / submissionMethodDetails acceleration fields.
+    /// Sandbox facilities: the clock control API at /testing/clock, faults on demand at
+    /// /testing/faults, and the procurementMethodDetails / submissionMethodDetails acceleration
+    /// fields.
     #[arg(long, env = "TENDER_TESTING")]
     testing: bool,
     /// Time zone of the service: input without an offset is read in it, output is shown in it.

@@ -132,6 +132,11 @@ impl Brokers {
         self.by_key.get(&key)
     }
 
+    /// Whether a broker of this name (the `owner` it gets) is known.
+    pub fn knows(&self, name: &str) -> bool {
+        self.by_key.values().any(|b| b.name == name)
+    }
+
     pub fn len(&self) -> usize {
         self.by_key.len()
     }

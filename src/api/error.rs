@@ -51,6 +51,17 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "url", name, "Not Found")
     }
 
+    /// A status with nothing more to say than its standard reason, as a proxy or a failing
+    /// server would answer it.
+    pub fn bare(status: StatusCode) -> ApiError {
+        ApiError::new(
+            status,
+            "url",
+            "error",
+            status.canonical_reason().unwrap_or("Error"),
+        )
+    }
+
     pub fn body(&self) -> Json {
         let errors: Vec<Json> = self
             .errors
@@ -121,12 +132,7 @@ pub async fn catcher(res: &mut Response, ctrl: &mut FlowCtrl) {
         StatusCode::PAYLOAD_TOO_LARGE => {
             ApiError::new(status, "body", "data", "Request body is too large")
         }
-        other => ApiError::new(
-            other,
-            "url",
-            "error",
-            other.canonical_reason().unwrap_or("Error"),
-        ),
+        other => ApiError::bare(other),
     };
     let allow = res.headers().get(ALLOW).cloned();
     error.render(res);

@@ -11,6 +11,7 @@ mod clock;
 mod complaints;
 mod documents;
 pub mod error;
+mod faults;
 mod guard;
 mod listing;
 mod questions;
@@ -21,6 +22,7 @@ use crate::clock::Clock;
 use crate::domain::document::Signer;
 use crate::domain::parse::Cx;
 use crate::domain::time::{Timestamp, Zone};
+use crate::faults::Faults;
 use crate::store::Store;
 use auth::Brokers;
 use error::ApiError;
@@ -42,6 +44,8 @@ pub struct App {
     pub public_url: Option<String>,
     pub max_body: usize,
     pub signer: Signer,
+    /// Fault rules set through the fault API (with `--testing`).
+    pub faults: Faults,
 }
 
 impl App {
@@ -110,7 +114,9 @@ impl Handler for InjectApp {
     }
 }
 
-/// One log line per request, and an `X-Request-ID` on every response.
+/// One log line per request, naming the fault rule that hit it if any (after a dropped
+/// connection, `status` is what the client never received), and an `X-Request-ID` on every
+/// response.
 #[handler]
 async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
     let started = Instant::now();
@@ -120,14 +126,17 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
         res.headers_mut().insert("X-Request-ID", value);
     }
     let status = res.status_code.map_or(200, |s| s.as_u16());
-    tracing::info!(
-        method = %req.method(),
-        path = %req.uri().path(),
-        status,
-        micros = started.elapsed().as_micros() as u64,
-        request_id,
-        "request"
-    );
+    let micros = started.elapsed().as_micros() as u64;
+    let (method, path) = (req.method(), req.uri().path());
+    match depot.get::<(String, &str)>(faults::HIT_RULE) {
+        Ok((rule, fault)) => tracing::info!(
+            method = %method, path = %path, status, micros, request_id, fault_rule = %rule,
+            fault, "request"
+        ),
+        Err(_) => tracing::info!(
+            method = %method, path = %path, status, micros, request_id, "request"
+        ),
+    }
 }
 
 /// `documents` and `documents/{document_id}`, the same under a tender, a bid, an award, a
@@ -224,15 +233,27 @@ pub fn router(testing: bool) -> Router {
                 .get(clock::show)
                 .post(clock::set),
         );
+        let rule = Router::with_path("{fault_id}")
+            .get(faults::show)
+            .delete(faults::remove);
+        root = root.push(
+            Router::with_path("testing/faults")
+                .get(faults::list)
+                .post(faults::create)
+                .delete(faults::clear)
+                .push(rule),
+        );
     }
     root
 }
 
-/// The service: the router with the shared state, the access log and JSON errors.
+/// The service: the router with the shared state, the access log, the fault layer (inside the
+/// log, so that the log line names the rule that hit a request) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
     let testing = app.testing;
     Service::new(router(testing))
-        .hoop(InjectApp(app))
+        .hoop(InjectApp(app.clone()))
         .hoop(access_log)
+        .hoop(faults::Layer(app))
         .catcher(Catcher::default().hoop(error::catcher))
 }

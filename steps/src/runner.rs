@@ -158,9 +158,12 @@ pub async fn certify<Custom: clap::Args>(
             world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
             async {}.boxed_local()
         })
-        // Moving a shared clock must happen alone; waiting in real time needs no such care.
+        // `@serial` runs alone: moving a shared clock, or changing what the whole target does
+        // (faults on every creation). A `@clock` scenario that waits in real time moves
+        // nothing, so it may run beside the others.
         .which_scenario(move |_, _, scenario: &gherkin::Scenario| {
-            if mode == ClockMode::ControlApi && scenario.tags.iter().any(|t| t == "serial") {
+            let tagged = |tag: &str| scenario.tags.iter().any(|t| t == tag);
+            if tagged("serial") && (mode == ClockMode::ControlApi || !tagged("clock")) {
                 ScenarioType::Serial
             } else {
                 ScenarioType::Concurrent

@@ -7,6 +7,7 @@ mod cancellations;
 mod claims;
 mod common;
 mod documents;
+mod faults;
 mod listing;
 mod periods;
 mod qualification;

@@ -1,0 +1,491 @@
+//! One fault rule: which requests it matches, what it does to them and how often, read from
+//! client JSON with every problem collected, as any other body.
+
+use super::chance::Chance;
+use crate::domain::parse::{Cx, FromJson, Obj, Problem, REQUIRED, one_of};
+use serde_json::{Value as Json, json};
+
+/// The versioned API, the only part of the server faults apply to.
+pub const SCOPE: &str = "/api/2.3";
+/// The longest `delay` a rule may ask for.
+pub const MAX_DELAY_MS: i64 = 60_000;
+/// Seeds stay below 2^53 so that every JSON client reads them exactly.
+const MAX_SEED: i64 = (1 << 53) - 1;
+const DEFAULT_STATUS: u16 = 503;
+const FAULTS: [&str; 4] = [
+    "error-after-commit",
+    "error-before-commit",
+    "drop-after-commit",
+    "delay",
+];
+const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/// Whether a request path belongs to the versioned API.
+pub fn in_scope(path: &str) -> bool {
+    path.strip_prefix(SCOPE)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// What a rule does to a request it hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Carried out and stored in full, then answered with a 5xx.
+    ErrorAfterCommit { status: u16 },
+    /// Answered with a 5xx without being carried out.
+    ErrorBeforeCommit { status: u16 },
+    /// Carried out, then the connection is closed without any answer.
+    DropAfterCommit,
+    /// Carried out and answered normally, after a pause.
+    Delay { ms: u64 },
+}
+
+impl Fault {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fault::ErrorAfterCommit { .. } => FAULTS[0],
+            Fault::ErrorBeforeCommit { .. } => FAULTS[1],
+            Fault::DropAfterCommit => FAULTS[2],
+            Fault::Delay { .. } => FAULTS[3],
+        }
+    }
+}
+
+/// A path under the versioned API; a `*` segment stands for exactly one path segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    text: String,
+    segments: Vec<Option<String>>,
+}
+
+impl Pattern {
+    pub fn parse(text: &str) -> Result<Pattern, Problem> {
+        let bad = || {
+            Problem::msg(format!(
+                "Should be a path under {SCOPE} such as {SCOPE}/tenders/*/bids, where * stands \
+                 for one whole path segment."
+            ))
+        };
+        if !in_scope(text) || text.contains(['?', '#']) || text.contains(char::is_whitespace) {
+            return Err(bad());
+        }
+        let mut segments = Vec::new();
+        for segment in text[1..].split('/') {
+            match segment {
+                "" => return Err(bad()),
+                "*" => segments.push(None),
+                literal if literal.contains('*') => return Err(bad()),
+                literal => segments.push(Some(literal.to_string())),
+            }
+        }
+        Ok(Pattern {
+            text: text.to_string(),
+            segments,
+        })
+    }
+
+    pub fn matches(&self, path: &str) -> bool {
+        let Some(rest) = path.strip_prefix('/') else {
+            return false;
+        };
+        let mut parts = rest.split('/');
+        for segment in &self.segments {
+            match (segment, parts.next()) {
+                (_, None | Some("")) => return false,
+                (Some(literal), Some(part)) if literal != part => return false,
+                _ => {}
+            }
+        }
+        parts.next().is_none()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The requests a rule is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// Any method when absent.
+    pub method: Option<String>,
+    pub path: Pattern,
+    /// The broker (by name, as `owner` shows it) whose requests it hits; anyone's when absent.
+    pub broker: Option<String>,
+}
+
+impl FromJson for Match {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Match, Problem> {
+        let mut o = Obj::new(v, cx, "Match")?;
+        let method: Option<String> = o.opt("method");
+        let path: Option<String> = o.req("path");
+        let broker: Option<String> = o.opt("broker");
+        let method = method.map(|m| m.to_ascii_uppercase());
+        if method.as_deref().is_some_and(|m| !METHODS.contains(&m)) {
+            o.fail("method", Problem::msg(one_of(&METHODS)));
+        }
+        let path = path.and_then(|p| match Pattern::parse(&p) {
+            Ok(pattern) => Some(pattern),
+            Err(problem) => {
+                o.fail("path", problem);
+                None
+            }
+        });
+        o.done(|| {
+            Some(Match {
+                method,
+                path: path?,
+                broker,
+            })
+        })
+    }
+}
+
+/// A rule as the client asked for it, before the server decides whose requests it may hit.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    pub matcher: Match,
+    pub fault: Fault,
+    /// How many hits are left; no limit when absent (only with a probability).
+    pub times: Option<u64>,
+    pub probability: Option<f64>,
+    pub seed: Option<u64>,
+}
+
+impl Draft {
+    pub fn parse(data: &Json, cx: &Cx) -> Result<Draft, Problem> {
+        let mut o = Obj::new(data, cx, "FaultRule")?;
+        let matcher: Option<Match> = o.req("match");
+        let name: Option<String> = o.req("fault");
+        let status: Option<i64> = o.opt("status");
+        let delay_ms: Option<i64> = o.opt("delay_ms");
+        let times: Option<i64> = o.opt("times");
+        let probability: Option<f64> = o.opt("probability");
+        let seed: Option<i64> = o.opt("seed");
+
+        let name = name.as_deref().and_then(|n| {
+            let known = FAULTS.iter().find(|f| **f == n).copied();
+            if known.is_none() {
+                o.fail("fault", Problem::msg(one_of(&FAULTS)));
+            }
+            known
+        });
+        let errors = name.is_some_and(|n| n.starts_with("error"));
+        let status = match status {
+            Some(_) if name.is_some() && !errors => {
+                o.fail(
+                    "status",
+                    Problem::msg("Only the error faults have a status."),
+                );
+                None
+            }
+            Some(s) if !(500..=599).contains(&s) => {
+                o.fail(
+                    "status",
+                    Problem::msg("Should be a server error status, from 500 to 599."),
+                );
+                None
+            }
+            Some(s) => u16::try_from(s).ok(),
+            None => Some(DEFAULT_STATUS),
+        };
+        let delay_ms = match (name, delay_ms) {
+            (Some("delay"), None) => {
+                o.fail("delay_ms", Problem::msg(REQUIRED));
+                None
+            }
+            (Some("delay"), Some(ms)) if !(0..=MAX_DELAY_MS).contains(&ms) => {
+                o.fail(
+                    "delay_ms",
+                    Problem::msg(format!("Should be from 0 to {MAX_DELAY_MS} milliseconds.")),
+                );
+                None
+            }
+            (Some(_), Some(_)) if name != Some("delay") => {
+                o.fail(
+                    "delay_ms",
+                    Problem::msg("Only the delay fault has delay_ms."),
+                );
+                None
+            }
+            (_, ms) => ms.and_then(|ms| u64::try_from(ms).ok()),
+        };
+        if times.is_some_and(|t| t < 1) {
+            o.fail("times", Problem::msg("Should be at least 1."));
+        }
+        if probability.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
+            o.fail("probability", Problem::msg("Should be from 0 to 1."));
+        }
+        match seed {
+            Some(_) if probability.is_none() && !o.failed("probability") => {
+                o.fail(
+                    "seed",
+                    Problem::msg("Only a rule with a probability has a seed."),
+                );
+            }
+            Some(s) if !(0..=MAX_SEED).contains(&s) => {
+                o.fail(
+                    "seed",
+                    Problem::msg(format!("Should be a whole number from 0 to {MAX_SEED}.")),
+                );
+            }
+            _ => {}
+        }
+        // One hit unless a probability decides, then as many as it gives unless limited.
+        let times = match (times, probability) {
+            (Some(t), _) => u64::try_from(t).ok(),
+            (None, Some(_)) => None,
+            (None, None) => Some(1),
+        };
+        o.done(|| {
+            let fault = match name? {
+                "error-after-commit" => Fault::ErrorAfterCommit { status: status? },
+                "error-before-commit" => Fault::ErrorBeforeCommit { status: status? },
+                "drop-after-commit" => Fault::DropAfterCommit,
+                _ => Fault::Delay { ms: delay_ms? },
+            };
+            Some(Draft {
+                matcher: matcher?,
+                fault,
+                times,
+                probability,
+                seed: seed.and_then(|s| u64::try_from(s).ok()),
+            })
+        })
+    }
+}
+
+/// A stored rule and what it has done so far.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: String,
+    pub matcher: Match,
+    pub fault: Fault,
+    times: Option<u64>,
+    chance: Option<Chance>,
+    hits: u64,
+}
+
+/// The request a rule is tried on.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub broker: Option<&'a str>,
+}
+
+impl Rule {
+    /// `seed` is used when the draft gives a probability without one.
+    pub fn new(id: String, draft: Draft, seed: u64) -> Rule {
+        Rule {
+            id,
+            matcher: draft.matcher,
+            fault: draft.fault,
+            times: draft.times,
+            chance: draft
+                .probability
+                .map(|p| Chance::new(p, draft.seed.unwrap_or(seed))),
+            hits: 0,
+        }
+    }
+
+    /// Whether it can still hit a request.
+    pub fn live(&self) -> bool {
+        self.times != Some(0)
+    }
+
+    fn matches(&self, call: Call) -> bool {
+        let m = &self.matcher;
+        m.method
+            .as_deref()
+            .is_none_or(|method| method == call.method)
+            && m.broker
+                .as_deref()
+                .is_none_or(|broker| Some(broker) == call.broker)
+            && m.path.matches(call.path)
+    }
+
+    /// Hits the request when it matches, has hits left and its chance says so; a hit is
+    /// counted and consumed at once.
+    pub fn try_hit(&mut self, call: Call) -> bool {
+        if !self.live() || !self.matches(call) {
+            return false;
+        }
+        if let Some(chance) = &mut self.chance
+            && !chance.draw()
+        {
+            return false;
+        }
+        if let Some(times) = &mut self.times {
+            *times -= 1;
+        }
+        self.hits += 1;
+        true
+    }
+
+    /// The rule as the API shows it.
+    pub fn view(&self) -> Json {
+        let mut matcher = json!({});
+        if let Some(method) = &self.matcher.method {
+            matcher["method"] = json!(method);
+        }
+        matcher["path"] = json!(self.matcher.path.as_str());
+        if let Some(broker) = &self.matcher.broker {
+            matcher["broker"] = json!(broker);
+        }
+        let mut view = json!({"id": self.id, "match": matcher, "fault": self.fault.name()});
+        match self.fault {
+            Fault::ErrorAfterCommit { status } | Fault::ErrorBeforeCommit { status } => {
+                view["status"] = json!(status);
+            }
+            Fault::Delay { ms } => view["delay_ms"] = json!(ms),
+            Fault::DropAfterCommit => {}
+        }
+        if let Some(times) = self.times {
+            view["times"] = json!(times);
+        }
+        if let Some(chance) = &self.chance {
+            view["probability"] = json!(chance.probability());
+            view["seed"] = json!(chance.seed());
+        }
+        view["hits"] = json!(self.hits);
+        view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::Zone;
+
+    fn cx() -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing: true,
+        }
+    }
+
+    fn problems(data: Json) -> Json {
+        Draft::parse(&data, &cx()).map(|_| ()).unwrap_err().flat()
+    }
+
+    #[test]
+    fn a_star_stands_for_one_whole_segment() {
+        let p = Pattern::parse("/api/2.3/tenders/*/bids").expect("valid");
+        assert!(p.matches("/api/2.3/tenders/abc/bids"));
+        for other in [
+            "/api/2.3/tenders/bids",
+            "/api/2.3/tenders//bids",
+            "/api/2.3/tenders/abc/bids/def",
+            "/api/2.3/tenders/abc/bids/",
+            "/api/2.3/tenders/a/b/bids",
+            "/api/2.3/tenders/abc/questions",
+        ] {
+            assert!(!p.matches(other), "{other}");
+        }
+        let exact = Pattern::parse("/api/2.3/tenders").expect("valid");
+        assert!(exact.matches("/api/2.3/tenders"));
+        assert!(!exact.matches("/api/2.3/tenders/abc"));
+        assert!(!exact.matches("/api/2.3"));
+    }
+
+    #[test]
+    fn bad_patterns_are_refused() {
+        for bad in [
+            "tenders/*",
+            "/testing/clock",
+            "/api/2.30/tenders",
+            "/api/2.3/ten*ders",
+            "/api/2.3//tenders",
+            "/api/2.3/tenders/",
+            "/api/2.3/tenders?x=1",
+            "/api/2.3/ten ders",
+            "",
+        ] {
+            assert!(Pattern::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Pattern::parse("/api/2.3").is_ok());
+    }
+
+    #[test]
+    fn defaults_one_hit_and_503() {
+        let d = Draft::parse(
+            &json!({"match": {"path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
+            &cx(),
+        )
+        .expect("valid");
+        assert_eq!(d.fault, Fault::ErrorAfterCommit { status: 503 });
+        assert_eq!(d.times, Some(1));
+        let d = Draft::parse(
+            &json!({"match": {"path": "/api/2.3/tenders", "method": "post"}, "fault": "delay", "delay_ms": 60000, "probability": 0.5}),
+            &cx(),
+        )
+        .expect("valid");
+        assert_eq!(d.fault, Fault::Delay { ms: 60_000 });
+        assert_eq!(d.matcher.method.as_deref(), Some("POST"));
+        assert_eq!(d.times, None, "a probability alone has no limit");
+    }
+
+    #[test]
+    fn every_problem_is_named_at_once() {
+        assert_eq!(
+            problems(json!({
+                "match": {"path": "/api/2.3/x*", "method": "FETCH", "colour": 1},
+                "fault": "explode", "times": 0, "probability": 1.5
+            })),
+            json!({
+                "match.method": one_of(&METHODS),
+                "match.path": "Should be a path under /api/2.3 such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
+                "match.colour": "Rogue field",
+                "fault": one_of(&FAULTS),
+                "times": "Should be at least 1.",
+                "probability": "Should be from 0 to 1."
+            })
+        );
+        assert_eq!(
+            problems(json!({"fault": "delay", "delay_ms": 60001, "status": 500})),
+            json!({
+                "match": REQUIRED,
+                "status": "Only the error faults have a status.",
+                "delay_ms": "Should be from 0 to 60000 milliseconds."
+            })
+        );
+        assert_eq!(
+            problems(
+                json!({"match": {"path": "/api/2.3"}, "fault": "error-before-commit", "status": 404, "delay_ms": 5, "seed": 3})
+            ),
+            json!({
+                "status": "Should be a server error status, from 500 to 599.",
+                "delay_ms": "Only the delay fault has delay_ms.",
+                "seed": "Only a rule with a probability has a seed."
+            })
+        );
+        assert_eq!(
+            problems(json!({"match": {}, "fault": "delay"})),
+            json!({"match.path": REQUIRED, "delay_ms": REQUIRED})
+        );
+    }
+
+    #[test]
+    fn a_hit_is_counted_and_consumed() {
+        let draft = Draft::parse(
+            &json!({"match": {"path": "/api/2.3/tenders", "method": "POST", "broker": "a"}, "fault": "drop-after-commit", "times": 2}),
+            &cx(),
+        )
+        .expect("valid");
+        let mut rule = Rule::new("r".into(), draft, 0);
+        let call = |method, broker| Call {
+            method,
+            path: "/api/2.3/tenders",
+            broker,
+        };
+        assert!(!rule.try_hit(call("GET", Some("a"))));
+        assert!(!rule.try_hit(call("POST", Some("b"))));
+        assert!(!rule.try_hit(call("POST", None)));
+        assert!(rule.try_hit(call("POST", Some("a"))));
+        assert!(rule.try_hit(call("POST", Some("a"))));
+        assert!(!rule.live());
+        assert!(!rule.try_hit(call("POST", Some("a"))));
+        assert_eq!(rule.view()["hits"], 2);
+        assert_eq!(rule.view()["times"], 0);
+    }
+}

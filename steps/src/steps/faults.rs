@@ -1,0 +1,281 @@
+//! Faults on demand (`@faults`): the target fails one chosen request of the scenario's broker
+//! through its fault API (`/testing/faults`), and the client recovers as the spec's Errors rules
+//! say. A target without the API (404) does not offer these scenarios.
+use cucumber::{given, then, when};
+use reqwest::Method;
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::{
+    checks,
+    offered::NOT_OFFERED,
+    timestamps,
+    world::{Actor, Payload, Record, TenderWorld, short},
+};
+
+const FAULTS: &str = "/testing/faults";
+/// At most this many pages of the listing are read when looking for a tender.
+const MAX_PAGES: usize = 30;
+
+fn not_offered(method: &str) -> String {
+    format!("{NOT_OFFERED}faults: {method} {FAULTS} answers 404")
+}
+
+#[given("the target offers faults on demand")]
+async fn offers_faults(w: &mut TenderWorld) -> Result<(), String> {
+    w.send(Actor::Owner, Method::GET, FAULTS, Payload::None)
+        .await?;
+    match w.status()? {
+        200 => Ok(()),
+        404 => Err(not_offered("GET")),
+        s => Err(format!(
+            "listing the fault rules: expected 200, got {s}: {}",
+            short(&w.response()?.body)
+        )),
+    }
+}
+
+/// Asks the target, as `actor`, to fail the actor's next `method` request to `path` with `fault`.
+async fn set_fault(
+    w: &mut TenderWorld,
+    actor: Actor,
+    method: &str,
+    path: &str,
+    fault: &str,
+) -> Result<(), String> {
+    let rule =
+        json!({"data": {"match": {"method": method, "path": path}, "fault": fault, "times": 1}});
+    w.send(actor, Method::POST, FAULTS, Payload::Json(rule))
+        .await?;
+    match w.status()? {
+        201 => Ok(()),
+        404 => Err(not_offered("POST")),
+        s => Err(format!(
+            "setting a fault rule: expected 201, got {s}: {}",
+            short(&w.response()?.body)
+        )),
+    }
+}
+
+/// Sends a request whose connection the target is to close: its response must not arrive,
+/// which the next step checks.
+async fn send_unanswered(
+    w: &mut TenderWorld,
+    actor: Actor,
+    method: Method,
+    path: &str,
+    payload: Payload,
+) -> Result<(), String> {
+    match w.send(actor, method, path, payload).await {
+        Err(_) if w.last.as_ref().is_some_and(|l| l.response.is_none()) => Ok(()),
+        other => other,
+    }
+}
+
+/// Remembers the creation about to be sent: its body, and the listing offset just before it.
+async fn before_creation(w: &mut TenderWorld, body: &Value) -> Result<(), String> {
+    w.last_creation = Some(body.clone());
+    let from = w.now().await? - Duration::seconds(1);
+    w.noted
+        .insert("listing from".into(), json!(timestamps::format(from)));
+    Ok(())
+}
+
+#[when("the owner creates a tender in one request and is answered 503 after commit")]
+async fn creation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
+    set_fault(
+        w,
+        Actor::Owner,
+        "POST",
+        "/api/2.3/tenders",
+        "error-after-commit",
+    )
+    .await?;
+    let body = w.tender_body().await?;
+    before_creation(w, &body).await?;
+    w.send(
+        Actor::Owner,
+        Method::POST,
+        "/api/2.3/tenders",
+        Payload::Json(body),
+    )
+    .await
+}
+
+#[when("the owner creates a draft tender and the connection is closed after commit")]
+async fn draft_creation_dropped(w: &mut TenderWorld) -> Result<(), String> {
+    set_fault(
+        w,
+        Actor::Owner,
+        "POST",
+        "/api/2.3/tenders",
+        "drop-after-commit",
+    )
+    .await?;
+    let mut body = w.tender_body().await?;
+    body["data"]["status"] = json!("draft");
+    before_creation(w, &body).await?;
+    send_unanswered(
+        w,
+        Actor::Owner,
+        Method::POST,
+        "/api/2.3/tenders",
+        Payload::Json(body),
+    )
+    .await
+}
+
+#[when("the owner publishes the draft tender and the connection is closed after commit")]
+async fn publication_dropped(w: &mut TenderWorld) -> Result<(), String> {
+    let path = w.tender_path()?;
+    set_fault(w, Actor::Owner, "PATCH", &path, "drop-after-commit").await?;
+    let body = json!({"data": {"status": "active.enquiries"}});
+    let path = w.tender_path_with_token()?;
+    send_unanswered(w, Actor::Owner, Method::PATCH, &path, Payload::Json(body)).await
+}
+
+#[when("the bidder activates the bid and is answered 503 after commit")]
+async fn activation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
+    let bid = w.bid(w.last_bid_index()?)?.clone();
+    let path = format!("{}/bids/{}", w.tender_path()?, bid.id);
+    set_fault(w, Actor::Other, "PATCH", &path, "error-after-commit").await?;
+    let token = bid.token.ok_or("the bid has no token")?;
+    w.send(
+        Actor::Other,
+        Method::PATCH,
+        &format!("{path}?acc_token={token}"),
+        Payload::Json(json!({"data": {"status": "active"}})),
+    )
+    .await
+}
+
+#[then("the answer is a 503 in the error envelope")]
+async fn answered_503(w: &mut TenderWorld) -> Result<(), String> {
+    let response = w.response()?;
+    if response.status != 503 {
+        return Err(format!(
+            "expected 503, got {}: {}",
+            response.status,
+            short(&response.body)
+        ));
+    }
+    checks::error_envelope(&w.body).map(drop)
+}
+
+#[then("no response arrives")]
+async fn no_response(w: &mut TenderWorld) -> Result<(), String> {
+    let last = w.last.as_ref().ok_or("harness: no request was sent yet")?;
+    match &last.response {
+        None => Ok(()),
+        Some(r) => Err(format!(
+            "the connection was to be closed without a response, but {} arrived: {}",
+            r.status,
+            short(&r.body)
+        )),
+    }
+}
+
+/// Pages through the listing from just before the creation and reads every listed tender; the
+/// ids of those with the title sent are noted, and the first becomes the scenario's tender if
+/// it has none (its token was lost with the response).
+#[when("the owner looks in the listing for the tender it sent")]
+async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
+    let sent = w
+        .last_creation
+        .clone()
+        .ok_or("harness: nothing was created yet")?;
+    let title = sent["data"]["title"].clone();
+    let mut offset = w
+        .noted
+        .get("listing from")
+        .map(checks::as_text)
+        .ok_or("harness: the creation's moment was not noted")?;
+    let mut rows = Vec::new();
+    for _ in 0..MAX_PAGES {
+        let url = reqwest::Url::parse_with_params(
+            "http://target/api/2.3/tenders",
+            [("offset", offset.as_str())],
+        )
+        .map_err(|e| e.to_string())?;
+        let path = format!("{}?{}", url.path(), url.query().unwrap_or_default());
+        w.send_expecting(
+            "listing the tenders",
+            200,
+            Actor::Owner,
+            Method::GET,
+            &path,
+            Payload::None,
+        )
+        .await?;
+        let page = w.data().as_array().cloned().unwrap_or_default();
+        if page.is_empty() {
+            break;
+        }
+        rows.extend(page);
+        let next = checks::as_text(&w.body["next_page"]["offset"]);
+        if next.is_empty() || next == offset {
+            break;
+        }
+        offset = next;
+    }
+    let mut found = Vec::new();
+    for id in rows.iter().map(|r| checks::as_text(&r["id"])) {
+        let path = format!("/api/2.3/tenders/{id}");
+        w.send_expecting(
+            "reading a listed tender",
+            200,
+            Actor::Owner,
+            Method::GET,
+            &path,
+            Payload::None,
+        )
+        .await?;
+        if w.data()["title"] == title && !found.iter().any(|(f, _)| *f == id) {
+            found.push((id, w.data().clone()));
+        }
+    }
+    w.noted.insert(
+        "found".into(),
+        json!(found.iter().map(|(id, _)| id).collect::<Vec<_>>()),
+    );
+    if let (None, Some((id, data))) = (&w.tender, found.first()) {
+        w.tender = Some(Record {
+            id: id.clone(),
+            token: None,
+            data: data.clone(),
+            sent,
+        });
+    }
+    Ok(())
+}
+
+fn found(w: &TenderWorld) -> Vec<String> {
+    w.noted
+        .get("found")
+        .and_then(Value::as_array)
+        .map(|ids| ids.iter().map(checks::as_text).collect())
+        .unwrap_or_default()
+}
+
+#[then("the tender it sent is listed once")]
+async fn listed_once(w: &mut TenderWorld) -> Result<(), String> {
+    match found(w).len() {
+        1 => Ok(()),
+        n => Err(format!(
+            "the listing holds {n} tenders with the title sent: {:?}",
+            found(w)
+        )),
+    }
+}
+
+#[then("the tender it sent is listed once, as the tender it published")]
+async fn listed_once_as_published(w: &mut TenderWorld) -> Result<(), String> {
+    listed_once(w).await?;
+    let published = w.tender()?.id.clone();
+    match found(w).first() {
+        Some(id) if *id == published => Ok(()),
+        other => Err(format!(
+            "the listed tender is {other:?}, not the published {published}"
+        )),
+    }
+}
