@@ -22,6 +22,8 @@ pub struct RunReport {
     pub owner: String,
     pub other: String,
     pub tags: Option<String>,
+    /// Which set of features ran, with its digest.
+    pub features: String,
     pub strict: bool,
     pub elapsed_seconds: f64,
     pub scenarios: Vec<ScenarioOutcome>,
@@ -241,6 +243,7 @@ impl RunReport {
                 "real time: short periods, waiting on the target's `Date` header"
             }
         };
+        let _ = writeln!(md, "| Features | {} |", self.features);
         let _ = writeln!(md, "| Time moved by | {clock} |");
         let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
         let _ = writeln!(
@@ -498,6 +501,7 @@ mod tests {
             owner: "broker".into(),
             other: "broker1".into(),
             tags: None,
+            features: "built-in set".into(),
             strict: false,
             elapsed_seconds: 0.0,
             scenarios,

@@ -76,7 +76,7 @@ async fn certify(
 ) -> (RunReport, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut settings = tender_certify::Settings::new(base_url.to_owned());
-    settings.features = concat!(env!("CARGO_MANIFEST_DIR"), "/features").into();
+    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
     settings.tags = Some(tags.to_owned());
     settings.progress = false;
     settings.report = Some(dir.path().join("report.md"));
