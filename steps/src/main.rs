@@ -44,6 +44,9 @@ struct CertifyArgs {
     /// Write the Markdown certificate to FILE.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write the certificate as one self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Seed of the generated data; every run prints the one it used.
     #[arg(long, value_name = "N", env = "TENDER_CERTIFY_SEED")]
     seed: Option<u64>,
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
     settings.junit = args.junit;
     settings.json = args.json;
     settings.report = args.report;
+    settings.html = args.html;
     settings.seed = args.seed;
     settings.features = args.features;
     settings.period = Duration::from_secs(args.period.max(1));
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
                 ("JUnit", &settings.junit),
                 ("JSON", &settings.json),
                 ("report", &settings.report),
+                ("HTML report", &settings.html),
             ] {
                 if let Some(path) = path {
                     println!("tender-certify: {what} written to {}", path.display());

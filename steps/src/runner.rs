@@ -87,7 +87,7 @@ fn tag_expression(op: &gherkin::tagexpr::TagOperation) -> String {
 }
 
 /// Runs every selected scenario against `settings.base_url` and returns what happened. The
-/// JUnit, JSON and Markdown reports are written when their paths are set.
+/// JUnit, JSON, Markdown and HTML reports are written when their paths are set.
 pub async fn certify<Custom: clap::Args>(
     settings: &Settings,
     mut opts: Opts<Custom>,
@@ -224,6 +224,10 @@ pub async fn certify<Custom: clap::Args>(
     };
     if let Some(path) = &settings.report {
         std::fs::write(path, report.markdown())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &settings.html {
+        std::fs::write(path, report.html())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(report)

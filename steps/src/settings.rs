@@ -57,6 +57,8 @@ pub struct Settings {
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// The certificate as one self-contained HTML page.
+    pub html: Option<PathBuf>,
     /// Seed of the generated names, addresses and amounts; a fresh one when absent.
     pub seed: Option<u64>,
     /// Directory holding the `.feature` files; the set built into the harness when absent.
@@ -81,6 +83,7 @@ impl Settings {
             junit: None,
             json: None,
             report: None,
+            html: None,
             seed: None,
             features: None,
             tags: None,
