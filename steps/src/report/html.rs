@@ -28,13 +28,16 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// A table with a header row; every cell is already HTML.
+/// A table, with a header row when `head` names columns; every cell is already HTML.
 fn table(out: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
-    out.push_str("<table>\n<tr>");
-    for h in head {
-        let _ = write!(out, "<th>{}</th>", escape(h));
+    out.push_str("<table>\n");
+    if !head.is_empty() {
+        out.push_str("<tr>");
+        for h in head {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr>\n");
     }
-    out.push_str("</tr>\n");
     for row in rows {
         out.push_str("<tr>");
         for cell in row {
@@ -133,7 +136,7 @@ impl RunReport {
         ];
         table(
             out,
-            &["", ""],
+            &[],
             rows.into_iter()
                 .map(|(k, v)| vec![format!("<th>{}</th>", escape(k)), format!("<td>{v}</td>")]),
         );
