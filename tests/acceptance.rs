@@ -25,7 +25,10 @@ async fn main() -> ExitCode {
         }
     };
     let mut harness = tender_certify::Settings::new(app.base_url());
-    harness.features = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/features"));
+    harness.features = Some(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/features"
+    )));
     harness.seed = std::env::var("TENDER_CERTIFY_SEED")
         .ok()
         .and_then(|s| s.parse().ok());

@@ -8,6 +8,7 @@ pub mod bodies;
 pub mod checks;
 pub mod exchange;
 pub mod facts;
+pub mod feature_set;
 pub mod offered;
 pub mod outcome;
 pub mod readback;

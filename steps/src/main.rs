@@ -3,17 +3,29 @@
 //!
 //! Exit code 0 when every selected `@spec` scenario passed (with `--strict`, every `@upstream`
 //! one too), 1 when not, 2 when the run could not take place.
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 use cucumber::cli;
-use tender_certify::{Broker, Opts, Settings, certify};
+use tender_certify::{Broker, Opts, Settings, certify, feature_set::FeatureSet};
 
 #[derive(clap::Args, Debug)]
 struct CertifyArgs {
     /// Base URL of the implementation under test, without /api/2.3 (e.g. http://127.0.0.1:6543).
-    #[arg(long, value_name = "URL", env = "TENDER_CERTIFY_BASE_URL")]
-    base_url: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TENDER_CERTIFY_BASE_URL",
+        required_unless_present = "list"
+    )]
+    base_url: Option<String>,
+    /// Print the selected scenarios (file:line, feature: name, tags) and exit, contacting nothing.
+    #[arg(long)]
+    list: bool,
     /// Broker that creates the tenders: NAME or NAME:PASSWORD (Basic auth).
     #[arg(long, value_name = "NAME[:PASSWORD]", default_value = "broker")]
     broker: Broker,
@@ -32,10 +44,13 @@ struct CertifyArgs {
     /// Write the Markdown certificate to FILE.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write the certificate as one self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Seed of the generated data; every run prints the one it used.
     #[arg(long, value_name = "N", env = "TENDER_CERTIFY_SEED")]
     seed: Option<u64>,
-    /// Directory of the .feature files (default: the features/ of the source tree).
+    /// Directory of .feature files to run instead of the set built into the harness.
     #[arg(long, value_name = "DIR")]
     features: Option<PathBuf>,
     /// Without a clock control API: length in seconds of each period of a tender that must move.
@@ -73,17 +88,19 @@ fn main() -> ExitCode {
         writer,
         custom: cli::Empty,
     };
-    let mut settings = Settings::new(args.base_url);
+    if args.list {
+        return list(args.features.as_deref(), &opts);
+    }
+    let mut settings = Settings::new(args.base_url.unwrap_or_default());
     settings.owner = args.broker;
     settings.other = args.other_broker;
     settings.strict = args.strict;
     settings.junit = args.junit;
     settings.json = args.json;
     settings.report = args.report;
+    settings.html = args.html;
     settings.seed = args.seed;
-    if let Some(features) = args.features {
-        settings.features = features;
-    }
+    settings.features = args.features;
     settings.period = Duration::from_secs(args.period.max(1));
     settings.wait_budget = Duration::from_secs(args.wait_budget);
 
@@ -102,6 +119,7 @@ fn main() -> ExitCode {
                 ("JUnit", &settings.junit),
                 ("JSON", &settings.json),
                 ("report", &settings.report),
+                ("HTML report", &settings.html),
             ] {
                 if let Some(path) = path {
                     println!("tender-certify: {what} written to {}", path.display());
@@ -113,6 +131,24 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::from(1)
             }
+        }
+        Err(e) => {
+            eprintln!("tender-certify: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--list`: the scenarios the same options would run, one a line.
+fn list(features: Option<&Path>, opts: &Opts<cli::Empty>) -> ExitCode {
+    let listed = FeatureSet::choose(features)
+        .and_then(|set| set.scenarios(opts.tags_filter.as_ref(), opts.re_filter.as_ref()));
+    match listed {
+        Ok(scenarios) => {
+            for s in &scenarios {
+                println!("{}", s.line());
+            }
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("tender-certify: {e}");

@@ -78,6 +78,7 @@ mod tests {
             owner: "broker".into(),
             other: "broker1".into(),
             tags: None,
+            features: "built-in set".into(),
             strict: false,
             elapsed_seconds: 0.0,
             scenarios,

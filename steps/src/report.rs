@@ -1,4 +1,6 @@
-//! The results of a run: counts, the verdict, and the Markdown certificate.
+//! The results of a run: counts, the verdict, and the certificate in Markdown and HTML.
+mod html;
+
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
@@ -22,6 +24,8 @@ pub struct RunReport {
     pub owner: String,
     pub other: String,
     pub tags: Option<String>,
+    /// Which set of features ran, with its digest.
+    pub features: String,
     pub strict: bool,
     pub elapsed_seconds: f64,
     pub scenarios: Vec<ScenarioOutcome>,
@@ -214,6 +218,24 @@ impl RunReport {
         out
     }
 
+    /// Per feature: `@spec` passed and failed, `@upstream` passed and failed, skipped.
+    pub fn feature_counts(&self) -> BTreeMap<&str, [usize; 5]> {
+        let mut features: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
+        for s in &self.scenarios {
+            let row = features.entry(s.feature.as_str()).or_default();
+            match (s.class, s.verdict) {
+                (_, Verdict::Skipped) => row[4] += 1,
+                (Class::Spec, Verdict::Passed) => row[0] += 1,
+                (Class::Spec, Verdict::Failed) | (Class::Untagged, Verdict::Failed) => row[1] += 1,
+                (Class::Upstream, Verdict::Passed) | (Class::Untagged, Verdict::Passed) => {
+                    row[2] += 1
+                }
+                (Class::Upstream, Verdict::Failed) => row[3] += 1,
+            }
+        }
+        features
+    }
+
     /// The Markdown certificate.
     pub fn markdown(&self) -> String {
         let mut md = String::new();
@@ -241,6 +263,7 @@ impl RunReport {
                 "real time: short periods, waiting on the target's `Date` header"
             }
         };
+        let _ = writeln!(md, "| Features | {} |", self.features);
         let _ = writeln!(md, "| Time moved by | {clock} |");
         let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
         let _ = writeln!(
@@ -286,20 +309,7 @@ impl RunReport {
             md,
             "| Feature | `@spec` passed | `@spec` failed | `@upstream` passed | `@upstream` failed | Skipped |\n|---|---|---|---|---|---|"
         );
-        let mut features: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
-        for s in &self.scenarios {
-            let row = features.entry(s.feature.as_str()).or_default();
-            match (s.class, s.verdict) {
-                (_, Verdict::Skipped) => row[4] += 1,
-                (Class::Spec, Verdict::Passed) => row[0] += 1,
-                (Class::Spec, Verdict::Failed) | (Class::Untagged, Verdict::Failed) => row[1] += 1,
-                (Class::Upstream, Verdict::Passed) | (Class::Untagged, Verdict::Passed) => {
-                    row[2] += 1
-                }
-                (Class::Upstream, Verdict::Failed) => row[3] += 1,
-            }
-        }
-        for (feature, r) in &features {
+        for (feature, r) in &self.feature_counts() {
             let _ = writeln!(
                 md,
                 "| {feature} | {} | {} | {} | {} | {} |",
@@ -498,6 +508,7 @@ mod tests {
             owner: "broker".into(),
             other: "broker1".into(),
             tags: None,
+            features: "built-in set".into(),
             strict: false,
             elapsed_seconds: 0.0,
             scenarios,

@@ -17,6 +17,7 @@ use futures::FutureExt as _;
 use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 
 use crate::{
+    feature_set::FeatureSet,
     outcome::{Reclassify, Recorder, Shared},
     report::RunReport,
     settings::Settings,
@@ -86,7 +87,7 @@ fn tag_expression(op: &gherkin::tagexpr::TagOperation) -> String {
 }
 
 /// Runs every selected scenario against `settings.base_url` and returns what happened. The
-/// JUnit, JSON and Markdown reports are written when their paths are set.
+/// JUnit, JSON, Markdown and HTML reports are written when their paths are set.
 pub async fn certify<Custom: clap::Args>(
     settings: &Settings,
     mut opts: Opts<Custom>,
@@ -95,6 +96,7 @@ pub async fn certify<Custom: clap::Args>(
     println!(
         "tender-certify: seed {seed} (reproduce with --seed {seed} or TENDER_CERTIFY_SEED={seed})"
     );
+    let features = FeatureSet::choose(settings.features.as_deref())?;
     let target = Arc::new(Target::probe(settings, seed).await?);
     let mode = target.clock;
     println!(
@@ -105,6 +107,11 @@ pub async fn certify<Custom: clap::Args>(
             ClockMode::RealTime => "no clock control API: waiting in real time",
         }
     );
+    println!(
+        "tender-certify: features: {}",
+        features.describe().replace('`', "")
+    );
+    let features_dir = features.materialise()?;
     let date = OffsetDateTime::now_utc()
         .replace_nanosecond(0)
         .ok()
@@ -172,7 +179,7 @@ pub async fn certify<Custom: clap::Args>(
         .with_writer(writer)
         .with_cli(opts);
     let _writer = cucumber
-        .filter_run(settings.features.clone(), move |feature, rule, scenario| {
+        .filter_run(features_dir.dir.clone(), move |feature, rule, scenario| {
             tags.as_ref().is_none_or(|t| {
                 t.eval(
                     feature
@@ -209,6 +216,7 @@ pub async fn certify<Custom: clap::Args>(
         owner: target.owner.name.clone(),
         other: target.other.name.clone(),
         tags: tags_text,
+        features: features.describe(),
         strict: settings.strict,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         scenarios: collected.scenarios,
@@ -216,6 +224,10 @@ pub async fn certify<Custom: clap::Args>(
     };
     if let Some(path) = &settings.report {
         std::fs::write(path, report.markdown())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &settings.html {
+        std::fs::write(path, report.html())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(report)

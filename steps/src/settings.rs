@@ -57,10 +57,12 @@ pub struct Settings {
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// The certificate as one self-contained HTML page.
+    pub html: Option<PathBuf>,
     /// Seed of the generated names, addresses and amounts; a fresh one when absent.
     pub seed: Option<u64>,
-    /// Directory holding the `.feature` files.
-    pub features: PathBuf,
+    /// Directory holding the `.feature` files; the set built into the harness when absent.
+    pub features: Option<PathBuf>,
     /// Tag expression limiting the scenarios run.
     pub tags: Option<String>,
     /// Without a clock control API: length of each period of a tender that must move in time.
@@ -81,8 +83,9 @@ impl Settings {
             junit: None,
             json: None,
             report: None,
+            html: None,
             seed: None,
-            features: default_features_dir(),
+            features: None,
             tags: None,
             period: Duration::from_secs(4),
             wait_budget: Duration::from_secs(20),
@@ -91,7 +94,8 @@ impl Settings {
     }
 }
 
-/// The `features/` directory of the repository this harness was built from.
+/// The `features/` directory of the source tree this harness was built from (the built-in set
+/// is compiled from it).
 pub fn default_features_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../features"))
 }

@@ -76,18 +76,10 @@ impl Target {
                     attempts += 1;
                     tokio::time::sleep(Duration::from_millis(250)).await;
                     if attempts == STARTUP_ATTEMPTS {
-                        return Err(format!(
-                            "the target at {} does not answer: {e}",
-                            target.base_url
-                        ));
+                        return Err(unreachable(&target.base_url, &e));
                     }
                 }
-                Err(e) => {
-                    return Err(format!(
-                        "the target at {} does not answer: {e}",
-                        target.base_url
-                    ));
-                }
+                Err(e) => return Err(unreachable(&target.base_url, &e)),
             }
         };
         if let Some(server) = date_header(listing.headers()) {
@@ -95,6 +87,7 @@ impl Target {
             target.skew_ahead = diff.is_positive();
             target.skew = diff.unsigned_abs();
         }
+        is_this_api(&target.base_url, listing).await?;
         if target.clock_now().await.is_ok() {
             target.clock = ClockMode::ControlApi;
         }
@@ -140,6 +133,53 @@ impl Target {
             }
         }
     }
+}
+
+/// One line for a target that never answered, with the cause (refused, unknown host, …).
+fn unreachable(base_url: &str, e: &reqwest::Error) -> String {
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        causes.push(cause.to_string());
+        source = cause.source();
+    }
+    let cause = causes.last().cloned().unwrap_or_else(|| e.to_string());
+    format!("the target at {base_url} cannot be reached: {cause}")
+}
+
+/// The first listing must be this API's: a JSON page with a `data` array and a `next_page`.
+/// Anything else (a web page, another service, an error) stops the run before any scenario.
+async fn is_this_api(base_url: &str, listing: reqwest::Response) -> Result<(), String> {
+    let not_it = |what: String| {
+        format!(
+            "the target at {base_url} is not a Tender Procurement Service Interface 2.3: GET {base_url}/api/2.3/tenders {what}"
+        )
+    };
+    let status = listing.status();
+    let content_type = listing
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("no content type")
+        .to_owned();
+    if !status.is_success() {
+        return Err(not_it(format!("answered {status} ({content_type})")));
+    }
+    if !content_type.starts_with("application/json") {
+        return Err(not_it(format!(
+            "answered {status} with {content_type}, not JSON"
+        )));
+    }
+    let body: Value = listing
+        .json()
+        .await
+        .map_err(|_| not_it(format!("answered {status} with a body that is not JSON")))?;
+    if !body.get("data").is_some_and(Value::is_array) || body.get("next_page").is_none() {
+        return Err(not_it(
+            "answered JSON without a `data` array and a `next_page`".to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 /// The `Date` header of a response, as an instant.

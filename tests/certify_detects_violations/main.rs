@@ -76,7 +76,7 @@ async fn certify(
 ) -> (RunReport, String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut settings = tender_certify::Settings::new(base_url.to_owned());
-    settings.features = concat!(env!("CARGO_MANIFEST_DIR"), "/features").into();
+    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
     settings.tags = Some(tags.to_owned());
     settings.progress = false;
     settings.report = Some(dir.path().join("report.md"));
@@ -354,4 +354,60 @@ async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
     );
     assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
     assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() {
+    let upstream = server().await;
+    let markup_in_dates = mutant(
+        5,
+        "every response",
+        "dateModified holding markup",
+        true,
+        "",
+        forward,
+        |_, _, a| {
+            a.edit(|v| {
+                if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut)
+                    && data.contains_key("dateModified")
+                {
+                    data.insert("dateModified".into(), json!("<b>soon</b>"));
+                }
+            })
+        },
+    );
+    let front = front(upstream.base_url(), &markup_in_dates).await;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("certificate.html");
+    let (report, _) = certify(&front.base_url, "@conventions and @spec", |s| {
+        s.html = Some(path.clone())
+    })
+    .await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert!(!report.certified());
+    let html = std::fs::read_to_string(&path).expect("the HTML report was written");
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("<strong>Does not conform</strong>"), "{html}");
+    assert!(
+        html.contains("Rule broken: <span class=\"broken\"><code>conv-6</code></span>"),
+        "{html}"
+    );
+    assert!(html.contains("<td class=\"broken\">broken</td>"), "{html}");
+    assert!(
+        html.contains("<div class=\"label\">Request</div>\n<pre>POST "),
+        "{html}"
+    );
+    assert!(
+        html.contains("<div class=\"label\">Response</div>\n<pre>201 Created"),
+        "{html}"
+    );
+    assert!(html.contains("&lt;b&gt;soon&lt;/b&gt;"), "{html}");
+    assert!(
+        !html.contains("<b>soon</b>"),
+        "markup from a response is escaped"
+    );
+    for external in ["<link", "<script", "src=", "href=", "@import"] {
+        assert!(!html.contains(external), "no external asset: {external}");
+    }
 }

@@ -1,0 +1,357 @@
+//! The certificate as one self-contained HTML page: the same content as the Markdown one, with
+//! the page's template and style compiled in and every text from a run escaped.
+use std::fmt::Write as _;
+
+use super::{RunReport, class_tag, is_not_offered, rule_tags};
+use crate::{
+    outcome::{Class, ScenarioOutcome, Verdict},
+    rules,
+};
+
+const TEMPLATE: &str = include_str!("template.html");
+const STYLE: &str = include_str!("style.css");
+const TITLE: &str = "Certification report: Tender Procurement Service Interface 2.3";
+
+/// `text` safe inside an element or a quoted attribute.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table, with a header row when `head` names columns; every cell is already HTML.
+fn table(out: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
+    out.push_str("<table>\n");
+    if !head.is_empty() {
+        out.push_str("<tr>");
+        for h in head {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out.push_str("</tr>\n");
+    }
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            out.push_str(&cell);
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+}
+
+fn cell(text: &str) -> String {
+    format!("<td>{}</td>", escape(text))
+}
+
+fn number(n: usize) -> String {
+    format!("<td class=\"n\">{n}</td>")
+}
+
+fn code(text: &str) -> String {
+    format!("<code>{}</code>", escape(text))
+}
+
+fn pre(out: &mut String, label: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "<div class=\"label\">{}</div>\n<pre>{}</pre>",
+        escape(label),
+        escape(text)
+    );
+}
+
+impl RunReport {
+    /// The HTML certificate: one page, no external assets.
+    pub fn html(&self) -> String {
+        let mut body = String::new();
+        let _ = writeln!(body, "<h1>{}</h1>", escape(TITLE));
+        let _ = writeln!(
+            body,
+            "<p class=\"verdict {}\">{}</p>",
+            if self.certified() { "pass" } else { "fail" },
+            bold(&self.verdict())
+        );
+        self.html_run(&mut body);
+        self.html_counts(&mut body);
+        self.html_rules(&mut body);
+        self.html_failures(&mut body);
+        self.html_skips(&mut body);
+        TEMPLATE
+            .replace("{{title}}", &escape(TITLE))
+            .replace("{{style}}", STYLE)
+            .replace("{{body}}", &body)
+    }
+
+    fn html_run(&self, out: &mut String) {
+        let clock = match self.clock {
+            crate::target::ClockMode::ControlApi => "clock control API (/testing/clock)",
+            crate::target::ClockMode::RealTime => {
+                "real time: short periods, waiting on the target's Date header"
+            }
+        };
+        let rows = [
+            ("Target", code(&self.target)),
+            ("Date", escape(&self.date)),
+            (
+                "Suite version",
+                escape(&format!("tender-certify {}", self.suite_version)),
+            ),
+            (
+                "Seed",
+                format!(
+                    "{} (reproduce with {})",
+                    self.seed,
+                    code(&format!("--seed {}", self.seed))
+                ),
+            ),
+            ("Features", code_spans(&escape(&self.features))),
+            ("Time moved by", escape(clock)),
+            ("Server-versus-local clock skew", escape(&self.skew)),
+            (
+                "Brokers",
+                format!(
+                    "owner {}, other party {}",
+                    code(&self.owner),
+                    code(&self.other)
+                ),
+            ),
+            (
+                "Tag filter",
+                self.tags.as_deref().map_or("none".to_owned(), code),
+            ),
+            (
+                "Strict (@upstream counts)",
+                (if self.strict { "yes" } else { "no" }).to_owned(),
+            ),
+            ("Duration", format!("{:.1} s", self.elapsed_seconds)),
+        ];
+        table(
+            out,
+            &[],
+            rows.into_iter()
+                .map(|(k, v)| vec![format!("<th>{}</th>", escape(k)), format!("<td>{v}</td>")]),
+        );
+    }
+
+    fn html_counts(&self, out: &mut String) {
+        out.push_str("<h2>Counts per class</h2>\n");
+        let classes = [Class::Spec, Class::Upstream, Class::Untagged]
+            .into_iter()
+            .filter(|class| self.counts_of(*class).total() > 0 || *class != Class::Untagged)
+            .map(|class| {
+                let c = self.counts_of(class);
+                vec![
+                    cell(class.label()),
+                    number(c.passed),
+                    number(c.failed),
+                    number(c.skipped),
+                ]
+            });
+        table(out, &["Class", "Passed", "Failed", "Skipped"], classes);
+
+        out.push_str("<h2>Counts per feature</h2>\n");
+        let features = self.feature_counts().into_iter().map(|(feature, r)| {
+            let mut row = vec![cell(feature)];
+            row.extend(r.iter().map(|n| number(*n)));
+            row
+        });
+        table(
+            out,
+            &[
+                "Feature",
+                "@spec passed",
+                "@spec failed",
+                "@upstream passed",
+                "@upstream failed",
+                "Skipped",
+            ],
+            features,
+        );
+    }
+
+    fn html_rules(&self, out: &mut String) {
+        out.push_str("<h2>Rules of the spec</h2>\n<p>A rule is covered by the <code>@spec</code> scenarios tagged with it and by the checks applied to every exchange of every scenario.</p>\n");
+        let rows = rules::SPEC_RULES.iter().map(|rule| {
+            let (scenarios, checks, result) = self.rule_result(rule.tag);
+            let class = match result {
+                "holds" => "holds",
+                "**broken**" => "broken",
+                "not fully checked" => "partial",
+                _ => "uncovered",
+            };
+            vec![
+                format!("<td>{} {}</td>", code(rule.tag), escape(rule.text)),
+                number(scenarios),
+                number(checks),
+                format!(
+                    "<td class=\"{class}\">{}</td>",
+                    escape(&result.replace("**", ""))
+                ),
+            ]
+        });
+        table(out, &["Rule", "Scenarios", "Global checks", "Result"], rows);
+        out.push_str("<h3>Checks applied to every exchange</h3>\n");
+        let checks = rules::GLOBAL_CHECKS
+            .iter()
+            .map(|c| vec![format!("<td>{}</td>", code(c.rule)), cell(c.text)]);
+        table(out, &["Rule", "Check"], checks);
+        if !self.parsing_errors.is_empty() {
+            out.push_str("<h2>Features that could not be read</h2>\n<ul>\n");
+            for e in &self.parsing_errors {
+                let _ = writeln!(out, "<li>{}</li>", escape(e));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+
+    fn html_failures(&self, out: &mut String) {
+        let failures: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Failed)
+            .collect();
+        let _ = writeln!(out, "<h2>Failures ({})</h2>", failures.len());
+        if failures.is_empty() {
+            out.push_str("<p>None.</p>\n");
+        }
+        for s in failures {
+            out.push_str("<section class=\"failure\">\n");
+            let _ = writeln!(
+                out,
+                "<h3>[{}] {}: {}</h3>\n<ul>\n<li>Where: {}</li>",
+                escape(class_tag(s.class)),
+                escape(&s.feature),
+                escape(&s.name),
+                code(&format!("features/{}:{}", s.file, s.line))
+            );
+            for tag in rule_tags(s) {
+                let text = rules::by_tag(&tag).map_or("", |r| r.text);
+                let _ = writeln!(
+                    out,
+                    "<li>Rule broken: <span class=\"broken\">{}</span> {}</li>",
+                    code(&tag),
+                    escape(text)
+                );
+            }
+            if let Some(f) = &s.failure {
+                let _ = writeln!(out, "<li>Step: {}</li>", code(&f.step));
+                let _ = writeln!(out, "<li>What went wrong: {}</li>", escape(&f.message));
+                out.push_str("</ul>\n");
+                match &f.exchange {
+                    Some(ex) => {
+                        pre(out, "Request", &ex.request.to_string());
+                        match (&ex.response, &ex.transport_error) {
+                            (Some(r), _) => pre(out, "Response", &r.to_string()),
+                            (None, Some(e)) => {
+                                let _ = writeln!(out, "<p>No response: {}</p>", escape(e));
+                            }
+                            (None, None) => {}
+                        }
+                    }
+                    None => out.push_str("<p>(no request had been sent yet)</p>\n"),
+                }
+                if let Some(read) = &f.read_back {
+                    pre(out, "Read back", &read.request.to_string());
+                    if let Some(r) = &read.response {
+                        pre(out, "Read back response", &r.to_string());
+                    }
+                }
+            } else {
+                out.push_str("</ul>\n");
+            }
+            out.push_str("</section>\n");
+        }
+    }
+
+    fn html_skips(&self, out: &mut String) {
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            out.push_str("<h2>Extensions not offered</h2>\n<p>The target answers 404 on the collections of these extensions beyond the spec; their scenarios were not run.</p>\n<ul>\n");
+            for name in &not_offered {
+                let _ = writeln!(out, "<li>{}</li>", escape(name));
+            }
+            out.push_str("</ul>\n");
+        }
+        let skipped: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
+            .collect();
+        let _ = writeln!(out, "<h2>Skipped ({})</h2>", skipped.len());
+        if skipped.is_empty() {
+            out.push_str("<p>None.</p>\n");
+            return;
+        }
+        out.push_str("<ul>\n");
+        for s in skipped {
+            let _ = writeln!(
+                out,
+                "<li>[{}] {}: {} ({}): {}</li>",
+                escape(class_tag(s.class)),
+                escape(&s.feature),
+                escape(&s.name),
+                code(&format!("features/{}:{}", s.file, s.line)),
+                escape(s.skip_reason.as_deref().unwrap_or("no reason recorded"))
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
+/// Markdown `**bold**` and `` `code` `` of a sentence written for the Markdown certificate,
+/// as HTML.
+fn bold(markdown: &str) -> String {
+    let escaped = escape(markdown);
+    let mut out = String::new();
+    for (i, part) in escaped.split("**").enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<strong>{part}</strong>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    code_spans(&out)
+}
+
+/// `` `code` `` spans of already escaped text as `<code>`.
+fn code_spans(escaped: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_special_character_is_escaped() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn the_verdict_keeps_its_emphasis_and_code() {
+        assert_eq!(
+            bold("**Conforms**: every selected `@spec` <x>"),
+            "<strong>Conforms</strong>: every selected <code>@spec</code> &lt;x&gt;"
+        );
+    }
+}

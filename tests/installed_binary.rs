@@ -1,0 +1,136 @@
+//! `tender-certify` as a third party gets it: the built binary copied into a directory outside
+//! the source tree and run from there, with the features compiled into it.
+//!
+//! The binary is the one `cargo test` builds for the workspace's `tender-certify` package, next
+//! to this test's own executable.
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use tender_certify::feature_set::FeatureSet;
+use tender_registry::{Application, Settings};
+
+/// `target/<profile>/tender-certify`, built beside this test by `cargo test` at the workspace root.
+fn built_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    let binary = profile.join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "{} is missing: run `cargo test` at the workspace root (or `cargo build -p tender-certify`) first",
+        binary.display()
+    );
+    binary
+}
+
+/// A copy of the binary alone in a fresh temporary directory.
+fn installed() -> (tempfile::TempDir, PathBuf) {
+    let place = tempfile::tempdir().unwrap();
+    let copy = place
+        .path()
+        .join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(built_binary(), &copy).unwrap();
+    (place, copy)
+}
+
+fn run(binary: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(binary)
+        .current_dir(dir)
+        .args(args)
+        .env_remove("TENDER_CERTIFY_BASE_URL")
+        .env_remove("TENDER_CERTIFY_SEED")
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
+    let (place, binary) = installed();
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let base_url = app.base_url();
+    let server = app.spawn();
+    let dir = place.path().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        run(
+            &binary,
+            &dir,
+            &[
+                "--base-url",
+                &base_url,
+                "--tags",
+                "@conventions and @spec",
+                "--report",
+                "certificate.md",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("features: built-in set"), "{stdout}");
+    let certificate = std::fs::read_to_string(place.path().join("certificate.md")).unwrap();
+    assert!(certificate.contains("**Conforms**"), "{certificate}");
+    let features = format!(
+        "| Features | built-in set, {} files, SHA-256 `{}` |",
+        FeatureSet::built_in().len(),
+        FeatureSet::built_in().digest()
+    );
+    assert!(certificate.contains(&features), "{certificate}");
+}
+
+#[test]
+fn a_copied_binary_lists_its_scenarios_without_any_target() {
+    let (place, binary) = installed();
+    let output = run(&binary, place.path(), &["--list", "--tags", "@bids"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() > 3, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("bids.feature:") && l.contains("@bids")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_external_set_given_with_features_replaces_the_built_in_one() {
+    let (place, binary) = installed();
+    let features = place.path().join("mine");
+    std::fs::create_dir(&features).unwrap();
+    std::fs::write(
+        features.join("one.feature"),
+        "Feature: Mine\n  @only\n  Scenario: Just this\n    Given nothing\n",
+    )
+    .unwrap();
+    let output = run(
+        &binary,
+        place.path(),
+        &["--list", "--features", features.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "one.feature:3\tMine: Just this\t@only"
+    );
+}
