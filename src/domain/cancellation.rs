@@ -167,30 +167,8 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::tender::NewTender;
-    use crate::domain::tender::tests::full;
-    use crate::domain::time::Zone;
+    use crate::domain::tender::tests::published as setup;
     use serde_json::json;
-
-    fn setup() -> (Tender, Cx, Timestamp) {
-        let zone = Zone::named("Europe/Kyiv").expect("zone");
-        let cx = Cx {
-            zone,
-            testing: true,
-        };
-        let input = NewTender::parse(&full(), &cx).expect("valid");
-        let now = zone.parse("2030-01-01T00:00").expect("date");
-        let t = Tender::create(
-            input,
-            ids::new_id(),
-            "UA-1".into(),
-            "broker".into(),
-            ids::new_token().1,
-            "http://h".into(),
-            now,
-        );
-        (t, cx, now)
-    }
 
     #[test]
     fn a_pending_cancellation_only_stamps_its_date() {

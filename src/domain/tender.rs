@@ -612,6 +612,27 @@ pub(crate) mod tests {
     }
 
     /// A tender using every optional field the terms have.
+    /// A tender published at 2030-01-01 00:00 Kyiv from [`full`], with its parsing context.
+    pub(crate) fn published() -> (Tender, Cx, Timestamp) {
+        let zone = Zone::named("Europe/Kyiv").expect("zone");
+        let cx = Cx {
+            zone,
+            testing: true,
+        };
+        let input = NewTender::parse(&full(), &cx).expect("valid");
+        let now = zone.parse("2030-01-01T00:00").expect("date");
+        let t = Tender::create(
+            input,
+            crate::domain::ids::new_id(),
+            "UA-1".into(),
+            "broker".into(),
+            crate::domain::ids::new_token().1,
+            "http://h".into(),
+            now,
+        );
+        (t, cx, now)
+    }
+
     pub(crate) fn full() -> Json {
         let org = json!({
             "name": "Школа", "name_en": "School", "name_ru": "Школа",
