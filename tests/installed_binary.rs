@@ -5,7 +5,8 @@
 //! to this test's own executable.
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::{Command, Output, Stdio},
+    sync::Mutex,
 };
 
 use tender_certify::feature_set::FeatureSet;
@@ -24,24 +25,36 @@ fn built_binary() -> PathBuf {
     binary
 }
 
+/// Held while a copy is written and while a process is spawned. A child forked by one test
+/// keeps, until its exec, every file the process had open, so a copy still being written by
+/// another test would be "busy" (ETXTBSY) when that test runs it.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
 /// A copy of the binary alone in a fresh temporary directory.
 fn installed() -> (tempfile::TempDir, PathBuf) {
     let place = tempfile::tempdir().unwrap();
     let copy = place
         .path()
         .join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
+    let _alone = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
     std::fs::copy(built_binary(), &copy).unwrap();
     (place, copy)
 }
 
 fn run(binary: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(binary)
-        .current_dir(dir)
-        .args(args)
-        .env_remove("TENDER_CERTIFY_BASE_URL")
-        .env_remove("TENDER_CERTIFY_SEED")
-        .output()
-        .unwrap()
+    let child = {
+        let _alone = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
+        Command::new(binary)
+            .current_dir(dir)
+            .args(args)
+            .env_remove("TENDER_CERTIFY_BASE_URL")
+            .env_remove("TENDER_CERTIFY_SEED")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    child.wait_with_output().unwrap()
 }
 
 fn text(output: &Output) -> String {
