@@ -201,11 +201,7 @@ async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_bu
         "",
         |_, r| {
             if r.path.starts_with("/testing/") {
-                Route::Answer(Answer::json(
-                    404,
-                    json!({"status": "error", "errors": [
-                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
-                ))
+                Route::Answer(Answer::not_found())
             } else {
                 Route::Forward
             }
@@ -280,11 +276,7 @@ async fn an_extension_a_target_does_not_offer_is_reported_as_not_offered() {
         "",
         |_, r| {
             if hidden_extension(&r.path) {
-                Route::Answer(Answer::json(
-                    404,
-                    json!({"status": "error", "errors": [
-                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
-                ))
+                Route::Answer(Answer::not_found())
             } else {
                 Route::Forward
             }
@@ -331,11 +323,7 @@ async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
         "",
         |_, r| {
             if r.path.contains("/complaints") {
-                Route::Answer(Answer::json(
-                    404,
-                    json!({"status": "error", "errors": [
-                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
-                ))
+                Route::Answer(Answer::not_found())
             } else {
                 Route::Forward
             }

@@ -153,6 +153,15 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// A 404 in the error envelope, as a target answers for what it does not offer.
+    pub fn not_found() -> Answer {
+        Answer::json(
+            404,
+            json!({"status": "error", "errors": [
+                {"location": "url", "name": "not_found", "description": "Not Found"}]}),
+        )
+    }
+
     pub fn json(status: u16, body: Value) -> Answer {
         Answer {
             status,
