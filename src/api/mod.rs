@@ -9,11 +9,13 @@ pub mod body;
 mod cancellations;
 mod clock;
 mod complaints;
+mod dashboard;
 mod documents;
 pub mod error;
 mod faults;
 mod guard;
 mod listing;
+pub mod openapi;
 mod questions;
 pub mod reply;
 mod tenders;
@@ -225,6 +227,9 @@ pub fn router(testing: bool) -> Router {
         .get(tenders::spore)
         .head(tenders::spore);
     let mut root = Router::new()
+        .get(dashboard::page)
+        .push(Router::with_path("assets/{asset}").get(dashboard::asset))
+        .push(Router::with_path("openapi.json").get(openapi::serve))
         .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
     if testing {

@@ -8,6 +8,7 @@ mod claims;
 mod common;
 mod conventions;
 mod documents;
+mod faces;
 mod faults;
 mod lifecycle;
 mod listing;
