@@ -30,7 +30,7 @@ function h(tag, attrs, ...children) {
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -52,6 +52,13 @@ function ms(text) {
 /** A timestamp as the server wrote it, shortened: `2026-11-23 10:00`. */
 function shortTime(text) {
   return typeof text === "string" ? text.slice(0, 16).replace("T", " ") : "";
+}
+
+/** A moment in the offset `sample` (a server timestamp) carries, shortened like shortTime. */
+function inZoneOf(sample, when) {
+  const m = /([+-])(\d\d):(\d\d)$/.exec(sample || "");
+  const offset = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  return shortTime(new Date(when + offset * 60000).toISOString()) + (m ? " " + m[0] : " UTC");
 }
 
 function relative(when) {
@@ -95,7 +102,7 @@ async function loadClock() {
 
 function drawClock() {
   const c = state.clock;
-  $("clock-now").textContent = c.testing ? shortTime(c.text) + c.text.slice(26) : new Date(c.now).toUTCString();
+  $("clock-now").textContent = c.testing ? shortTime(c.text) + " " + c.text.slice(26) : new Date(c.now).toUTCString();
   const badge = $("clock-state");
   badge.textContent = c.frozen ? "frozen" : "running";
   badge.className = "badge" + (c.frozen ? " frozen" : "");
@@ -154,7 +161,7 @@ async function loadOlder() {
 function fillSelect(select, values) {
   const chosen = select.value;
   const known = new Set([...select.options].map((o) => o.value));
-  for (const v of values) if (!known.has(v)) select.append(h("option", { value: v }, v));
+  for (const v of new Set(values)) if (!known.has(v)) select.append(h("option", { value: v }, v));
   select.value = chosen;
 }
 
@@ -234,8 +241,8 @@ function drawTimeline(t) {
   return h("div", {},
     h("div", { class: "timeline", id: "timeline" }, lanesEl, overlay),
     h("div", { class: "axis" }, h("div"), h("div", { class: "ends" },
-      h("span", {}, shortTime(new Date(lo).toISOString()) + " UTC"),
-      h("span", {}, shortTime(new Date(hi).toISOString()) + " UTC"))),
+      h("span", {}, inZoneOf(t.dateModified, lo)),
+      h("span", {}, inZoneOf(t.dateModified, hi)))),
     list.length ? null : h("p", { class: "note" }, "No periods yet."));
 }
 
