@@ -157,6 +157,15 @@ impl Op {
         self
     }
 
+    /// A JSON request body `{"data": <schema>}` with a valid example, so that a fuzzer's
+    /// first request creates something the later ones can use.
+    pub fn body_example(mut self, schema: &str, example: Json) -> Op {
+        self = self.body(schema);
+        self.body["requestBody"]["content"]["application/json"]["example"] =
+            json!({ "data": example });
+        self
+    }
+
     /// Called by a broker (HTTP Basic).
     pub fn broker(mut self) -> Op {
         self.body.insert("security".into(), json!([{"broker": []}]));

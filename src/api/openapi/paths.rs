@@ -2,6 +2,7 @@
 //! means adding its line here, next to its neighbours.
 
 use super::operation::{Op, delete, get, head, item, patch, post, put};
+use super::schemas;
 use serde_json::{Value as Json, json};
 
 const API: &str = "/api/2.3";
@@ -299,7 +300,7 @@ pub fn paths(testing: bool) -> Vec<(String, Json)> {
                     "Create a tender (a broker; answers the tender's token)",
                 )
                 .broker()
-                .body("TenderInput")
+                .body_example("TenderInput", schemas::tender_example())
                 .created("Tender", true),
             ],
         ),
@@ -321,7 +322,7 @@ pub fn paths(testing: bool) -> Vec<(String, Json)> {
                     "Move the clock to a moment or by a duration, freeze or release it; \
                      answers once every transition that fell due is applied",
                 )
-                .body("ClockInput")
+                .body_example("ClockInput", json!({"advance": "PT1H"}))
                 .ok("Clock")
                 .testing_only(),
             ],

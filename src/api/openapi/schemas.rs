@@ -353,3 +353,29 @@ pub fn security_schemes() -> Json {
         "X-Access-Token": {"type": "apiKey", "in": "header", "name": "X-Access-Token", "description": "The same token as a header (or access.token in the body)"},
     })
 }
+
+/// A tender the server accepts whatever its clock says (its periods lie far ahead).
+pub fn tender_example() -> Json {
+    let address = json!({"countryName": "Україна", "postalCode": "01220", "region": "м. Київ", "streetAddress": "вул. Банкова, 11", "locality": "м. Київ"});
+    json!({
+        "procurementMethodType": "belowThreshold",
+        "title": "Шкільні обіди",
+        "value": {"amount": 500, "currency": "UAH"},
+        "minimalStep": {"amount": 15, "currency": "UAH"},
+        "enquiryPeriod": {"endDate": "2099-01-10T10:00:00+02:00"},
+        "tenderPeriod": {"endDate": "2099-01-20T10:00:00+02:00"},
+        "procuringEntity": {
+            "name": "Київська школа № 1", "kind": "general",
+            "identifier": {"scheme": "UA-EDR", "id": "00037256", "uri": "http://school.example.net/"},
+            "address": address,
+            "contactPoint": {"name": "Олена Петренко", "telephone": "0440000000"},
+        },
+        "items": [{
+            "id": "item-1", "description": "Шкільні обіди", "quantity": 5,
+            "classification": {"scheme": "ДК021", "id": "55523100-3", "description": "Послуги з харчування у школах"},
+            "unit": {"code": "44617100-9", "name": "item"},
+            "deliveryDate": {"endDate": "2099-02-01T10:00:00+02:00"},
+            "deliveryAddress": address,
+        }],
+    })
+}
