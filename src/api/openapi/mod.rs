@@ -3,6 +3,7 @@
 //! [`paths`] holds one entry per route, in the order of [`super::router`]; [`schemas`] the
 //! shapes they exchange. `routes_of` walks a router, so a test can prove that the two agree.
 
+mod links;
 mod operation;
 mod paths;
 mod schemas;
@@ -18,6 +19,7 @@ pub fn document(testing: bool, server_url: &str) -> Json {
     for (path, item) in paths::paths(testing) {
         described.insert(path.to_string(), item);
     }
+    links::add(&mut described);
     json!({
         "openapi": "3.1.0",
         "info": {

@@ -179,7 +179,11 @@ impl Op {
             "security".into(),
             json!([{"acc_token": []}, {"X-Access-Token": []}]),
         );
-        self
+        self.query(
+            "acc_token",
+            json!({"type": "string"}),
+            "The access token (or the X-Access-Token header, or access.token in the body)",
+        )
     }
 
     /// A query parameter of the operation.
@@ -220,7 +224,9 @@ pub fn item(path: &str, ops: Vec<Op>) -> (String, Json) {
     let mut methods = Map::new();
     for op in ops {
         let method = op.method;
-        methods.insert(method.into(), op.into_json(&path_parameters));
+        let mut operation = op.into_json(&path_parameters);
+        operation["operationId"] = json!(super::links::operation_id(method, path));
+        methods.insert(method.into(), operation);
     }
     (path.to_string(), Json::Object(methods))
 }

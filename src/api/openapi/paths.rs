@@ -19,7 +19,7 @@ fn documents(parent: &str, tag: &str, writer: &str) -> Vec<(String, Json)> {
                 get(tag, "Documents, each once in its latest version").ok_list("Document"),
                 post(tag, &format!("Upload a document ({writer})"))
                     .token()
-                    .body("DocumentInput")
+                    .body_example("DocumentInput", schemas::document_example())
                     .created("Document", false),
             ],
         ),
@@ -112,7 +112,7 @@ fn tender_routes() -> Vec<(String, Json)> {
         vec![
             get("questions", "Questions").ok_list("Question"),
             post("questions", "Ask a question (no token)")
-                .body("QuestionInput")
+                .body_example("QuestionInput", schemas::question_example())
                 .created("Question", false),
         ],
     ));

@@ -379,3 +379,27 @@ pub fn tender_example() -> Json {
         }],
     })
 }
+
+/// A question anyone may ask while enquiries are open.
+pub fn question_example() -> Json {
+    json!({
+        "title": "Чи можна доставляти обіди двічі на день?",
+        "description": "Уточніть, будь ласка, графік доставки.",
+        "author": {
+            "name": "ТОВ «Смачно»",
+            "identifier": {"scheme": "UA-EDR", "id": "00037257", "legalName": "ТОВ «Смачно»"},
+            "address": {"countryName": "Україна", "postalCode": "01221", "region": "м. Київ", "streetAddress": "вул. Хрещатик, 1", "locality": "м. Київ"},
+            "contactPoint": {"name": "Іван Коваль", "telephone": "0440000001", "email": "ivan@smachno.example.net"},
+        },
+    })
+}
+
+/// A document as uploaded to the document service.
+pub fn document_example() -> Json {
+    json!({
+        "title": "specification.pdf",
+        "url": "http://docs.example.net/get/specification.pdf",
+        "hash": "md5:00000000000000000000000000000000",
+        "format": "application/pdf",
+    })
+}
