@@ -4,10 +4,12 @@
 use base64::Engine;
 use serde_json::{Value, json};
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A chromedriver process on a free local port; killed when dropped.
+/// A chromedriver process on a free local port, in a process group of its own with the
+/// browsers it starts; the whole group is killed when dropped, even after a failed test.
 pub struct Driver {
     child: Child,
     pub url: String,
@@ -23,6 +25,7 @@ impl Driver {
             .port();
         let child = Command::new(chromedriver)
             .arg(format!("--port={port}"))
+            .process_group(0)
             .env_remove("LD_PRELOAD")
             .env_remove("FAKETIME")
             .stdout(Stdio::null())
@@ -54,6 +57,10 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("--")
+            .arg(format!("-{}", self.child.id()))
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
