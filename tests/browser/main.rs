@@ -7,6 +7,7 @@
 mod webdriver;
 
 use serde_json::{Value, json};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tender_registry::{Application, Settings};
@@ -79,7 +80,8 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         let message = "the browser test needs Chromium and chromedriver (Debian packages \
                        chromium and chromium-driver, or CHROMIUM and CHROMEDRIVER)";
         assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("SKIPPED: {message}");
+        // Straight to stderr: the test harness would swallow eprintln! of a passing test.
+        let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
         return;
     };
     let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
@@ -171,7 +173,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
     std::fs::write(&path, shot).expect("the screenshot is written");
-    eprintln!("screenshot: {}", path.display());
+    let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
 
     session.close().await;
     drop(driver);
