@@ -2,16 +2,16 @@
 
 use super::complaint::Complaint;
 use super::contract::{Contract, ContractStatus};
-use super::document::DocumentRecord;
-use super::ids;
-use super::lifecycle;
-use super::money::{Money, Period};
-use super::organization::Organization;
-use super::parse::{Cx, Obj};
 use super::tender::{Tender, TenderStatus};
-use super::time::{Timestamp, Zone};
-use super::working_days::add_working_days;
-use super::{Change, Refusal};
+use crate::domain::records::course::lifecycle;
+use crate::domain::records::course::working_days::add_working_days;
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids;
+use crate::domain::values::money::{Money, Period};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj};
+use crate::domain::values::time::{Timestamp, Zone};
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 

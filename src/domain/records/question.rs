@@ -1,11 +1,11 @@
 //! Questions asked about a tender during enquiries, and the owner's answers.
 
-use super::ids;
-use super::organization::Organization;
-use super::parse::{Cx, FromJson, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::ids;
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -49,7 +49,10 @@ impl FromJson for NewQuestion {
         let question_of = o.choice("questionOf", &["tender", "item", "lot"]);
         let related_item: Option<String> = o.opt("relatedItem");
         if question_of.as_deref().is_some_and(|q| q != "tender") && related_item.is_none() {
-            o.fail("relatedItem", Problem::msg(super::parse::REQUIRED));
+            o.fail(
+                "relatedItem",
+                Problem::msg(crate::domain::values::parse::REQUIRED),
+            );
         }
         o.done(|| {
             Some(NewQuestion {

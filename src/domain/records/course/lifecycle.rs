@@ -1,11 +1,11 @@
 //! The belowThreshold state machine: transitions by date (`next_check`) and awarding.
 
-use super::Change;
 use super::auction::{self, AuctionCalendar};
-use super::award::{Award, AwardStatus};
-use super::bid::BidStatus;
-use super::tender::{Tender, TenderStatus};
-use super::time::{Timestamp, Zone};
+use crate::domain::Change;
+use crate::domain::records::award::{Award, AwardStatus};
+use crate::domain::records::bid::BidStatus;
+use crate::domain::records::tender::{Tender, TenderStatus};
+use crate::domain::values::time::{Timestamp, Zone};
 use time::Duration;
 
 /// The accelerator N of `procurementMethodDetails: "quick, accelerator=N"`; it must follow

@@ -3,10 +3,10 @@
 //! There is no live bidding: at its planned end the auction settles on the bids' values,
 //! ranked by upstream's normalised price, so a whole flow runs inside one server.
 
-use super::bid::Bid;
-use super::item::Feature;
-use super::time::{Timestamp, Zone};
 use super::working_days::next_working_day;
+use crate::domain::records::bid::Bid;
+use crate::domain::values::item::Feature;
+use crate::domain::values::time::{Timestamp, Zone};
 use std::collections::HashMap;
 use time::{Date, Duration, Time};
 

@@ -2,14 +2,14 @@
 //! attach them and when. One mechanism for all of them: versions, dates and addresses come
 //! from [`DocumentRecord`]; only the windows differ.
 
-use super::Change;
-use super::Refusal;
 use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
-use super::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
-use super::parse::{Cx, FromJson};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
+use crate::domain::Change;
+use crate::domain::Refusal;
+use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
+use crate::domain::values::parse::{Cx, FromJson};
+use crate::domain::values::time::Timestamp;
 use serde_json::Value as Json;
 
 /// What a document belongs to.
@@ -262,7 +262,7 @@ impl Tender {
         {
             return Err(Refusal::field(
                 "relatedItem",
-                super::parse::Problem::msg("relatedItem should be one of items"),
+                crate::domain::values::parse::Problem::msg("relatedItem should be one of items"),
             ));
         }
         Ok(if changed { change } else { Change::None })

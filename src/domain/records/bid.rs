@@ -3,16 +3,16 @@
 //! Bid activity is confidential while tendering: it never refreshes the tender's
 //! `dateModified`, and only the bid's own token reads it.
 
-use super::document::{DocumentInput, DocumentRecord, UrlStyle};
-use super::ids::{self, TokenHash};
-use super::item::Feature;
-use super::merge::merge;
-use super::money::{Money, MoneyInput};
-use super::organization::Organization;
-use super::parse::{Cx, FromJson, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle};
+use crate::domain::values::ids::{self, TokenHash};
+use crate::domain::values::item::Feature;
+use crate::domain::values::merge::merge;
+use crate::domain::values::money::{Money, MoneyInput};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -179,7 +179,7 @@ impl Tender {
             let problems: Vec<Problem> = docs
                 .iter()
                 .map(|d| {
-                    super::document::check_related(d, &self.item_ids())
+                    crate::domain::values::document::check_related(d, &self.item_ids())
                         .err()
                         .unwrap_or(Problem::NONE)
                 })
@@ -361,7 +361,7 @@ fn check_parameters(
         return Ok(());
     }
     if !sent && parameters.is_empty() {
-        return Err(Problem::msg(super::parse::REQUIRED));
+        return Err(Problem::msg(crate::domain::values::parse::REQUIRED));
     }
     let mut per_parameter = Vec::with_capacity(parameters.len());
     let mut failed = false;

@@ -5,16 +5,16 @@ use super::bid::Bid;
 use super::cancellation::Cancellation;
 use super::complaint::Complaint;
 use super::contract::Contract;
-use super::document::DocumentRecord;
-use super::ids::TokenHash;
-use super::item::{Feature, Item, check_features, check_items};
-use super::merge::merge;
-use super::money::{Money, Period, PeriodEndRequired};
-use super::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
-use super::parse::{Cx, Obj, Problem};
 use super::question::Question;
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids::TokenHash;
+use crate::domain::values::item::{Feature, Item, check_features, check_items};
+use crate::domain::values::merge::merge;
+use crate::domain::values::money::{Money, Period, PeriodEndRequired};
+use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
+use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
@@ -601,7 +601,7 @@ impl Tender {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
@@ -623,10 +623,10 @@ pub(crate) mod tests {
         let now = zone.parse("2030-01-01T00:00").expect("date");
         let t = Tender::create(
             input,
-            crate::domain::ids::new_id(),
+            crate::domain::values::ids::new_id(),
             "UA-1".into(),
             "broker".into(),
-            crate::domain::ids::new_token().1,
+            crate::domain::values::ids::new_token().1,
             "http://h".into(),
             now,
         );

@@ -411,7 +411,7 @@ pub fn check_features(features: &[Feature], items: &[Item]) -> Result<(), Proble
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {

@@ -438,7 +438,7 @@ pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Pro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {

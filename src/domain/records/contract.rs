@@ -1,14 +1,14 @@
 //! Contracts: prepared when an award becomes active, signed by the owner after the
 //! stand-still, which completes the tender.
 
-use super::document::DocumentRecord;
-use super::item::Item;
-use super::money::{Money, MoneyInput, Period};
-use super::organization::Organization;
-use super::parse::{Cx, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::item::Item;
+use crate::domain::values::money::{Money, MoneyInput, Period};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 

@@ -4,12 +4,12 @@
 //! names. Today that is always the whole tender; a lot cancellation adds a `relatedLot` and
 //! a second [`CancellationOf`] case beside it.
 
-use super::document::DocumentRecord;
-use super::ids;
-use super::parse::{Cx, Obj, Problem, REQUIRED};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids;
+use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -167,7 +167,7 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::tender::tests::published as setup;
+    use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
     #[test]

@@ -6,14 +6,14 @@
 //! it, and after the stand-still it takes its `resolutionType`. The claimant may cancel it
 //! until then. A claim never answered becomes `ignored` when the tender ends.
 
-use super::document::DocumentRecord;
-use super::ids::{self, TokenHash};
-use super::lifecycle;
-use super::organization::Organization;
-use super::parse::{Cx, Obj, Problem, REQUIRED};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::records::course::lifecycle;
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids::{self, TokenHash};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 use time::Duration;
@@ -590,7 +590,7 @@ fn read_edit(data: &Json, cx: &Cx, role: Role, current: &Complaint) -> Result<Ed
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::tender::tests::published as setup;
+    use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
     fn claim(t: &mut Tender, cx: &Cx, now: Timestamp, status: &str) -> String {
@@ -667,7 +667,7 @@ mod tests {
     #[test]
     fn a_tender_claims_author_shows_on_its_own_after_tendering_and_in_the_tender_after_the_auction()
     {
-        use crate::domain::views;
+        use crate::domain::records::views;
         let (mut t, cx, now) = setup();
         let id = claim(&mut t, &cx, now, "claim");
         let shown = |t: &Tender| {
