@@ -10,7 +10,7 @@ pub mod values;
 // The rooms' modules by their short names, as the layers above the domain use them.
 pub use records::course::{auction, lifecycle, working_days};
 pub use records::{
-    attachments, award, bid, cancellation, complaint, contract, question, tender, views,
+    attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
 };
 pub use values::{document, ids, item, merge, money, organization, parse, time};
 

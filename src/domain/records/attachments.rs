@@ -206,7 +206,7 @@ impl Tender {
         style: &UrlStyle<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
-        check_related(&input, &self.item_ids())?;
+        check_related(&input, &self.item_ids(), &self.lot_ids())?;
         self.documents_of(holder)?;
         self.document_window(holder, Action::Add, now, by)?;
         let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
@@ -250,7 +250,12 @@ impl Tender {
         self.document_author_check(holder, id, by)?;
         self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
-        let item_ids: Vec<String> = self.item_ids().iter().map(|s| s.to_string()).collect();
+        let item_ids: Vec<String> = self
+            .item_ids()
+            .into_iter()
+            .chain(self.lot_ids())
+            .map(str::to_string)
+            .collect();
         let record = self
             .documents_of_mut(holder)?
             .iter_mut()

@@ -8,6 +8,7 @@ pub mod cancellation;
 pub mod complaint;
 pub mod contract;
 pub mod course;
+pub mod lot;
 pub mod question;
 pub mod tender;
 pub mod views;

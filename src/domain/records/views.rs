@@ -163,6 +163,7 @@ pub fn field(t: &Tender, name: &str) -> Option<Json> {
         "tenderPeriod" => json(&terms.tender_period),
         "procuringEntity" => json(&terms.procuring_entity),
         "items" => json(&terms.items),
+        "lots" => listed(&t.lots),
         "features" => listed(&terms.features),
         "procurementMethodType" => json(&t.procurement_method_type),
         "procurementMethod" => json(t.procurement_method),

@@ -1,9 +1,11 @@
 //! The belowThreshold state machine: transitions by date (`next_check`) and awarding.
 
 use super::auction::{self, AuctionCalendar};
+use super::lots::{LotRef, Offer};
 use crate::domain::Change;
 use crate::domain::records::award::{Award, AwardStatus};
 use crate::domain::records::bid::BidStatus;
+use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{Tender, TenderStatus};
 use crate::domain::values::time::{Timestamp, Zone};
 use time::Duration;
@@ -42,7 +44,8 @@ impl Tender {
         }
     }
 
-    /// The next moment the tender's status is due to move.
+    /// The next moment the tender's status is due to move: the tendering dates, an auction
+    /// starting or ending, or a lot settling after its stand-still.
     fn status_due(&self, now: Timestamp) -> Option<Timestamp> {
         let period = &self.terms;
         match self.status {
@@ -51,35 +54,36 @@ impl Tender {
                 .start_date
                 .or(period.enquiry_period.end_date),
             TenderStatus::ActiveTendering => period.tender_period.end_date,
-            TenderStatus::ActiveAuction => {
-                match (self.auction_period.start_date, self.auction_period.end_date) {
-                    (Some(start), None) if now < start => Some(start),
-                    (Some(_), None) => self.auction_end(),
-                    _ => None,
-                }
-            }
-            TenderStatus::ActiveAwarded => {
-                let last_unsuccessful = self
-                    .awards
-                    .last()
-                    .is_some_and(|a| a.status == AwardStatus::Unsuccessful);
-                // An answered claim holds the tender open until it is settled.
-                if last_unsuccessful && !self.has_blocking_complaints() {
-                    self.awards
-                        .iter()
-                        .filter_map(|a| a.complaint_period.end_date)
-                        .max()
-                } else {
-                    None
-                }
-            }
+            TenderStatus::ActiveAuction => self
+                .active_lots()
+                .iter()
+                .filter_map(|lot| {
+                    let (auction, _) = self.auction_of(lot);
+                    match (auction.start_date, auction.end_date) {
+                        (Some(start), None) if now < start => Some(start),
+                        (Some(_), None) => auction.planned_end,
+                        _ => None,
+                    }
+                })
+                .min(),
+            TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded => self
+                .active_lots()
+                .iter()
+                .filter_map(|lot| self.lot_settles_at(lot))
+                .min(),
             _ => None,
         }
     }
 
-    /// The planned end of the embedded auction.
-    pub fn auction_end(&self) -> Option<Timestamp> {
-        self.auction_period.planned_end
+    /// The lots whose auction is running or waiting to start.
+    fn auctions_pending(&self) -> Vec<LotRef> {
+        self.active_lots()
+            .into_iter()
+            .filter(|lot| {
+                let (auction, _) = self.auction_of(lot);
+                auction.start_date.is_some() && auction.end_date.is_none()
+            })
+            .collect()
     }
 }
 
@@ -113,15 +117,31 @@ pub fn advance(
         match tender.status {
             TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),
             TenderStatus::ActiveTendering => end_tendering(tender, due, quick_auction),
-            TenderStatus::ActiveAuction => match tender.auction_end() {
-                Some(end) if end <= now => finish_auction(tender, end),
-                // The auction has started; nothing shows until it ends.
-                _ => break,
-            },
-            TenderStatus::ActiveAwarded => {
-                tender.status = TenderStatus::Unsuccessful;
-                tender.date = due;
-                tender.ignore_claims();
+            TenderStatus::ActiveAuction => {
+                // The auction that ends first, if it has ended; one that only started shows
+                // nothing until it ends.
+                let ended = tender
+                    .auctions_pending()
+                    .into_iter()
+                    .filter_map(|lot| Some((tender.auction_of(&lot).0.planned_end?, lot)))
+                    .filter(|(end, _)| *end <= now)
+                    .min_by_key(|(end, _)| *end);
+                match ended {
+                    Some((end, lot)) => finish_auction(tender, &lot, end),
+                    None => break,
+                }
+                change = Change::Public;
+            }
+            TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded => {
+                let settling = tender
+                    .active_lots()
+                    .into_iter()
+                    .find(|lot| tender.lot_settles_at(lot).is_some_and(|at| at <= due));
+                match settling {
+                    Some(lot) => tender.set_lot_status(&lot, LotStatus::Unsuccessful, due),
+                    None => break,
+                }
+                change = Change::Public;
             }
             _ => break,
         }
@@ -140,11 +160,15 @@ fn start_tendering(
 ) {
     tender.status = TenderStatus::ActiveTendering;
     tender.date = now;
-    if let Some(end) = tender.terms.tender_period.end_date {
-        let quick = quick(tender);
+    let Some(end) = tender.terms.tender_period.end_date else {
+        return;
+    };
+    let quick = quick(tender);
+    for lot in tender.active_lots() {
         let earliest = auction::should_start_after(zone, end, quick);
-        tender.auction_period.should_start_after = Some(earliest);
-        tender.auction_period.start_date = Some(if quick {
+        let (auction, _) = tender.auction_of_mut(&lot);
+        auction.should_start_after = Some(earliest);
+        auction.start_date = Some(if quick {
             earliest
         } else {
             calendar.plan(zone, earliest)
@@ -152,73 +176,92 @@ fn start_tendering(
     }
 }
 
+/// Judges each lot on its offers: none, the lot is unsuccessful; one, it goes straight to
+/// awarding; more, to its auction. The tender waits for the auctions, if any.
 fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
     tender.bids.retain(|b| b.status != BidStatus::Draft);
     tender.date = now;
-    match tender.bids.len() {
-        0 => {
-            tender.status = TenderStatus::Unsuccessful;
-            tender.auction_period = Default::default();
-            tender.ignore_claims();
+    let mut auctions = false;
+    for lot in tender.active_lots() {
+        let offers = tender.offers(&lot).len();
+        if offers < 2 {
+            *tender.auction_of_mut(&lot).0 = Default::default();
         }
-        1 => {
-            tender.auction_period = Default::default();
-            add_next_award(tender, now);
+        if offers == 0 {
+            tender.set_lot_status(&lot, LotStatus::Unsuccessful, now);
+        } else if offers > 1 {
+            auctions = true;
+            tender.open_auction(&lot);
+            let length = auction::duration(offers, accelerator(tender), quick_auction);
+            let (period, _) = tender.auction_of_mut(&lot);
+            period.planned_end = period.start_date.map(|s| s.plus(length));
         }
-        _ => {
-            tender.status = TenderStatus::ActiveAuction;
-            let url = format!("{}/auctions/{}", tender.origin, tender.id);
-            for bid in &mut tender.bids {
-                bid.participation_url = Some(format!("{url}?key_for_bid={}", bid.id));
-            }
-            tender.auction_url = Some(url);
-            let length = auction::duration(tender.bids.len(), accelerator(tender), quick_auction);
-            tender.auction_period.planned_end =
-                tender.auction_period.start_date.map(|s| s.plus(length));
-        }
+    }
+    if tender.status.is_terminal() {
+        return;
+    }
+    if auctions {
+        tender.status = TenderStatus::ActiveAuction;
+    } else {
+        add_next_award(tender, now);
     }
 }
 
-fn finish_auction(tender: &mut Tender, now: Timestamp) {
-    tender.auction_period.end_date = Some(now);
-    tender.auction_period.should_start_after = None;
-    add_next_award(tender, now);
+/// A lot's auction ends on the offers as they stand; awarding starts once every auction
+/// has ended.
+fn finish_auction(tender: &mut Tender, lot: &LotRef, now: Timestamp) {
+    let (period, _) = tender.auction_of_mut(lot);
+    period.end_date = Some(now);
+    period.should_start_after = None;
+    award_when_auctions_are_over(tender, now);
 }
 
-/// Awards the best bid that has no unsuccessful award yet, unless an award is already
-/// pending or active; then puts the tender in qualification (an award is pending) or
-/// awarded (none is).
+/// Starts awarding once no active lot waits for its auction.
+pub fn award_when_auctions_are_over(tender: &mut Tender, now: Timestamp) {
+    if tender.auctions_pending().is_empty() {
+        add_next_award(tender, now);
+    }
+}
+
+/// Awards, on each active lot, the best offer whose bid has no refused award on the lot,
+/// unless an award of the lot is already pending or active; then puts the tender in
+/// qualification (an award is pending) or awarded (none is).
 pub fn add_next_award(tender: &mut Tender, now: Timestamp) {
-    let open = tender
-        .awards
-        .last()
-        .is_some_and(|a| matches!(a.status, AwardStatus::Pending | AwardStatus::Active));
-    if !open {
+    for lot in tender.active_lots() {
+        let open = tender
+            .awards_of(&lot)
+            .last()
+            .is_some_and(|a| matches!(a.status, AwardStatus::Pending | AwardStatus::Active));
+        if open {
+            continue;
+        }
         let refused: Vec<&str> = tender
-            .awards
-            .iter()
+            .awards_of(&lot)
             .filter(|a| a.status == AwardStatus::Unsuccessful)
             .map(|a| a.bid_id.as_str())
             .collect();
-        let candidates = tender
-            .bids
-            .iter()
-            .filter(|b| b.status == BidStatus::Active && !refused.contains(&b.id.as_str()));
-        let best = auction::ranking(candidates, &tender.terms.features)
+        let candidates: Vec<Offer> = tender
+            .offers(&lot)
+            .into_iter()
+            .filter(|o| !refused.contains(&o.bid.id.as_str()))
+            .collect();
+        let best = auction::ranking(candidates, &tender.features_of(&lot))
             .first()
-            .map(|b| (b.id.clone(), b.value.clone(), b.tenderers.clone()));
+            .map(|o| (o.bid.id.clone(), o.value.clone(), o.bid.tenderers.clone()));
         if let Some((bid_id, value, suppliers)) = best {
             tender
                 .awards
-                .push(Award::new(bid_id, value, suppliers, now));
+                .push(Award::new(bid_id, lot.clone(), value, suppliers, now));
             let period = tender.award_period.get_or_insert_with(Default::default);
             period.start_date = period.start_date.or(Some(now));
         }
     }
-    let pending = tender
-        .awards
-        .last()
-        .is_some_and(|a| a.status == AwardStatus::Pending);
+    let pending = tender.active_lots().iter().any(|lot| {
+        tender
+            .awards_of(lot)
+            .last()
+            .is_some_and(|a| a.status == AwardStatus::Pending)
+    });
     let period = tender.award_period.get_or_insert_with(Default::default);
     if pending {
         period.end_date = None;
