@@ -4,6 +4,7 @@
 
 use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::Change;
 use crate::domain::Refusal;
@@ -115,7 +116,7 @@ impl Tender {
                 self.status
             )))
         };
-        match holder {
+        let window = match holder {
             Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
             Holder::Tender => refused(),
             // The decision protocol: any award, but only while qualification is open.
@@ -167,7 +168,25 @@ impl Tender {
                     ))),
                 }
             }
+        };
+        window?;
+        // Documents of a lot's awards, contracts and award claims wait on an active lot.
+        let lot = match holder {
+            Holder::Award(id) | Holder::Complaint(Target::Award(id), _) => {
+                self.award(id)?.lot_id.clone()
+            }
+            Holder::Contract(id) => {
+                let award_id = &self.contract(id)?.award_id;
+                self.award(award_id)?.lot_id.clone()
+            }
+            _ => None,
+        };
+        if lot.is_some() && self.lot_status(&lot) != LotStatus::Active {
+            return Err(Refusal::phase(format!(
+                "Can {verb} document only in active lot status"
+            )));
         }
+        Ok(())
     }
 
     /// A claim's document is changed only by the party that uploaded it.
