@@ -744,14 +744,16 @@ async fn a_lot_cancelled_in_qualification_cancels_its_open_award() {
     s.until_status(&id, "active.qualification").await;
     decide(&s, &id, &token, A, "active").await;
 
+    // As upstream, a cancellation naming a lot cancels the lot, whatever its `cancellationOf`.
     let cancelled = owner_post(
         &s,
         &format!("/api/2.3/tenders/{id}/cancellations"),
         &token,
-        json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}),
+        json!({"reason": "Не потрібен", "cancellationOf": "tender", "relatedLot": A, "status": "active"}),
     )
     .await;
     assert_eq!(cancelled.status, 201, "{}", cancelled.text);
+    assert_eq!(cancelled.body["data"]["cancellationOf"], "lot");
     let t = s.tender(&id).await;
     assert_eq!(award_of(&t, A)["status"], "cancelled");
     assert_eq!(t["contracts"][0]["status"], "cancelled", "{t}");
