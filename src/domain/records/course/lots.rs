@@ -3,8 +3,9 @@
 //! whose offers are the bids' values, whose auction is the tender's and whose status is read
 //! from the tender's; it never shows in the output.
 
-use crate::domain::records::award::Award;
+use crate::domain::records::award::{Award, AwardStatus};
 use crate::domain::records::bid::{Bid, BidStatus};
+use crate::domain::records::contract::ContractStatus;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
 use crate::domain::values::item::{Feature, Item};
@@ -245,7 +246,7 @@ impl Tender {
         let last_refused = self
             .awards_of(lot)
             .last()
-            .is_some_and(|a| a.status == crate::domain::records::award::AwardStatus::Unsuccessful);
+            .is_some_and(|a| a.status == AwardStatus::Unsuccessful);
         if !last_refused || self.lot_blocked(lot) {
             return None;
         }
@@ -257,11 +258,11 @@ impl Tender {
     /// Whether the lot is done: its last award is active with a signed contract.
     pub fn lot_fulfilled(&self, lot: &LotRef) -> bool {
         self.awards_of(lot).last().is_some_and(|a| {
-            a.status == crate::domain::records::award::AwardStatus::Active
-                && self.contracts.iter().any(|c| {
-                    c.award_id == a.id
-                        && c.status == crate::domain::records::contract::ContractStatus::Active
-                })
+            a.status == AwardStatus::Active
+                && self
+                    .contracts
+                    .iter()
+                    .any(|c| c.award_id == a.id && c.status == ContractStatus::Active)
         })
     }
 }
