@@ -266,3 +266,33 @@ impl Tender {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::records::tender::tests::published;
+
+    #[test]
+    fn a_tender_without_lots_is_one_implicit_lot_that_ends_as_the_tender() {
+        let (mut t, _, now) = published();
+        assert_eq!(t.lot_refs(), vec![None]);
+        assert_eq!(t.lot_status(&None), LotStatus::Active);
+        t.set_lot_status(&None, LotStatus::Unsuccessful, now);
+        assert_eq!(t.status, TenderStatus::Unsuccessful);
+        assert_eq!(t.lot_status(&None), LotStatus::Unsuccessful);
+    }
+
+    #[test]
+    fn a_tender_with_lots_follows_them_once_none_is_active() {
+        let (mut t, cx, now) = published();
+        let lot = |id: &str| serde_json::json!({"id": id, "title": "Л", "value": {"amount": 10}, "minimalStep": {"amount": 1}});
+        let a = t.add_lot(&lot(&"a".repeat(32)), &cx, now).expect("added");
+        let b = t.add_lot(&lot(&"b".repeat(32)), &cx, now).expect("added");
+        assert_eq!(t.terms.value.amount, 20.0, "the value sums the lots");
+        t.set_lot_status(&Some(a), LotStatus::Unsuccessful, now);
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries, "lot b is active");
+        t.set_lot_status(&Some(b.clone()), LotStatus::Cancelled, now);
+        assert_eq!(t.status, TenderStatus::Unsuccessful);
+        assert_eq!(t.lot_status(&Some(b)), LotStatus::Cancelled);
+    }
+}
