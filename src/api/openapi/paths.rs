@@ -91,6 +91,7 @@ fn complaints(parent: &str) -> Vec<(String, Json)> {
 
 fn tender_routes() -> Vec<(String, Json)> {
     let tender = format!("{API}/tenders/{{tender_id}}");
+    let lot = format!("{tender}/lots/{{lot_id}}");
     let question = format!("{tender}/questions/{{question_id}}");
     let bid = format!("{tender}/bids/{{bid_id}}");
     let award = format!("{tender}/awards/{{award_id}}");
@@ -107,6 +108,35 @@ fn tender_routes() -> Vec<(String, Json)> {
         ],
     )];
     routes.extend(documents(&tender, "documents", "the tender's owner"));
+    routes.push(item(
+        &format!("{tender}/lots"),
+        vec![
+            get("lots", "Lots").ok_list("Lot"),
+            post(
+                "lots",
+                "Add a lot while enquiries are open (the tender's token)",
+            )
+            .token()
+            .body("LotInput")
+            .created("Lot", false),
+        ],
+    ));
+    routes.push(item(
+        &lot,
+        vec![
+            get("lots", "A lot").ok("Lot"),
+            patch("lots", "Change a lot (the tender's token)")
+                .token()
+                .body("LotInput")
+                .ok("Lot"),
+            delete(
+                "lots",
+                "Remove a lot while enquiries are open (the tender's token)",
+            )
+            .token()
+            .ok("Lot"),
+        ],
+    ));
     routes.push(item(
         &format!("{tender}/questions"),
         vec![
@@ -361,6 +391,7 @@ pub fn tags(testing: bool) -> Json {
     let mut tags = vec![
         json!({"name": "tenders", "description": "Tenders and their listing (the spec's core)"}),
         json!({"name": "documents", "description": "Tender documents"}),
+        json!({"name": "lots", "description": "Lots of a tender (upstream extension)"}),
         json!({"name": "questions", "description": "Questions and answers"}),
         json!({"name": "bids", "description": "Bids and their documents"}),
         json!({"name": "awards", "description": "Awards and their decisions (upstream extension)"}),

@@ -236,6 +236,24 @@ pub fn schemas() -> Map<String, Json> {
             ),
         ),
         (
+            "Lot",
+            object(
+                &["id", "title", "status"],
+                json!({
+                    "id": text(), "title": text(), "description": text(), "status": text(),
+                    "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                    "auctionPeriod": r("Period"), "auctionUrl": text(), "date": moment(),
+                }),
+            ),
+        ),
+        (
+            "LotInput",
+            object(
+                &[],
+                json!({"title": text(), "description": text(), "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value")}),
+            ),
+        ),
+        (
             "Tender",
             object(
                 &[
@@ -251,7 +269,7 @@ pub fn schemas() -> Map<String, Json> {
                     "id": text(), "tenderID": text(), "status": text(), "mode": text(),
                     "title": text(), "description": text(), "owner": text(),
                     "procurementMethodType": text(), "value": r("Value"), "minimalStep": r("Value"),
-                    "guarantee": r("Value"), "procuringEntity": r("Organization"), "items": list_of("Item"),
+                    "guarantee": r("Value"), "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": list_of("Lot"),
                     "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"), "auctionPeriod": r("Period"),
                     "awardPeriod": r("Period"), "auctionUrl": text(),
                     "documents": list_of("Document"), "questions": list_of("Question"),
@@ -272,7 +290,7 @@ pub fn schemas() -> Map<String, Json> {
                     "status": text(), "mode": {"type": "string", "enum": ["test"]},
                     "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
                     "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"),
-                    "procuringEntity": r("Organization"), "items": list_of("Item"),
+                    "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": {"type": "array"},
                     "features": {"type": "array"},
                     "procurementMethodDetails": text(), "submissionMethodDetails": text(),
                 }),
