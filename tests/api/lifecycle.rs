@@ -689,6 +689,11 @@ async fn the_end_of_the_calendar_is_refused_not_fatal() {
         "{}",
         r.text
     );
+    let listing = s
+        .get("/api/2.3/tenders?offset=9999-12-31T23:59:59Z")
+        .send()
+        .await;
+    assert_eq!(listing.status, 200, "{}", listing.text);
     // The server and its scheduler are still there: time moves the tender on.
     s.advance("P1D").await;
     s.until_status(&id, "active.tendering").await;
