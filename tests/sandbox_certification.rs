@@ -65,3 +65,32 @@ async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped()
     }
     assert!(report.certified(), "{}", report.terminal_summary());
 }
+
+/// A target that refuses the sandbox fields (the server without `--sandbox` answers 422) is
+/// told apart by the probe tender: the run says why and creates its tenders without them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_that_refuses_the_fields_is_certified_without_them() {
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let mut harness = tender_certify::Settings::new(app.base_url());
+    let server = app.spawn();
+    harness.progress = LiveOutput::Off;
+    harness.accelerator = Some(ACCELERATOR);
+    harness.tags = Some("@conventions and @ep-create and @spec".into());
+    let report = tender_certify::certify(&harness, tender_certify::CucumberOpts::default())
+        .await
+        .unwrap();
+    server.stop().await;
+
+    assert!(
+        report.acceleration.contains("not used") && report.acceleration.contains("Rogue field"),
+        "{}",
+        report.acceleration
+    );
+    assert!(!report.scenarios.is_empty());
+    assert!(report.certified(), "{}", report.terminal_summary());
+}

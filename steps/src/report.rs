@@ -272,7 +272,12 @@ impl RunReport {
         };
         let _ = writeln!(md, "| Features | {} |", self.features);
         let _ = writeln!(md, "| Time moved by | {clock} |");
-        let _ = writeln!(md, "| Acceleration | {} |", self.acceleration);
+        // The reason may quote the target's answer; a `|` in it would end the table cell.
+        let _ = writeln!(
+            md,
+            "| Acceleration | {} |",
+            self.acceleration.replace('|', "\\|")
+        );
         let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
         let _ = writeln!(
             md,
