@@ -30,26 +30,44 @@ fn assert_same(routed: Routes, described: Routes) {
 async fn every_route_is_described_and_every_described_path_is_routed() {
     let server = TestServer::start().await;
     let document = described(&server).await;
-    let routed: Routes = routes_of(&router(true)).into_iter().collect();
+    let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
     assert!(routed.contains(&("/testing/clock".to_string(), "post".to_string())));
     assert!(routed.len() > 40, "the walk found only {routed:?}");
     assert_same(routed, described_routes(&document).into_iter().collect());
     for method in ["get", "post"] {
         assert_eq!(
-            document["paths"]["/testing/clock"][method]["x-only-with-testing"],
-            true
+            document["paths"]["/testing/clock"][method]["x-only-with"],
+            serde_json::json!(["--testing"])
         );
     }
+    assert_eq!(
+        document["paths"]["/testing/faults"]["post"]["x-only-with"],
+        serde_json::json!(["--testing", "--sandbox"])
+    );
 }
 
 #[tokio::test]
 async fn without_testing_the_description_has_no_testing_paths() {
     let server = TestServer::start_with(Settings::default()).await;
     let document = described(&server).await;
-    let routed: Routes = routes_of(&router(false)).into_iter().collect();
+    let routed: Routes = routes_of(&router(false, false)).into_iter().collect();
     assert_same(routed, described_routes(&document).into_iter().collect());
     assert!(document["paths"].get("/testing/clock").is_none());
     assert_eq!(server.get("/testing/clock").send().await.status, 404);
+}
+
+#[tokio::test]
+async fn a_sandbox_describes_its_fault_api_and_no_clock_api() {
+    let server = TestServer::start_with(Settings {
+        sandbox: true,
+        ..Settings::default()
+    })
+    .await;
+    let document = described(&server).await;
+    let routed: Routes = routes_of(&router(false, true)).into_iter().collect();
+    assert!(routed.contains(&("/testing/faults".to_string(), "post".to_string())));
+    assert_same(routed, described_routes(&document).into_iter().collect());
+    assert!(document["paths"].get("/testing/clock").is_none());
 }
 
 #[tokio::test]

@@ -13,10 +13,11 @@ use salvo::prelude::*;
 use salvo::routing::FilterInfo;
 use serde_json::{Map, Value as Json, json};
 
-/// The description of a server, with or without the `--testing` facilities.
-pub fn document(testing: bool, server_url: &str) -> Json {
+/// The description of a server, with or without the clock control API (`--testing`) and the
+/// fault API (`--testing` or `--sandbox`), as [`super::router`] takes them.
+pub fn document(clock_api: bool, faults_api: bool, server_url: &str) -> Json {
     let mut described = Map::new();
-    for (path, item) in paths::paths(testing) {
+    for (path, item) in paths::paths(clock_api, faults_api) {
         described.insert(path.to_string(), item);
     }
     links::add(&mut described);
@@ -27,12 +28,12 @@ pub fn document(testing: bool, server_url: &str) -> Json {
             "version": "2.3",
             "description": "The tender registry's JSON API under /api/2.3, the upstream \
                 extensions it serves, its auction pages and dashboard, and, only on a server \
-                started with --testing, the clock control and fault APIs (marked \
-                `x-only-with-testing`). Every error answers the envelope \
+                started with the options its `x-only-with` names, the clock control API \
+                (--testing) and the fault API (--testing or --sandbox). Every error answers the envelope \
                 {status: \"error\", errors: [{location, name, description}]}.",
         },
         "servers": [{"url": server_url}],
-        "tags": paths::tags(testing),
+        "tags": paths::tags(clock_api || faults_api),
         "paths": described,
         "components": {
             "schemas": schemas::schemas(),
@@ -51,7 +52,7 @@ pub async fn serve(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let document = document(app.testing, &app.base_url(req));
+    let document = document(app.testing, app.sandbox, &app.base_url(req));
     reply::ok_rendered(res, reply::to_text(&document, reply::wants_pretty(req)));
     Ok(())
 }

@@ -195,9 +195,9 @@ impl Op {
         self
     }
 
-    /// Served only by a server started with `--testing`.
-    pub fn testing_only(mut self) -> Op {
-        self.body.insert("x-only-with-testing".into(), json!(true));
+    /// Served only by a server started with one of `options`.
+    pub fn only_with(mut self, options: &[&str]) -> Op {
+        self.body.insert("x-only-with".into(), json!(options));
         self
     }
 

@@ -288,8 +288,8 @@ fn listing_parameters(op: Op) -> Op {
     )
 }
 
-/// Every path item of a server, with the `--testing` facilities when `testing`.
-pub fn paths(testing: bool) -> Vec<(String, Json)> {
+/// Every path item of a server, with the clock control and fault APIs when it has them.
+pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
     let mut routes = vec![
         item(
             "/",
@@ -340,13 +340,13 @@ pub fn paths(testing: bool) -> Vec<(String, Json)> {
         "/auctions/{tender_id}",
         vec![get("auctions", "The embedded auction's page").ok_page(&["text/html"])],
     ));
-    if testing {
+    if clock_api {
         routes.push(item(
             "/testing/clock",
             vec![
                 get("testing", "The server clock")
                     .ok("Clock")
-                    .testing_only(),
+                    .only_with(&["--testing"]),
                 post(
                     "testing",
                     "Move the clock to a moment or by a duration, freeze or release it; \
@@ -354,22 +354,24 @@ pub fn paths(testing: bool) -> Vec<(String, Json)> {
                 )
                 .body_example("ClockInput", json!({"advance": "PT1H"}))
                 .ok("Clock")
-                .testing_only(),
+                .only_with(&["--testing"]),
             ],
         ));
+    }
+    if faults_api {
         routes.push(item(
             "/testing/faults",
             vec![
                 get("testing", "Fault rules")
                     .ok_list("FaultRule")
-                    .testing_only(),
+                    .only_with(&["--testing", "--sandbox"]),
                 post("testing", "Add a fault rule")
                     .body("FaultRuleInput")
                     .created("FaultRule", false)
-                    .testing_only(),
+                    .only_with(&["--testing", "--sandbox"]),
                 delete("testing", "Remove every fault rule")
                     .ok_empty()
-                    .testing_only(),
+                    .only_with(&["--testing", "--sandbox"]),
             ],
         ));
         routes.push(item(
@@ -377,17 +379,17 @@ pub fn paths(testing: bool) -> Vec<(String, Json)> {
             vec![
                 get("testing", "A fault rule")
                     .ok("FaultRule")
-                    .testing_only(),
+                    .only_with(&["--testing", "--sandbox"]),
                 delete("testing", "Remove a fault rule")
                     .ok_empty()
-                    .testing_only(),
+                    .only_with(&["--testing", "--sandbox"]),
             ],
         ));
     }
     routes
 }
 
-pub fn tags(testing: bool) -> Json {
+pub fn tags(testing_apis: bool) -> Json {
     let mut tags = vec![
         json!({"name": "tenders", "description": "Tenders and their listing (the spec's core)"}),
         json!({"name": "documents", "description": "Tender documents"}),
@@ -401,11 +403,11 @@ pub fn tags(testing: bool) -> Json {
         json!({"name": "auctions", "description": "The embedded auction"}),
         json!({"name": "faces", "description": "The dashboard and this description"}),
     ];
-    if testing {
+    if testing_apis {
         tags.push(json!({
             "name": "testing",
-            "description": "Only on a server started with --testing: the clock control and \
-                fault APIs",
+            "description": "Only on a server started with --testing: the clock control API; \
+                with --testing or --sandbox: the fault API",
         }));
     }
     Json::Array(tags)
