@@ -8,15 +8,19 @@ use serde_json::{Value as Json, json};
 const API: &str = "/api/2.3";
 
 /// `documents` and `documents/{document_id}` under `parent`, as `api::documents()` routes
-/// them; `writer` says whose token writes them.
-fn documents(parent: &str, tag: &str, writer: &str) -> Vec<(String, Json)> {
+/// them; `writer` says whose token writes them; `confidential` reads (a bid's, before
+/// qualification) are refused with 403 without that token.
+fn documents(parent: &str, tag: &str, writer: &str, confidential: bool) -> Vec<(String, Json)> {
     let list = format!("{parent}/documents");
     let one = format!("{list}/{{document_id}}");
+    let refused: &[u16] = if confidential { &[403] } else { &[] };
     vec![
         item(
             &list,
             vec![
-                get(tag, "Documents, each once in its latest version").ok_list("Document"),
+                get(tag, "Documents, each once in its latest version")
+                    .ok_list("Document")
+                    .errors(refused),
                 post(tag, &format!("Upload a document ({writer})"))
                     .token()
                     .body_example("DocumentInput", schemas::document_example())
@@ -28,6 +32,7 @@ fn documents(parent: &str, tag: &str, writer: &str) -> Vec<(String, Json)> {
             vec![
                 get(tag, "A document with its previous versions")
                     .ok("Document")
+                    .errors(refused)
                     .query(
                         "download",
                         json!({"type": "string"}),
@@ -85,7 +90,7 @@ fn complaints(parent: &str) -> Vec<(String, Json)> {
             ],
         ),
     ];
-    routes.extend(documents(&one, "claims", "the claim's author"));
+    routes.extend(documents(&one, "claims", "the claim's author", false));
     routes
 }
 
@@ -107,7 +112,7 @@ fn tender_routes() -> Vec<(String, Json)> {
                 .ok("Tender"),
         ],
     )];
-    routes.extend(documents(&tender, "documents", "the tender's owner"));
+    routes.extend(documents(&tender, "documents", "the tender's owner", false));
     routes.push(item(
         &format!("{tender}/lots"),
         vec![
@@ -159,7 +164,9 @@ fn tender_routes() -> Vec<(String, Json)> {
     routes.push(item(
         &format!("{tender}/bids"),
         vec![
-            get("bids", "Bids, once they are public").ok_list("Bid"),
+            get("bids", "Bids, once they are public")
+                .ok_list("Bid")
+                .errors(&[403]),
             post("bids", "Place a bid (a broker; answers the bid's token)")
                 .broker()
                 .body("BidInput")
@@ -185,7 +192,7 @@ fn tender_routes() -> Vec<(String, Json)> {
                 .ok("Bid"),
         ],
     ));
-    routes.extend(documents(&bid, "bids", "the bid's owner"));
+    routes.extend(documents(&bid, "bids", "the bid's owner", true));
     routes.push(item(
         &format!("{tender}/awards"),
         vec![get("awards", "Awards").ok_list("Award")],
@@ -200,7 +207,7 @@ fn tender_routes() -> Vec<(String, Json)> {
                 .ok("Award"),
         ],
     ));
-    routes.extend(documents(&award, "awards", "the tender's owner"));
+    routes.extend(documents(&award, "awards", "the tender's owner", false));
     routes.extend(complaints(&award));
     routes.push(item(
         &format!("{tender}/contracts"),
@@ -219,7 +226,12 @@ fn tender_routes() -> Vec<(String, Json)> {
             .ok("Contract"),
         ],
     ));
-    routes.extend(documents(&contract, "contracts", "the tender's owner"));
+    routes.extend(documents(
+        &contract,
+        "contracts",
+        "the tender's owner",
+        false,
+    ));
     routes.push(item(
         &format!("{tender}/cancellations"),
         vec![
@@ -250,6 +262,7 @@ fn tender_routes() -> Vec<(String, Json)> {
         &cancellation,
         "cancellations",
         "the tender's owner",
+        false,
     ));
     routes.extend(complaints(&tender));
     routes
