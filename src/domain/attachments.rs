@@ -6,7 +6,7 @@ use super::Change;
 use super::Refusal;
 use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
-use super::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
+use super::document::{DocumentInput, DocumentRecord, Filing, check_related};
 use super::parse::{Cx, FromJson};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
@@ -203,13 +203,13 @@ impl Tender {
         data: &Json,
         cx: &Cx,
         Stamp { now, by }: Stamp,
-        style: &UrlStyle<'_>,
+        filing: &Filing<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
         check_related(&input, &self.item_ids())?;
         self.documents_of(holder)?;
         self.document_window(holder, Action::Add, now, by)?;
-        let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
+        let record = DocumentRecord::upload(input, now, filing)?.by(holder.author(by));
         let id = record.id().to_string();
         let change = self.document_change(holder);
         self.documents_of_mut(holder)?.push(record);
@@ -224,7 +224,7 @@ impl Tender {
         data: &Json,
         cx: &Cx,
         Stamp { now, by }: Stamp,
-        style: &UrlStyle<'_>,
+        filing: &Filing<'_>,
     ) -> Result<Change, Refusal> {
         self.document_author_check(holder, id, by)?;
         self.document_window(holder, Action::Update, now, by)?;
@@ -234,7 +234,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
-        record.replace(data, cx, now, style)?;
+        record.replace(data, cx, now, filing)?;
         Ok(change)
     }
 

@@ -3,7 +3,7 @@
 //! Bid activity is confidential while tendering: it never refreshes the tender's
 //! `dateModified`, and only the bid's own token reads it.
 
-use super::document::{DocumentInput, DocumentRecord, UrlStyle};
+use super::document::{DocumentInput, DocumentRecord, Filing, UrlStyle};
 use super::ids::{self, TokenHash};
 use super::item::Feature;
 use super::merge::merge;
@@ -167,6 +167,7 @@ impl Tender {
         now: Timestamp,
         owner: &str,
         api_root: &str,
+        filing: &Filing<'_>,
     ) -> Result<(&Bid, String), Refusal> {
         let mut o = Obj::new(data, cx, "Bid")?;
         o.skip(&READ_ONLY);
@@ -190,15 +191,15 @@ impl Tender {
         }
         self.tendering_window(now, "add")?;
         let id = ids::new_id();
-        let style = UrlStyle::Download(format!(
+        let filing = filing.showing(UrlStyle::Download(format!(
             "{api_root}/tenders/{}/bids/{id}/documents",
             self.id
-        ));
+        )));
         let documents = documents
             .unwrap_or_default()
             .into_iter()
-            .map(|d| DocumentRecord::upload(d, now, &style))
-            .collect();
+            .map(|d| DocumentRecord::upload(d, now, &filing))
+            .collect::<Result<_, _>>()?;
         let (token, token_hash) = ids::new_token();
         self.bids.push(Bid {
             id,
