@@ -197,7 +197,9 @@ async fn writable(
     let (data, body_token) = if takes_files && files_in::is_multipart(req) {
         guard::found(app, &tender_id, exists(holder, document_id))?;
         guard::permitted(app, req, &tender_id, None, allowed)?;
-        let (key, file) = files_in::receive(req, app, None).await?;
+        let (key, file) = files_in::receive(req, app, None)
+            .await
+            .map_err(files_in::as_api_upload)?;
         let url = address::permanent(&app.base_url(req), &app.signer, &key, &file.md5);
         let data = json!({
             "title": file.title,

@@ -61,6 +61,21 @@ pub fn storage_failed(e: &std::io::Error) -> ApiError {
     )
 }
 
+/// A legacy upload to the API reports a storage failure as upstream's API did when its
+/// document service failed.
+pub fn as_api_upload(e: ApiError) -> ApiError {
+    if e.status == StatusCode::BAD_GATEWAY {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "body",
+            "data",
+            "Can't upload document to document service.",
+        )
+    } else {
+        e
+    }
+}
+
 impl From<Refused> for ApiError {
     fn from(r: Refused) -> ApiError {
         match r {

@@ -471,6 +471,23 @@ async fn files_and_the_key_survive_a_restart_and_storage_failures_are_502() {
         r.body["errors"][0]["description"],
         "Upload failed, please try again later"
     );
+    // A legacy upload to the API says so in the API's words.
+    let (id, token, _) = s.published().await;
+    let r = s
+        .post(&format!(
+            "/api/2.3/tenders/{id}/documents?acc_token={token}"
+        ))
+        .broker("broker")
+        .raw(&form(), multipart("filename=\"a.txt\"", "text/plain", b"a"))
+        .send()
+        .await;
+    assert_error(
+        &r,
+        422,
+        "body",
+        "data",
+        "Can't upload document to document service.",
+    );
 }
 
 #[tokio::test]
@@ -548,6 +565,20 @@ async fn the_upload_limit_is_a_json_413() {
     // Within the slack for headers the declared length passes, the file's size does not.
     let r = upload(&s, "filename=\"a\"", &[7u8; 1001]).await;
     assert_eq!(r.status, 413, "{}", r.text);
+
+    // The upload limit, not the JSON body limit, bounds a file.
+    let s = TestServer::start_with(Settings {
+        testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
+        max_body: 1000,
+        ..Settings::default()
+    })
+    .await;
+    let big = vec![0x5au8; 300_000];
+    let r = upload(&s, "filename=\"big.bin\"", &big).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let (_, _, body) = download(&s, r.body["data"]["url"].as_str().unwrap()).await;
+    assert_eq!(body, big);
 }
 
 /// The API's checks of the service's addresses sent in document bodies.
