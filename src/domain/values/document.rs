@@ -6,11 +6,11 @@
 //! signed address (another store's address is shown endorsed with the same key), bid documents
 //! show a download address under the service's own path that redirects to it.
 
-use super::Refusal;
 use super::ids;
 use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
+use crate::domain::Refusal;
 use crate::files::address;
 use crate::files::signing::Signer;
 use serde::{Serialize, Serializer};
@@ -429,14 +429,18 @@ impl DocumentRecord {
     }
 }
 
-/// `documentOf: item` must name one of the tender's items.
-pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Problem> {
+/// `documentOf: item` must name one of the tender's items, `documentOf: lot` one of its lots.
+pub fn check_related(
+    input: &DocumentInput,
+    item_ids: &[&str],
+    lot_ids: &[&str],
+) -> Result<(), Problem> {
     match (input.document_of.as_str(), &input.related_item) {
         ("item", Some(r)) if !item_ids.contains(&r.as_str()) => Err(Problem::field(
             "relatedItem",
             Problem::msg("relatedItem should be one of items"),
         )),
-        ("lot", Some(_)) => Err(Problem::field(
+        ("lot", Some(r)) if !lot_ids.contains(&r.as_str()) => Err(Problem::field(
             "relatedItem",
             Problem::msg("relatedItem should be one of lots"),
         )),
@@ -447,7 +451,7 @@ pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Pro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
