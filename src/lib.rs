@@ -104,6 +104,7 @@ impl Application {
             brokers,
             zone,
             testing: settings.testing,
+            sandbox: settings.testing || settings.sandbox,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
             max_upload: settings.max_upload,
