@@ -10,7 +10,6 @@ use super::ids;
 use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
-use crate::domain::Refusal;
 use crate::files::address;
 use crate::files::signing::Signer;
 use serde::{Serialize, Serializer};
@@ -174,6 +173,21 @@ pub enum UrlStyle {
     Download(String),
 }
 
+/// Why a document's address was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unfiled {
+    /// A field problem (422), the document service's address checks among them.
+    Invalid(Problem),
+    /// Another store's address where only the document service's are accepted (403).
+    ForeignStore,
+}
+
+impl From<Problem> for Unfiled {
+    fn from(p: Problem) -> Unfiled {
+        Unfiled::Invalid(p)
+    }
+}
+
 /// Where documents' files are and how their addresses are checked and shown: the one path
 /// every document of every holder takes.
 #[derive(Debug, Clone)]
@@ -196,15 +210,11 @@ impl Filing<'_> {
 
     /// The download key of a sent address (the service's key for its own addresses) and the
     /// address to show.
-    fn resolve(&self, id: &str, url: &str, hash: &str) -> Result<(String, String), Refusal> {
+    fn resolve(&self, id: &str, url: &str, hash: &str) -> Result<(String, String), Unfiled> {
         let held = address::check(url, hash, &self.ds_root, self.signer)
-            .map_err(|f| Refusal::field("url", Problem::msg(f.message())))?;
+            .map_err(|f| Problem::field("url", Problem::msg(f.message())))?;
         if held.is_none() && self.ds_only {
-            return Err(Refusal::Forbidden {
-                location: "body",
-                name: "url",
-                description: "Can add document only from document service.".into(),
-            });
+            return Err(Unfiled::ForeignStore);
         }
         let key = held.clone().unwrap_or_else(ids::new_id);
         let shown = match (&self.style, held) {
@@ -288,7 +298,7 @@ impl Document {
         published: Timestamp,
         now: Timestamp,
         filing: &Filing<'_>,
-    ) -> Result<Document, Refusal> {
+    ) -> Result<Document, Unfiled> {
         let (meta, source_url, hash) = split(input);
         let (key, url) = filing.resolve(&id, &source_url, &hash)?;
         Ok(Document {
@@ -339,7 +349,7 @@ impl DocumentRecord {
         input: DocumentInput,
         now: Timestamp,
         filing: &Filing<'_>,
-    ) -> Result<DocumentRecord, Refusal> {
+    ) -> Result<DocumentRecord, Unfiled> {
         Ok(DocumentRecord {
             current: Document::build(ids::new_id(), input, now, now, filing)?,
             previous: Vec::new(),
@@ -364,7 +374,7 @@ impl DocumentRecord {
         cx: &Cx,
         now: Timestamp,
         filing: &Filing<'_>,
-    ) -> Result<(), Refusal> {
+    ) -> Result<(), Unfiled> {
         let mut merged = self.current.as_input();
         if let Json::Object(m) = &mut merged {
             for key in ["title", "url", "hash", "format"] {
@@ -506,7 +516,10 @@ mod tests {
         let err = DocumentRecord::upload(input, t0, &filing).expect_err("forged");
         assert_eq!(
             err,
-            Refusal::field("url", Problem::msg("Document url signature invalid."))
+            Unfiled::Invalid(Problem::field(
+                "url",
+                Problem::msg("Document url signature invalid.")
+            ))
         );
         let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
         let doc = DocumentRecord::upload(input.clone(), t0, &filing).expect("accepted");
@@ -517,7 +530,7 @@ mod tests {
         };
         assert!(matches!(
             DocumentRecord::upload(input, t0, &strict),
-            Err(Refusal::Forbidden { name: "url", .. })
+            Err(Unfiled::ForeignStore)
         ));
     }
 
