@@ -107,7 +107,11 @@ async fn every_reference_of_the_description_resolves() {
 #[tokio::test]
 async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
     let server = TestServer::start().await;
-    let page = server.get("/").send().await;
+    let page = server
+        .get("/")
+        .header("Accept", "text/html,application/xhtml+xml")
+        .send()
+        .await;
     assert_eq!(page.status, 200);
     assert_eq!(
         page.header("content-type"),
@@ -127,6 +131,10 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
         assert_eq!(asset.header("content-type"), Some(media_type), "{name}");
         assert!(!asset.text.is_empty());
     }
+    // Without asking for HTML, `/` is the document service's status probe.
+    let probe = server.get("/").send().await;
+    assert_eq!(probe.status, 200);
+    assert!(probe.text.is_empty(), "{}", probe.text);
     let missing = server.get("/assets/secret.txt").send().await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.error().0, "url");

@@ -1,4 +1,6 @@
 //! The dashboard at `/`: one page, its script and its style sheet, compiled into the binary.
+//! `/` is also the document service's status probe: a request that does not ask for HTML
+//! (a service's probe, curl) gets the probe's answer, a browser the page.
 //!
 //! The page is static; its script reads the public JSON API as any anonymous client does,
 //! so it can show nothing the API hides from the public. A strict Content-Security-Policy
@@ -36,8 +38,20 @@ fn write(res: &mut Response, media_type: &'static str, text: &'static str) {
     res.write_body(text).ok();
 }
 
+fn wants_html(req: &Request) -> bool {
+    req.headers()
+        .get_all(salvo::http::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/html"))
+}
+
 #[handler]
-pub async fn page(res: &mut Response) {
+pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+    if !wants_html(req) {
+        super::docservice::probe.handle(req, depot, res, ctrl).await;
+        return;
+    }
     res.headers_mut()
         .insert("Content-Security-Policy", HeaderValue::from_static(POLICY));
     write(res, "text/html; charset=utf-8", PAGE);

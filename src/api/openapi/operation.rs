@@ -141,6 +141,35 @@ impl Op {
         self
     }
 
+    /// An answer with a plain-text body (the document service's probe and refusals).
+    pub fn plain(mut self, code: u16, description: &str) -> Op {
+        self.responses.insert(
+            code.to_string(),
+            json!({"description": description, "content": {"text/plain": {"schema": {"type": "string"}}}}),
+        );
+        self
+    }
+
+    /// 200 with a stored file's bytes in its own media type, 204 for an empty file.
+    pub fn file(mut self) -> Op {
+        self.responses.insert(
+            "200".into(),
+            json!({"description": "The file's bytes, its stored Content-Type and a Content-Disposition with its name", "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}}),
+        );
+        self.responses
+            .insert("204".into(), json!({"description": "An empty file"}));
+        self
+    }
+
+    /// A multipart upload with a `file` part.
+    pub fn multipart(mut self) -> Op {
+        self.body.insert(
+            "requestBody".into(),
+            json!({"required": true, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {"file": {"type": "string", "format": "binary"}}}}}}),
+        );
+        self
+    }
+
     /// 200 with no body worth describing.
     pub fn ok_empty(mut self) -> Op {
         self.responses

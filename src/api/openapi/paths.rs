@@ -309,9 +309,10 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             vec![
                 get(
                     "faces",
-                    "The dashboard: tenders, their timelines and the clock",
+                    "The dashboard (text/html, to a request that accepts it); otherwise the \
+                     document service's status probe (an empty text/plain)",
                 )
-                .ok_page(&["text/html"]),
+                .ok_page(&["text/html", "text/plain"]),
             ],
         ),
         item(
@@ -324,6 +325,71 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         item(
             "/openapi.json",
             vec![get("faces", "This description").ok_whole("OpenApi")],
+        ),
+        item(
+            "/keys",
+            vec![
+                get(
+                    "documents",
+                    "The public key that verifies every signed address",
+                )
+                .ok_list("Key"),
+            ],
+        ),
+        item(
+            "/register",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post(
+                    "documents",
+                    "Register a file by its hash (a broker); answers its upload address",
+                )
+                .broker()
+                .body("Registration")
+                .created("StoredFile", false),
+            ],
+        ),
+        item(
+            "/upload",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post("documents", "Upload a file (a broker; multipart)")
+                    .broker()
+                    .multipart()
+                    .ok_whole("Uploaded"),
+            ],
+        ),
+        item(
+            "/upload/{key}",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post(
+                    "documents",
+                    "Upload the bytes of a registered file (a broker; multipart)",
+                )
+                .broker()
+                .multipart()
+                .ok_whole("Uploaded"),
+            ],
+        ),
+        item(
+            "/get/{key}",
+            vec![
+                get("documents", "A stored file, by its signed address")
+                    .query("KeyID", json!({"type": "string"}), "The signing key's id")
+                    .query(
+                        "Signature",
+                        json!({"type": "string"}),
+                        "The address's signature",
+                    )
+                    .query(
+                        "Expires",
+                        json!({"type": "string"}),
+                        "When a temporary address expires",
+                    )
+                    .file()
+                    .errors(&[403]),
+            ],
         ),
         item(
             &format!("{API}/spore"),

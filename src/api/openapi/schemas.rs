@@ -316,6 +316,28 @@ pub fn schemas() -> Map<String, Json> {
         ),
         ("FaultRule", object(&["id"], json!({"id": text()}))),
         (
+            "Key",
+            object(
+                &["KeyID", "algorithm", "publicKey"],
+                json!({"KeyID": text(), "algorithm": text(), "publicKey": text()}),
+            ),
+        ),
+        ("Registration", object(&["hash"], json!({"hash": text()}))),
+        (
+            "StoredFile",
+            object(
+                &["url"],
+                json!({"url": text(), "hash": text(), "format": text(), "title": text()}),
+            ),
+        ),
+        (
+            "Uploaded",
+            object(
+                &["data"],
+                json!({"data": r("StoredFile"), "get_url": text()}),
+            ),
+        ),
+        (
             "FaultRuleInput",
             object(
                 &["match", "fault"],
