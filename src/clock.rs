@@ -98,6 +98,9 @@ impl Clock {
         if target < now {
             return Err(ClockError::Backwards);
         }
+        if target > crate::domain::time::LATEST {
+            return Err(ClockError::OutOfRange);
+        }
         let freeze = frozen.unwrap_or(state.frozen_at.is_some());
         state.offset = target - OffsetDateTime::now_utc();
         state.frozen_at = freeze.then_some(target);
