@@ -7,6 +7,7 @@ pub mod api;
 pub mod clock;
 pub mod domain;
 pub mod faults;
+mod kept;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
@@ -15,8 +16,6 @@ pub use settings::Settings;
 
 use api::App;
 use api::auth::Brokers;
-use clock::Clock;
-use domain::document::Signer;
 use domain::time::Zone;
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
@@ -77,24 +76,32 @@ impl Application {
                     .into(),
             ));
         }
-        let clock = match settings.clock_start {
-            Some(start) => Clock::frozen_at(start),
-            None => Clock::new(),
-        };
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
+        let store = match &settings.data_dir {
+            Some(dir) => Store::open(zone, quick_auction, dir).map_err(|e| {
+                io::Error::other(format!(
+                    "cannot use the data directory {}: {e}",
+                    dir.display()
+                ))
+            })?,
+            None => Store::new(zone, quick_auction),
+        };
+        let store = Arc::new(store);
+        let clock = kept::clock(&store, settings.clock_start).map_err(io::Error::other)?;
+        let signer = kept::signer(&store).map_err(io::Error::other)?;
         let app = App {
-            store: Arc::new(Store::new(zone, quick_auction)),
+            store,
             clock: Arc::new(clock),
             brokers,
             zone,
             testing: settings.testing,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
-            signer: Signer::generate(),
+            signer,
             faults: faults::Faults::new(),
         };
         Ok(Application {

@@ -50,6 +50,11 @@ struct Cli {
     /// run. Move it on with POST /testing/clock.
     #[arg(long, env = "TENDER_CLOCK_START")]
     clock_start: Option<String>,
+    /// Keep tenders, the clock and the signing key in DIR/registry.sqlite3 (SQLite, WAL mode)
+    /// across restarts; every write is acknowledged once committed there. Without it the
+    /// store lives in memory and is lost on stop.
+    #[arg(long, env = "TENDER_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -86,6 +91,7 @@ async fn main() -> ExitCode {
         max_body: cli.max_body,
         quick_auction_seconds: cli.quick_auction_seconds,
         clock_start,
+        data_dir: cli.data_dir,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

@@ -15,6 +15,9 @@ pub struct Settings {
     /// Start the clock frozen at this moment instead of the wall clock's now (needs `testing`:
     /// only the clock control API can move it on).
     pub clock_start: Option<OffsetDateTime>,
+    /// Keep the store, the clock and the signing key in `DIR/registry.sqlite3` across
+    /// restarts; without it everything lives in memory.
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -28,6 +31,7 @@ impl Default for Settings {
             max_body: 10 * 1024 * 1024,
             quick_auction_seconds: 30,
             clock_start: None,
+            data_dir: None,
         }
     }
 }

@@ -103,6 +103,12 @@ impl From<Refusal> for ApiError {
                 name,
                 description,
             ),
+            Refusal::Unavailable(reason) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "body",
+                "data",
+                format!("The change could not be saved, so it was not made: {reason}"),
+            ),
         }
     }
 }

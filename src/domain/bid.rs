@@ -13,17 +13,17 @@ use super::parse::{Cx, FromJson, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
 use super::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BidStatus {
     Draft,
     Active,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Parameter {
     pub code: String,
     pub value: f64,
@@ -43,23 +43,23 @@ impl FromJson for Parameter {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Bid {
     pub id: String,
     pub status: BidStatus,
     pub value: Money,
     pub tenderers: Vec<Organization>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     pub date: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub participation_url: Option<String>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub owner: String,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub token: TokenHash,
 }
 

@@ -10,10 +10,10 @@ use super::parse::{Cx, Obj, Problem, REQUIRED};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
 use super::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CancellationStatus {
     Pending,
@@ -21,7 +21,7 @@ pub enum CancellationStatus {
 }
 
 /// What a cancellation cancels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CancellationOf {
     Tender,
@@ -30,7 +30,7 @@ pub enum CancellationOf {
 const STATUSES: [&str; 2] = ["pending", "active"];
 const OF: [&str; 2] = ["tender", "lot"];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cancellation {
     pub id: String,
@@ -38,7 +38,7 @@ pub struct Cancellation {
     pub status: CancellationStatus,
     pub cancellation_of: CancellationOf,
     pub date: Timestamp,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
 }
 

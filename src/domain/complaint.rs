@@ -14,14 +14,14 @@ use super::parse::{Cx, Obj, Problem, REQUIRED};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
 use super::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use time::Duration;
 
 /// How long an answer waits for the claimant before it takes effect, in calendar days.
 pub const STAND_STILL_DAYS: i64 = 3;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ComplaintStatus {
     Draft,
@@ -117,7 +117,7 @@ impl ComplaintStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Complaint {
     pub id: String,
@@ -125,15 +125,15 @@ pub struct Complaint {
     pub complaint_id: String,
     pub date: Timestamp,
     pub status: ComplaintStatus,
-    #[serde(rename = "type")]
-    pub kind: &'static str,
+    #[serde(rename = "type", deserialize_with = "super::stored::static_str")]
+    pub kind: super::stored::Word,
     /// Shown or hidden by the views, by the tender's status.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub author: Organization,
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_submitted: Option<Timestamp>,
@@ -153,9 +153,9 @@ pub struct Complaint {
     pub cancellation_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_canceled: Option<Timestamp>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub owner: String,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub token: TokenHash,
 }
 

@@ -9,10 +9,10 @@ use super::parse::{Cx, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
 use super::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContractStatus {
     Pending,
@@ -32,7 +32,7 @@ impl ContractStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contract {
     pub id: String,
@@ -54,7 +54,7 @@ pub struct Contract {
     pub date_signed: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<Period>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     pub date: Timestamp,
 }

@@ -16,6 +16,7 @@ pub mod money;
 pub mod organization;
 pub mod parse;
 pub mod question;
+pub mod stored;
 pub mod tender;
 pub mod time;
 pub mod views;
@@ -42,6 +43,8 @@ pub enum Refusal {
         name: &'static str,
         description: String,
     },
+    /// 503: the change could not be saved, so it was not made.
+    Unavailable(String),
 }
 
 impl Refusal {

@@ -6,10 +6,10 @@ use super::parse::{Cx, FromJson, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
 use super::time::Timestamp;
 use super::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
     pub id: String,
@@ -17,7 +17,7 @@ pub struct Question {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Hidden from everyone but the asker until qualification: the views decide.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub author: Organization,
     pub question_of: String,
     #[serde(skip_serializing_if = "Option::is_none")]

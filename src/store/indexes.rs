@@ -78,6 +78,20 @@ impl Indexes {
         *n
     }
 
+    /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
+    pub fn restore(&mut self, tender: &Tender) {
+        self.last_stamp = self.last_stamp.max(tender.date_modified.micros());
+        let id = &tender.tender_id;
+        let date = id.get(3..13).and_then(|d| {
+            Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()
+        });
+        let number = id.get(14..).and_then(|n| n.parse::<u32>().ok());
+        if let (Some(date), Some(number)) = (date, number) {
+            let n = self.daily.entry(date).or_default();
+            *n = (*n).max(number);
+        }
+    }
+
     /// A `dateModified` for a change at `now`, strictly after every earlier one.
     pub fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
         let micros = now.micros().max(self.last_stamp + 1);
