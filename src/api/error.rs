@@ -206,6 +206,10 @@ mod tests {
                 },
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ),
+            (
+                Refusal::Unavailable("database or disk is full".into()),
+                StatusCode::SERVICE_UNAVAILABLE,
+            ),
         ] {
             let error = ApiError::from(refusal);
             assert_eq!(error.status, status);

@@ -61,6 +61,14 @@ impl Database {
     /// Opens (creating if need be) the file in `dir`, migrates it to [`SCHEMA_VERSION`],
     /// reads it whole, and starts the writer.
     pub fn open(dir: &Path) -> Result<(Database, Loaded), String> {
+        Database::open_limited(dir, None)
+    }
+
+    /// [`Database::open`], the file held to `max_pages` pages: a full disk, for tests.
+    pub(crate) fn open_limited(
+        dir: &Path,
+        max_pages: Option<u32>,
+    ) -> Result<(Database, Loaded), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
         let path = dir.join(FILE_NAME);
@@ -82,6 +90,10 @@ impl Database {
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
             .map_err(at)?;
         migrate(&mut conn).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(pages) = max_pages {
+            conn.pragma_update(None, "max_page_count", pages)
+                .map_err(at)?;
+        }
         let loaded = load(&conn).map_err(at)?;
         let (jobs, queue) = mpsc::channel();
         let writer_path = path.clone();

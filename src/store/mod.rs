@@ -90,7 +90,17 @@ impl Store {
 
     /// A store kept in `DIR/registry.sqlite3`, loaded with everything the file holds.
     pub fn open(zone: Zone, quick_auction: Duration, dir: &Path) -> Result<Store, String> {
-        let (database, loaded) = Database::open(dir)?;
+        Store::open_limited(zone, quick_auction, dir, None)
+    }
+
+    /// [`Store::open`] on a file held to `max_pages` pages: a full disk, for tests.
+    pub(crate) fn open_limited(
+        zone: Zone,
+        quick_auction: Duration,
+        dir: &Path,
+        max_pages: Option<u32>,
+    ) -> Result<Store, String> {
+        let (database, loaded) = Database::open_limited(dir, max_pages)?;
         let Loaded { tenders, state } = loaded;
         let mut store = Store::new(zone, quick_auction);
         let state: HashMap<String, String> = state.into_iter().collect();
@@ -401,4 +411,63 @@ fn parse_all(rows: Vec<(String, String)>) -> Result<Vec<Tender>, String> {
         }
         Ok(all)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::tests::published;
+
+    fn stored_form(store: &Store, id: &str) -> String {
+        store
+            .read(id, |t| stored::to_json(t).expect("serialises"))
+            .expect("held")
+    }
+
+    #[test]
+    fn a_reopened_store_holds_every_tender_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).unwrap();
+        let written = stored_form(&store, &id);
+        drop(store);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), written);
+        assert!(written.contains("ownerToken"), "{written}");
+        let public = store.read(&id, |t| serde_json::to_string(t).unwrap()).unwrap();
+        assert!(!public.contains("ownerToken"), "{public}");
+    }
+
+    #[test]
+    fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store =
+            Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).unwrap();
+        let before = stored_form(&store, &id);
+        let huge = "x".repeat(1 << 20);
+        let refused = store.update(
+            &id,
+            now,
+            |t| {
+                t.terms.description = Some(huge.clone());
+                Ok(Change::Public)
+            },
+            |_| (),
+        );
+        assert!(
+            matches!(&refused, Err(Refusal::Unavailable(reason)) if reason.contains("full")),
+            "{refused:?}"
+        );
+        assert_eq!(stored_form(&store, &id), before);
+        drop(store);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), before);
+    }
 }
