@@ -68,6 +68,8 @@ pub struct Indexes {
     schedule: BTreeSet<(i64, String)>,
     last_stamp: i64,
     daily: HashMap<Date, u32>,
+    /// Stamps handed out for changes not yet entered: the listing stops before the first.
+    pending: BTreeSet<i64>,
 }
 
 impl Indexes {
@@ -92,8 +94,20 @@ impl Indexes {
         }
     }
 
+    /// A `dateModified` for a change at `now`, held back from the listing until released.
+    pub fn reserve(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
+        let stamp = self.stamp(zone, now);
+        self.pending.insert(stamp.micros());
+        stamp
+    }
+
+    /// The change stamped `stamp` was entered (or given up).
+    pub fn release(&mut self, stamp: Timestamp) {
+        self.pending.remove(&stamp.micros());
+    }
+
     /// A `dateModified` for a change at `now`, strictly after every earlier one.
-    pub fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
+    fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
         let micros = now.micros().max(self.last_stamp + 1);
         self.last_stamp = micros;
         let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
@@ -163,7 +177,14 @@ impl Indexes {
                     .rev(),
             ),
         };
+        // Oldest first, the page ends before a change still being committed.
+        let horizon = self
+            .pending
+            .first()
+            .copied()
+            .filter(|_| !request.descending);
         let mut rows: Vec<(i64, ListingRow)> = range
+            .take_while(|(k, _)| horizon.is_none_or(|h| **k < h))
             .filter(wanted)
             .take(request.limit + 1)
             .map(|(k, l)| (*k, l.row))

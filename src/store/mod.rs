@@ -166,6 +166,30 @@ impl Store {
         self.durable.as_ref().map(|d| d.database.path())
     }
 
+    /// Commits `tender` and enters it in the indexes in place of `old`. `stamped`: its
+    /// `dateModified` was reserved for this change, and the listing shows nothing after it
+    /// until now, so that a feed reader never passes a change still being committed.
+    fn commit_and_index(
+        &self,
+        tender: &Tender,
+        old: Option<&Tender>,
+        stamped: bool,
+        calendar: Option<Write>,
+    ) -> Result<(), Refusal> {
+        let committed = self.commit(tender, calendar);
+        let mut indexes = lock(&self.indexes);
+        if stamped {
+            indexes.release(tender.date_modified);
+        }
+        committed?;
+        let earlier = indexes.put(tender, old);
+        drop(indexes);
+        if earlier {
+            self.rescheduled.notify_one();
+        }
+        Ok(())
+    }
+
     /// Commits a tender (and whatever else changed with it) before it may be shown.
     fn commit(&self, tender: &Tender, calendar: Option<Write>) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
@@ -223,12 +247,8 @@ impl Store {
         now: Timestamp,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
-        tender.date_modified = lock(&self.indexes).stamp(&self.zone, now);
-        self.commit(&tender, None)?;
-        let earlier = lock(&self.indexes).put(&tender, None);
-        if earlier {
-            self.rescheduled.notify_one();
-        }
+        tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
+        self.commit_and_index(&tender, None, true, None)?;
         let result = view(&tender);
         let id = tender.id.clone();
         let slot = Arc::new(Mutex::new(Entry {
@@ -331,14 +351,11 @@ impl Store {
         } else {
             tender.compute_next_check(now)
         };
-        if change == Change::Public {
-            tender.date_modified = lock(&self.indexes).stamp(&self.zone, now);
+        let stamped = change == Change::Public;
+        if stamped {
+            tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        self.commit(&tender, calendar)?;
-        let earlier = lock(&self.indexes).put(&tender, Some(&entry.tender));
-        if earlier {
-            self.rescheduled.notify_one();
-        }
+        self.commit_and_index(&tender, Some(&entry.tender), stamped, calendar)?;
         entry.tender = tender;
         entry.public = None;
         Ok(())
@@ -437,7 +454,9 @@ mod tests {
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
         assert_eq!(stored_form(&store, &id), written);
         assert!(written.contains("ownerToken"), "{written}");
-        let public = store.read(&id, |t| serde_json::to_string(t).unwrap()).unwrap();
+        let public = store
+            .read(&id, |t| serde_json::to_string(t).unwrap())
+            .unwrap();
         assert!(!public.contains("ownerToken"), "{public}");
     }
 
@@ -446,8 +465,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store =
-            Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
+        let store = Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).unwrap();
         let before = stored_form(&store, &id);
