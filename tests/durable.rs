@@ -281,6 +281,44 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         s.get(&format!("/api/2.3/tenders/{b}")).await["data"]["status"],
         "active.qualification"
     );
+
+    // A running clock runs on while the server is down; what fell due meanwhile is applied.
+    let published = s.get(&format!("/api/2.3/tenders/{draft}")).await;
+    assert_eq!(published["data"]["status"], "active.tendering");
+    let end = common::moment(
+        published["data"]["tenderPeriod"]["endDate"]
+            .as_str()
+            .unwrap(),
+    );
+    let just_before = (end - time::Duration::milliseconds(300))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"now": just_before, "frozen": false}),
+    )
+    .await;
+    s.stop();
+    std::thread::sleep(Duration::from_millis(400));
+    let mut s = Server::start(dir.path());
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = s.get(&format!("/api/2.3/tenders/{draft}")).await["data"]["status"].clone();
+        if status == "unsuccessful" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        status, "unsuccessful",
+        "tendering without bids ended while down"
+    );
+    let clock = s.get("/testing/clock").await;
+    assert!(
+        common::moment(clock["data"]["now"].as_str().unwrap()) > end,
+        "the clock ran on: {clock}"
+    );
     s.stop();
 }
 
