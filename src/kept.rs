@@ -22,6 +22,9 @@ pub fn clock(store: &Arc<Store>, start: Option<OffsetDateTime>) -> Result<Clock,
         Some(json) => {
             let saved: Saved =
                 stored::from_json(json).map_err(|e| format!("the kept clock: {e}"))?;
+            if start.is_some() {
+                tracing::warn!("--clock-start ignored: the data directory keeps the clock");
+            }
             Clock::restore(saved)
         }
         None => match start {
