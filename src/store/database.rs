@@ -42,11 +42,13 @@ struct Job {
     done: mpsc::SyncSender<Result<(), String>>,
 }
 
-/// What the file held when the server started.
+/// The server state the file held when the server started (its tenders go to a callback).
 pub struct Loaded {
-    pub tenders: Vec<(String, String)>,
     pub state: Vec<(String, String)>,
 }
+
+/// Takes each stored tender as `(id, record)` while the file is read.
+pub type OnTender<'a> = &'a mut dyn FnMut(String, String);
 
 pub struct Database {
     path: PathBuf,
@@ -60,14 +62,15 @@ fn describe(path: &Path, e: rusqlite::Error) -> String {
 impl Database {
     /// Opens (creating if need be) the file in `dir`, migrates it to [`SCHEMA_VERSION`],
     /// reads it whole, and starts the writer.
-    pub fn open(dir: &Path) -> Result<(Database, Loaded), String> {
-        Database::open_limited(dir, None)
+    pub fn open(dir: &Path, on_tender: OnTender<'_>) -> Result<(Database, Loaded), String> {
+        Database::open_limited(dir, None, on_tender)
     }
 
     /// [`Database::open`], the file held to `max_pages` pages: a full disk, for tests.
     pub(crate) fn open_limited(
         dir: &Path,
         max_pages: Option<u32>,
+        on_tender: OnTender<'_>,
     ) -> Result<(Database, Loaded), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
@@ -94,7 +97,7 @@ impl Database {
             conn.pragma_update(None, "max_page_count", pages)
                 .map_err(at)?;
         }
-        let loaded = load(&conn).map_err(at)?;
+        let loaded = load(&conn, on_tender).map_err(at)?;
         let (jobs, queue) = mpsc::channel();
         let writer_path = path.clone();
         thread::Builder::new()
@@ -143,17 +146,17 @@ fn migrate(conn: &mut Connection) -> Result<(), String> {
     Ok(())
 }
 
-fn load(conn: &Connection) -> rusqlite::Result<Loaded> {
-    let rows = |sql: &str| -> rusqlite::Result<Vec<(String, String)>> {
-        let mut statement = conn.prepare(sql)?;
-        statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect()
-    };
-    Ok(Loaded {
-        tenders: rows("SELECT id, record FROM tenders")?,
-        state: rows("SELECT name, value FROM state")?,
-    })
+fn load(conn: &Connection, on_tender: OnTender<'_>) -> rusqlite::Result<Loaded> {
+    let mut tenders = conn.prepare("SELECT id, record FROM tenders")?;
+    let mut rows = tenders.query([])?;
+    while let Some(row) = rows.next()? {
+        on_tender(row.get(0)?, row.get(1)?);
+    }
+    let mut state = conn.prepare("SELECT name, value FROM state")?;
+    let state = state
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Loaded { state })
 }
 
 fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
@@ -215,13 +218,4 @@ fn commit(
         }
     }
     tx.commit()
-}
-
-/// The value of a named state row, if the file has one.
-pub fn state<'a>(loaded: &'a Loaded, name: &str) -> Option<&'a str> {
-    loaded
-        .state
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
 }

@@ -100,8 +100,9 @@ impl Store {
         dir: &Path,
         max_pages: Option<u32>,
     ) -> Result<Store, String> {
-        let (database, loaded) = Database::open_limited(dir, max_pages)?;
-        let Loaded { tenders, state } = loaded;
+        let (opened, tenders) =
+            read_all(|on_tender| Database::open_limited(dir, max_pages, on_tender));
+        let (database, Loaded { state }) = opened?;
         let mut store = Store::new(zone, quick_auction);
         let state: HashMap<String, String> = state.into_iter().collect();
         if let Some(json) = state.get(CALENDAR) {
@@ -109,8 +110,7 @@ impl Store {
                 .map_err(|e| format!("{}: the auction calendar: {e}", database.path().display()))?;
             store.calendar = Mutex::new(AuctionCalendar::restore(&days));
         }
-        let tenders =
-            parse_all(tenders).map_err(|e| format!("{}: {e}", database.path().display()))?;
+        let tenders = tenders.map_err(|e| format!("{}: {e}", database.path().display()))?;
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
@@ -401,32 +401,58 @@ impl Store {
     }
 }
 
-/// Reads stored tenders back, on every core: start-up time grows with the store.
-fn parse_all(rows: Vec<(String, String)>) -> Result<Vec<Tender>, String> {
+/// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
+/// parser on every core and are dropped once read, so start-up holds few of them at a time.
+fn read_all<T>(open: impl FnOnce(database::OnTender<'_>) -> T) -> (T, Result<Vec<Tender>, String>) {
+    const CHUNK: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = rows.len().div_ceil(threads).max(1);
+    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(threads * 2);
+    let queue = Mutex::new(queue);
     std::thread::scope(|scope| {
-        let parts: Vec<_> = rows
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(id, json)| {
-                            stored::from_json::<Tender>(json)
-                                .map_err(|e| format!("the tender {id} cannot be read: {e}"))
-                        })
-                        .collect::<Result<Vec<_>, _>>()
+        let parsers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut parsed = Vec::new();
+                    // After an error the queue is still drained, so that the reader never waits.
+                    let mut error = None;
+                    loop {
+                        let Ok(chunk) = lock(&queue).recv() else {
+                            return error.map_or(Ok(parsed), Err);
+                        };
+                        for (id, json) in &chunk {
+                            if error.is_some() {
+                                break;
+                            }
+                            match stored::from_json::<Tender>(json) {
+                                Ok(tender) => parsed.push(tender),
+                                Err(e) => {
+                                    error = Some(format!("the tender {id} cannot be read: {e}"))
+                                }
+                            }
+                        }
+                    }
                 })
             })
             .collect();
-        let mut all = Vec::with_capacity(rows.len());
-        for part in parts {
-            all.extend(
-                part.join()
-                    .map_err(|_| "reading the tenders failed".to_string())??,
-            );
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let opened = open(&mut |id, json| {
+            chunk.push((id, json));
+            if chunk.len() == CHUNK {
+                let _ = chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+            }
+        });
+        let _ = chunks.send(chunk);
+        drop(chunks);
+        let mut all = Vec::new();
+        let mut failed = None;
+        for parser in parsers {
+            match parser.join() {
+                Ok(Ok(part)) => all.extend(part),
+                Ok(Err(e)) => failed = failed.or(Some(e)),
+                Err(_) => failed = failed.or(Some("reading the tenders failed".to_string())),
+            }
         }
-        Ok(all)
+        (opened, failed.map_or(Ok(all), Err))
     })
 }
 
