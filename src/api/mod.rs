@@ -14,6 +14,7 @@ pub mod error;
 mod faults;
 mod guard;
 mod listing;
+mod lots;
 mod questions;
 pub mod reply;
 mod tenders;
@@ -40,7 +41,11 @@ pub struct App {
     pub clock: Arc<Clock>,
     pub brokers: Brokers,
     pub zone: Zone,
+    /// The clock control API and faults on demand for anyone (`--testing`).
     pub testing: bool,
+    /// The acceleration fields and faults on demand for each broker's own requests
+    /// (`--sandbox`, and `--testing`).
+    pub sandbox: bool,
     pub public_url: Option<String>,
     pub max_body: usize,
     pub signer: Signer,
@@ -56,7 +61,7 @@ impl App {
     pub fn cx(&self) -> Cx {
         Cx {
             zone: self.zone,
-            testing: self.testing,
+            testing: self.sandbox,
         }
     }
 
@@ -164,8 +169,9 @@ fn complaints() -> Router {
         .push(one)
 }
 
-/// The whole API surface, in the order of the spec's endpoint table.
-pub fn router(testing: bool) -> Router {
+/// The whole API surface, in the order of the spec's endpoint table, with the clock control API
+/// when `clock_api` and faults on demand when `faults_api`.
+pub fn router(clock_api: bool, faults_api: bool) -> Router {
     let questions = Router::with_path("questions")
         .get(questions::list)
         .post(questions::ask)
@@ -197,6 +203,15 @@ pub fn router(testing: bool) -> Router {
     let contracts = Router::with_path("contracts")
         .get(awards::contracts)
         .push(contract);
+    let lots = Router::with_path("lots")
+        .get(lots::list)
+        .post(lots::add)
+        .push(
+            Router::with_path("{lot_id}")
+                .get(lots::show)
+                .patch(lots::change)
+                .delete(lots::delete),
+        );
     let cancellations = Router::with_path("cancellations")
         .get(cancellations::list)
         .post(cancellations::add)
@@ -210,6 +225,7 @@ pub fn router(testing: bool) -> Router {
         .get(tenders::show)
         .patch(tenders::change)
         .push(documents())
+        .push(lots)
         .push(questions)
         .push(bids)
         .push(awards)
@@ -227,12 +243,14 @@ pub fn router(testing: bool) -> Router {
     let mut root = Router::new()
         .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
-    if testing {
+    if clock_api {
         root = root.push(
             Router::with_path("testing/clock")
                 .get(clock::show)
                 .post(clock::set),
         );
+    }
+    if faults_api {
         let rule = Router::with_path("{fault_id}")
             .get(faults::show)
             .delete(faults::remove);
@@ -250,8 +268,7 @@ pub fn router(testing: bool) -> Router {
 /// The service: the router with the shared state, the access log, the fault layer (inside the
 /// log, so that the log line names the rule that hit a request) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
-    let testing = app.testing;
-    Service::new(router(testing))
+    Service::new(router(app.testing, app.sandbox))
         .hoop(InjectApp(app.clone()))
         .hoop(access_log)
         .hoop(faults::Layer(app))
