@@ -15,6 +15,29 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const START: &str = "2026-11-23T09:00:00+02:00";
+const LOT_A: &str = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a";
+const LOT_B: &str = "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b";
+
+/// A tender of two lots, one item each, like [`tender_body`] otherwise.
+fn lot_tender(now: &str) -> Value {
+    let mut body = tender_body(now, 1, 4);
+    let item = body["items"][0].clone();
+    let items: Vec<Value> = [LOT_A, LOT_B]
+        .iter()
+        .map(|lot| {
+            let mut i = item.clone();
+            i["id"] = json!(format!("item-{lot}"));
+            i["relatedLot"] = json!(lot);
+            i
+        })
+        .collect();
+    body["items"] = json!(items);
+    body["lots"] = json!([
+        {"id": LOT_A, "title": "Лот A", "value": {"amount": 100}, "minimalStep": {"amount": 5}},
+        {"id": LOT_B, "title": "Лот B", "value": {"amount": 200}, "minimalStep": {"amount": 5}}
+    ]);
+    body
+}
 
 /// The server as a child process on a free port.
 struct Server {
@@ -183,6 +206,13 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         created["data"]["id"].as_str().unwrap().to_string(),
         created["access"]["token"].as_str().unwrap().to_string(),
     );
+    let created = s
+        .write(reqwest::Method::POST, "/api/2.3/tenders", lot_tender(now))
+        .await;
+    let (lots, lots_token) = (
+        created["data"]["id"].as_str().unwrap().to_string(),
+        created["access"]["token"].as_str().unwrap().to_string(),
+    );
     let mut draft_body = tender_body(now, 2, 6);
     draft_body["status"] = json!("draft");
     let created = s
@@ -213,12 +243,21 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
     )
     .await;
     let mut bids = Vec::new();
-    for (tender, amount) in [(&a, 450.0), (&a, 440.0), (&b, 430.0)] {
+    let on_lots = json!({
+        "tenderers": [common::organization()],
+        "lotValues": [{"relatedLot": LOT_A, "value": {"amount": 90}}, {"relatedLot": LOT_B, "value": {"amount": 180}}]
+    });
+    for (tender, body) in [
+        (&a, bid_body(450.0)),
+        (&a, bid_body(440.0)),
+        (&b, bid_body(430.0)),
+        (&lots, on_lots),
+    ] {
         let bid = s
             .write(
                 reqwest::Method::POST,
                 &format!("/api/2.3/tenders/{tender}/bids"),
-                bid_body(amount),
+                body,
             )
             .await;
         bids.push((
@@ -231,6 +270,7 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         (a.clone(), a_token.clone()),
         (b.clone(), b_token.clone()),
         (draft.clone(), draft_token.clone()),
+        (lots.clone(), lots_token.clone()),
     ];
     let before = snapshot(&s, &tenders, &bids).await;
     assert_eq!(before[&a]["data"]["status"], "active.tendering");
@@ -269,6 +309,12 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         a_now["data"]["auctionPeriod"]["startDate"],
         before[&a]["data"]["auctionPeriod"]["startDate"]
     );
+    let lots_now = s.get(&format!("/api/2.3/tenders/{lots}")).await;
+    assert_eq!(
+        lots_now["data"]["lots"][0]["status"], "active",
+        "{lots_now}"
+    );
+    assert_ne!(lots_now["data"]["status"], "active.tendering", "{lots_now}");
     let b_now = s.get(&format!("/api/2.3/tenders/{b}")).await;
     assert_eq!(b_now["data"]["status"], "active.qualification", "{b_now}");
     let clock = s.get("/testing/clock").await;
