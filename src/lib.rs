@@ -155,6 +155,9 @@ impl RunningServer {
             .stop_graceful(Some(std::time::Duration::from_secs(5)));
         let _ = self.server.await;
         self.scheduler.abort();
+        // A scheduler inside a commit stops at its next await: wait for it while the
+        // runtime still runs, so that no timer of it is polled during the shutdown.
+        let _ = self.scheduler.await;
     }
 }
 
