@@ -7,6 +7,7 @@ pub mod api;
 pub mod clock;
 pub mod domain;
 pub mod faults;
+pub mod files;
 mod kept;
 pub mod scheduler;
 pub mod settings;
@@ -17,6 +18,8 @@ pub use settings::Settings;
 use api::App;
 use api::auth::Brokers;
 use domain::time::Zone;
+use files::Files;
+use files::signing::Signer;
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
 use salvo::server::ServerHandle;
@@ -92,7 +95,16 @@ impl Application {
         };
         let store = Arc::new(store);
         let clock = kept::clock(&store, settings.clock_start).map_err(io::Error::other)?;
-        let signer = kept::signer(&store).map_err(io::Error::other)?;
+        let (signer, files) = match &settings.data_dir {
+            None => (Signer::generate()?, Files::in_memory()),
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                (
+                    Signer::load_or_create(&dir.join("signing.key"))?,
+                    Files::in_dir(&dir.join("documents"))?,
+                )
+            }
+        };
         let app = App {
             store,
             clock: Arc::new(clock),
@@ -102,7 +114,10 @@ impl Application {
             sandbox: settings.testing || settings.sandbox,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
+            max_upload: settings.max_upload,
             signer,
+            files: Arc::new(files),
+            refuse_foreign_documents: settings.refuse_foreign_documents,
             faults: faults::Faults::new(),
         };
         Ok(Application {

@@ -54,11 +54,19 @@ struct Cli {
     /// run. Move it on with POST /testing/clock.
     #[arg(long, env = "TENDER_CLOCK_START")]
     clock_start: Option<String>,
-    /// Keep tenders, the clock and the signing key in DIR/registry.sqlite3 (SQLite, WAL mode)
-    /// across restarts; every write is acknowledged once committed there. Without it the
-    /// store lives in memory and is lost on stop.
+    /// Directory for data that survives a restart: tenders, the clock and the auction
+    /// calendar in DIR/registry.sqlite3 (SQLite, WAL mode; every write is acknowledged once
+    /// committed there), uploaded files under DIR/documents/ and the key that signs their
+    /// addresses. Without it everything is kept in memory and lost on stop.
     #[arg(long, env = "TENDER_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Largest file a document upload may carry, in bytes.
+    #[arg(long, env = "TENDER_MAX_UPLOAD", default_value_t = 50 * 1024 * 1024)]
+    max_upload: usize,
+    /// Accept document addresses of the embedded document service only (upstream's 403
+    /// "Can add document only from document service." for any other address).
+    #[arg(long, env = "TENDER_REFUSE_FOREIGN_DOCUMENTS")]
+    refuse_foreign_documents: bool,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -97,6 +105,8 @@ async fn main() -> ExitCode {
         quick_auction_seconds: cli.quick_auction_seconds,
         clock_start,
         data_dir: cli.data_dir,
+        max_upload: cli.max_upload,
+        refuse_foreign_documents: cli.refuse_foreign_documents,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

@@ -21,6 +21,10 @@ pub struct Settings {
     /// Keep the store, the clock and the signing key in `DIR/registry.sqlite3` across
     /// restarts; without it everything lives in memory.
     pub data_dir: Option<std::path::PathBuf>,
+    /// The largest file an upload may carry, in bytes.
+    pub max_upload: usize,
+    /// Refuse document addresses that are not the embedded document service's.
+    pub refuse_foreign_documents: bool,
 }
 
 impl Default for Settings {
@@ -36,6 +40,8 @@ impl Default for Settings {
             quick_auction_seconds: 30,
             clock_start: None,
             data_dir: None,
+            max_upload: 50 * 1024 * 1024,
+            refuse_foreign_documents: false,
         }
     }
 }
