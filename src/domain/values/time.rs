@@ -3,9 +3,10 @@
 //! Every timestamp the service stores has already been converted into the server zone, so
 //! serialising one needs no context: `2017-07-25T17:36:55.659566+03:00`.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use time::format_description::FormatItem;
+use time::format_description::well_known::Rfc3339;
 use time::macros::{datetime, format_description};
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 use time_tz::{OffsetDateTimeExt, PrimitiveDateTimeExt, Tz, timezones};
@@ -67,6 +68,16 @@ impl fmt::Display for Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+/// Reads a stored timestamp back with the offset it was written in.
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        OffsetDateTime::parse(&text, &Rfc3339)
+            .map(Timestamp)
+            .map_err(|e| serde::de::Error::custom(format!("timestamp {text:?}: {e}")))
     }
 }
 
