@@ -158,9 +158,9 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Serves until the process is told to stop (Ctrl-C or SIGTERM).
-    pub async fn run_until_stopped(self) {
-        shutdown_signal().await;
+    /// Serves until `stop_signal` resolves (see `shutdown_signal`).
+    pub async fn run_until_stopped(self, stop_signal: impl Future<Output = ()>) {
+        stop_signal.await;
         self.stop().await;
     }
 
@@ -176,23 +176,28 @@ impl RunningServer {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for Ctrl-C and SIGTERM from the moment it is called, so that a signal sent as soon as
+/// the server announces its address already stops it gracefully.
+pub fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
+                }
+                _ => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -115,7 +115,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let stop_signal = tender_registry::shutdown_signal();
     tracing::info!(address = %app.base_url(), testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, "tender-registry listening");
-    app.spawn().run_until_stopped().await;
+    app.spawn().run_until_stopped(stop_signal).await;
     ExitCode::SUCCESS
 }
