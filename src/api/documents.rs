@@ -197,21 +197,33 @@ async fn writable(
     let (data, body_token) = if takes_files && files_in::is_multipart(req) {
         guard::found(app, &tender_id, exists(holder, document_id))?;
         guard::permitted(app, req, &tender_id, None, allowed)?;
-        let (key, file) = files_in::receive(req, app, None)
-            .await
-            .map_err(files_in::as_api_upload)?;
-        let url = address::permanent(&app.base_url(req), &app.signer, &key, &file.md5);
-        let data = json!({
-            "title": file.title,
-            "format": file.format,
-            "hash": format!("md5:{}", file.md5),
-            "url": url,
-        });
-        (data, None)
+        let received = files_in::receive(req, app, None).await;
+        (uploaded(req, app, received)?, None)
     } else {
         if takes_files && body::check_content_type(req).is_err() {
             guard::found(app, &tender_id, exists(holder, document_id))?;
-            return Err(files_in::no_file());
+            // A PUT whose body is neither JSON nor multipart is the new version's raw bytes.
+            let Some(id) = document_id else {
+                return Err(files_in::no_file());
+            };
+            guard::permitted(app, req, &tender_id, None, allowed)?;
+            let title = app
+                .store
+                .read(&tender_id, |t| {
+                    t.document(holder, id)
+                        .map(|d| d.current.title().to_string())
+                        .ok()
+                })
+                .flatten()
+                .unwrap_or_default();
+            let received = files_in::receive_raw(req, app, &title).await;
+            let data = uploaded(req, app, received)?;
+            let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
+            let by = app
+                .store
+                .read(&tender_id, |t| writer(t, holder, broker, token.as_deref()))
+                .flatten();
+            return Ok((tender_id, data, by));
         }
         let body: body::Body =
             guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
@@ -226,6 +238,22 @@ async fn writable(
         .read(&tender_id, |t| writer(t, holder, broker, token.as_deref()))
         .flatten();
     Ok((tender_id, data, by))
+}
+
+/// A received file as a document's `data`: its title, format, md5 and permanent address.
+fn uploaded(
+    req: &Request,
+    app: &App,
+    received: Result<(String, crate::files::Content), ApiError>,
+) -> Result<Json, ApiError> {
+    let (key, file) = received.map_err(files_in::as_api_upload)?;
+    let url = address::permanent(&app.base_url(req), &app.signer, &key, &file.md5);
+    Ok(json!({
+        "title": file.title,
+        "format": file.format,
+        "hash": format!("md5:{}", file.md5),
+        "url": url,
+    }))
 }
 
 fn filing<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> Filing<'a> {

@@ -94,6 +94,39 @@ impl From<Refused> for ApiError {
     }
 }
 
+/// A legacy upload of a new version as the raw body of a PUT: the bytes are the file, its
+/// format the request's Content-Type, its title the document's current one (as upstream).
+pub async fn receive_raw(
+    req: &mut Request,
+    app: &App,
+    title: &str,
+) -> Result<(String, Content), ApiError> {
+    let max = app.max_upload;
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_large(max));
+    }
+    let format = match content_type(req).split(';').next().map(str::trim) {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => DEFAULT_FORMAT.to_string(),
+    };
+    let mut body = req.take_body();
+    let mut sink = app.files.sink().await.map_err(|e| storage_failed(&e))?;
+    while let Some(frame) = body.next().await {
+        let Ok(chunk) = frame.map_err(|_| undecodable())?.into_data() else {
+            continue;
+        };
+        if sink.size() + chunk.len() as u64 > max as u64 {
+            return Err(too_large(max));
+        }
+        sink.write(&chunk).await.map_err(|e| storage_failed(&e))?;
+    }
+    Ok(app.files.commit(None, sink, title, &format).await?)
+}
+
 /// Streams the body's `file` part into the store, under the registered `key` or a new one;
 /// returns the key and the stored file's description. Other parts are read past.
 pub async fn receive(

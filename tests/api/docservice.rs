@@ -783,6 +783,43 @@ async fn multipart_tender_documents_and_their_versions() {
         .send()
         .await;
     assert_eq!(r.status, 415, "{}", r.text);
+
+    // A PUT whose body is neither JSON nor multipart is the new version's raw bytes: the
+    // request's Content-Type is its format, the document keeps its title.
+    s.advance("PT1M").await;
+    let r = s
+        .put(&format!("{docs}/{doc_id}?acc_token={token}"))
+        .broker("broker")
+        .raw("image/png", all_bytes())
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["data"]["title"], "v2.txt");
+    assert_eq!(r.body["data"]["format"], "image/png");
+    assert_eq!(
+        r.body["data"]["hash"],
+        format!("md5:{}", md5_of(&all_bytes()))
+    );
+    let (status, headers, body) = download(&s, r.body["data"]["url"].as_str().unwrap()).await;
+    assert_eq!((status, body), (200, all_bytes()));
+    assert_eq!(headers["content-type"], "image/png");
+    let one = s.get(&format!("{docs}/{doc_id}")).send().await;
+    assert_eq!(
+        one.body["data"]["previousVersions"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    // Without the token nothing is stored.
+    let before = s.tender(&id).await;
+    let r = s
+        .put(&format!("{docs}/{doc_id}"))
+        .broker("broker")
+        .raw("image/png", b"x".to_vec())
+        .send()
+        .await;
+    assert_error(&r, 403, "url", "permission", "Forbidden");
+    assert_eq!(s.tender(&id).await, before);
 }
 
 /// A bid document sent as a file: hidden while tendering, its `?download=` answers 302 to a
