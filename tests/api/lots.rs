@@ -535,6 +535,11 @@ async fn bids_on_lots_are_refused_as_upstream_refuses_them() {
             "lotValues",
             json!("bids don't allow duplicated proposals"),
         ),
+        (
+            json!({"tenderers": [organization()], "participationUrl": "http://auction.example/x", "lotValues": [{"relatedLot": A, "value": {"amount": 1}}]}),
+            "participationUrl",
+            json!("url should be posted for each lot of bid"),
+        ),
     ];
     for (body, name, description) in cases {
         let r = try_bid(&s, &id, body.clone()).await;

@@ -310,6 +310,13 @@ impl Tender {
         let mut o = Obj::new(data, cx, "Bid")?;
         o.skip(&READ_ONLY);
         let build = read_bid_terms(&mut o, !self.lots.is_empty());
+        // Dropped like any read-only field, except where upstream names the mistake.
+        if !self.lots.is_empty() && o.has("participationUrl") {
+            o.fail(
+                "participationUrl",
+                Problem::msg("url should be posted for each lot of bid"),
+            );
+        }
         let documents: Option<Vec<DocumentInput>> = o.opt("documents");
         let parameters_sent = o.has("parameters");
         let terms = o.done(build)?;
