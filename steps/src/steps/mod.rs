@@ -9,6 +9,7 @@ mod common;
 mod documents;
 mod faults;
 mod listing;
+mod lots;
 mod periods;
 mod qualification;
 mod questions;
