@@ -1,8 +1,10 @@
-//! `GET /auctions/{tender_id}`: a small page describing the embedded auction.
+//! `GET /auctions/{tender_id}` (and `/auctions/{tender_id}_{lot_id}` for a lot): a small page
+//! describing the embedded auction.
 
 use super::error::ApiError;
 use super::{app, param};
 use crate::domain::auction::ranking;
+use crate::domain::records::course::lots::LotRef;
 use crate::domain::tender::Tender;
 use salvo::prelude::*;
 
@@ -13,36 +15,41 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn page_of(t: &Tender) -> Option<String> {
-    t.auction_url.as_ref()?;
-    let start = t
-        .auction_period
-        .start_date
-        .map(|d| d.to_string())
-        .unwrap_or_default();
+/// The page of one lot's auction (the tender's own for the implicit lot).
+fn page_of(t: &Tender, lot: &LotRef) -> Option<String> {
+    let (period, url) = t.auction_of(lot);
+    url?;
+    let start = period.start_date.map(|d| d.to_string()).unwrap_or_default();
+    let title = match lot {
+        Some(id) => &t.lot(id).ok()?.terms.title,
+        None => &t.terms.title,
+    };
     let mut html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Auction {id}</title></head><body>\
          <h1>Auction of tender {id}</h1><p>{title}</p><p>Start: {start}</p>",
         id = escape(&t.tender_id),
-        title = escape(&t.terms.title),
+        title = escape(title),
     );
+    let offers = t.offers(lot);
+    let alias = |bid_id: &str| {
+        offers
+            .iter()
+            .position(|o| o.bid.id == bid_id)
+            .map_or(0, |i| i + 1)
+    };
     html.push_str("<h2>Participants</h2><ol>");
-    for (i, _) in t.bids.iter().enumerate() {
+    for i in 0..offers.len() {
         html.push_str(&format!("<li>Bidder {}</li>", i + 1));
     }
     html.push_str("</ol>");
-    if let Some(end) = t.auction_period.end_date {
+    if let Some(end) = period.end_date {
         html.push_str(&format!("<h2>Result</h2><p>Ended: {end}</p><ol>"));
-        for bid in ranking(t.bids.iter(), &t.terms.features) {
-            let alias = t
-                .bids
-                .iter()
-                .position(|b| b.id == bid.id)
-                .map_or(0, |i| i + 1);
+        for offer in ranking(offers.clone(), &t.features_of(lot)) {
             html.push_str(&format!(
-                "<li>Bidder {alias}: {} {}</li>",
-                bid.value.amount,
-                escape(&bid.value.currency)
+                "<li>Bidder {}: {} {}</li>",
+                alias(&offer.bid.id),
+                offer.value.amount,
+                escape(&offer.value.currency)
             ));
         }
         html.push_str("</ol>");
@@ -58,9 +65,15 @@ pub async fn page(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
+    // A lot's auction is `{tender id}_{lot id}`.
+    let name = param(req, "tender_id");
+    let (tender_id, lot) = match name.split_once('_') {
+        Some((tender, lot)) => (tender, Some(lot.to_string())),
+        None => (name.as_str(), None),
+    };
     let html = app
         .store
-        .read(&param(req, "tender_id"), page_of)
+        .read(tender_id, |t| page_of(t, &lot))
         .flatten()
         .ok_or_else(|| ApiError::not_found("tender_id"))?;
     res.render(Text::Html(html));

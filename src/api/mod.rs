@@ -14,6 +14,7 @@ pub mod error;
 mod faults;
 mod guard;
 mod listing;
+mod lots;
 mod questions;
 pub mod reply;
 mod tenders;
@@ -197,6 +198,15 @@ pub fn router(testing: bool) -> Router {
     let contracts = Router::with_path("contracts")
         .get(awards::contracts)
         .push(contract);
+    let lots = Router::with_path("lots")
+        .get(lots::list)
+        .post(lots::add)
+        .push(
+            Router::with_path("{lot_id}")
+                .get(lots::show)
+                .patch(lots::change)
+                .delete(lots::delete),
+        );
     let cancellations = Router::with_path("cancellations")
         .get(cancellations::list)
         .post(cancellations::add)
@@ -210,6 +220,7 @@ pub fn router(testing: bool) -> Router {
         .get(tenders::show)
         .patch(tenders::change)
         .push(documents())
+        .push(lots)
         .push(questions)
         .push(bids)
         .push(awards)

@@ -1,25 +1,18 @@
 //! The records of the registry and their rules: pure, no HTTP, no I/O. "Now" is passed in.
+//!
+//! Two rooms: [`values`] holds the value types that know nothing of a tender (money, time,
+//! ids, parties, items, documents, parsing); [`records`] holds the tender aggregate's
+//! records, with the rules that move them through time in [`records::course`].
 
-pub mod attachments;
-pub mod auction;
-pub mod award;
-pub mod bid;
-pub mod cancellation;
-pub mod complaint;
-pub mod contract;
-pub mod document;
-pub mod ids;
-pub mod item;
-pub mod lifecycle;
-pub mod merge;
-pub mod money;
-pub mod organization;
-pub mod parse;
-pub mod question;
-pub mod tender;
-pub mod time;
-pub mod views;
-pub mod working_days;
+pub mod records;
+pub mod values;
+
+// The rooms' modules by their short names, as the layers above the domain use them.
+pub use records::course::{auction, lifecycle, working_days};
+pub use records::{
+    attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
+};
+pub use values::{document, ids, item, merge, money, organization, parse, time};
 
 use parse::Problem;
 

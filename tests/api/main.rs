@@ -11,6 +11,7 @@ mod documents;
 mod faults;
 mod lifecycle;
 mod listing;
+mod lots;
 mod malformed;
 mod qualification;
 mod questions;

@@ -3,7 +3,7 @@
 //! Upstream counted award complaint periods in working days and planned auctions on working
 //! days only; this calendar answers both questions for any date.
 
-use super::time::{Timestamp, Zone};
+use crate::domain::values::time::{Timestamp, Zone};
 use time::{Date, Duration, Month, Time, Weekday};
 
 /// Public holidays that fall on the same date every year.

@@ -5,9 +5,9 @@
 
 use super::bid::Bid;
 use super::complaint::Complaint;
-use super::organization::Organization;
 use super::question::Question;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::values::organization::Organization;
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -163,6 +163,7 @@ pub fn field(t: &Tender, name: &str) -> Option<Json> {
         "tenderPeriod" => json(&terms.tender_period),
         "procuringEntity" => json(&terms.procuring_entity),
         "items" => json(&terms.items),
+        "lots" => listed(&t.lots),
         "features" => listed(&terms.features),
         "procurementMethodType" => json(&t.procurement_method_type),
         "procurementMethod" => json(t.procurement_method),
@@ -204,11 +205,11 @@ pub fn field(t: &Tender, name: &str) -> Option<Json> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids;
-    use crate::domain::parse::Cx;
-    use crate::domain::tender::NewTender;
-    use crate::domain::tender::tests::full;
-    use crate::domain::time::Zone;
+    use crate::domain::records::tender::NewTender;
+    use crate::domain::records::tender::tests::full;
+    use crate::domain::values::ids;
+    use crate::domain::values::parse::Cx;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     /// Every field the view shows, and only those, comes out of `field` the same.

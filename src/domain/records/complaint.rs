@@ -6,14 +6,15 @@
 //! it, and after the stand-still it takes its `resolutionType`. The claimant may cancel it
 //! until then. A claim never answered becomes `ignored` when the tender ends.
 
-use super::document::DocumentRecord;
-use super::ids::{self, TokenHash};
-use super::lifecycle;
-use super::organization::Organization;
-use super::parse::{Cx, Obj, Problem, REQUIRED};
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::records::course::lifecycle;
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids::{self, TokenHash};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 use time::Duration;
@@ -133,6 +134,9 @@ pub struct Complaint {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The lot the claim is about (an award claim: the award's lot); none for the tender.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_lot: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,9 +281,11 @@ impl Tender {
             .chain(self.awards.iter_mut().flat_map(|a| a.complaints.iter_mut()))
     }
 
-    /// Whether an answered claim still waits for its claimant or its stand-still.
-    pub fn has_blocking_complaints(&self) -> bool {
-        self.all_complaints().any(|c| c.status.blocks())
+    /// Whether an answered claim about the lot (or about the whole tender) still waits for
+    /// its claimant or its stand-still.
+    pub fn lot_blocked(&self, lot: &Option<String>) -> bool {
+        self.all_complaints()
+            .any(|c| c.status.blocks() && (c.related_lot.is_none() || &c.related_lot == lot))
     }
 
     /// Whether claims on the target may be filed, or drafts changed, now.
@@ -333,8 +339,10 @@ impl Tender {
         let description: Option<String> = o.opt("description");
         let status = o.choice("status", &STATUSES);
         let related_lot: Option<String> = o.opt("relatedLot");
-        if related_lot.is_some() && matches!(target, Target::Tender) {
-            // This tender has no lots, so no lot can be named.
+        if let Some(lot) = &related_lot
+            && matches!(target, Target::Tender)
+            && !self.lots.iter().any(|l| &l.id == lot)
+        {
             o.fail(
                 "relatedLot",
                 Problem::msg("relatedLot should be one of lots"),
@@ -346,6 +354,16 @@ impl Tender {
                 "Can't add complaint in current ({}) tender status",
                 self.status
             )));
+        }
+        // An award claim is about the award's lot.
+        let related_lot = match target {
+            Target::Tender => related_lot,
+            Target::Award(id) => self.award(id)?.lot_id.clone(),
+        };
+        if self.lot_status(&related_lot) != LotStatus::Active {
+            return Err(Refusal::phase(
+                "Can add complaint only in active lot status",
+            ));
         }
         self.claim_window(target, now)?;
         let submitted = status.as_deref() == Some("claim");
@@ -364,6 +382,7 @@ impl Tender {
             author,
             title,
             description,
+            related_lot,
             documents: Vec::new(),
             date_submitted: submitted.then_some(now),
             resolution: None,
@@ -417,6 +436,13 @@ impl Tender {
                 "Can't update complaint in current ({}) tender status",
                 self.status
             )));
+        }
+        if matches!(target, Target::Award(_))
+            && self.lot_status(&current.related_lot) != LotStatus::Active
+        {
+            return Err(Refusal::phase(
+                "Can update complaint only in active lot status",
+            ));
         }
         if !current.status.open() {
             return Err(Refusal::phase(format!(
@@ -523,17 +549,28 @@ impl Tender {
         }
     }
 
-    /// Claims never answered are `ignored` once the tender has ended (not when cancelled).
+    /// Claims never answered are `ignored` once what they are about has ended: the tender
+    /// (complete or unsuccessful, not cancelled), or their lot (also when cancelled).
     pub fn ignore_claims(&mut self) {
-        if !matches!(
+        let tender_ended = matches!(
             self.status,
             TenderStatus::Complete | TenderStatus::Unsuccessful
-        ) {
-            return;
-        }
-        let date = self.date;
+        )
+        .then_some(self.date);
+        let lots_ended: Vec<(String, Timestamp)> = self
+            .lots
+            .iter()
+            .filter(|l| l.status != LotStatus::Active)
+            .map(|l| (l.id.clone(), l.date))
+            .collect();
         for c in self.all_complaints_mut() {
-            if c.status == ComplaintStatus::Claim {
+            let ended = tender_ended.or_else(|| {
+                let lot = c.related_lot.as_ref()?;
+                lots_ended.iter().find(|(id, _)| id == lot).map(|(_, d)| *d)
+            });
+            if let Some(date) = ended
+                && c.status == ComplaintStatus::Claim
+            {
                 c.status = ComplaintStatus::Ignored;
                 c.date = date;
             }
@@ -590,7 +627,7 @@ fn read_edit(data: &Json, cx: &Cx, role: Role, current: &Complaint) -> Result<Ed
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::tender::tests::published as setup;
+    use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
     fn claim(t: &mut Tender, cx: &Cx, now: Timestamp, status: &str) -> String {
@@ -667,7 +704,7 @@ mod tests {
     #[test]
     fn a_tender_claims_author_shows_on_its_own_after_tendering_and_in_the_tender_after_the_auction()
     {
-        use crate::domain::views;
+        use crate::domain::records::views;
         let (mut t, cx, now) = setup();
         let id = claim(&mut t, &cx, now, "claim");
         let shown = |t: &Tender| {

@@ -5,16 +5,17 @@ use super::bid::Bid;
 use super::cancellation::Cancellation;
 use super::complaint::Complaint;
 use super::contract::Contract;
-use super::document::DocumentRecord;
-use super::ids::TokenHash;
-use super::item::{Feature, Item, check_features, check_items};
-use super::merge::merge;
-use super::money::{Money, Period, PeriodEndRequired};
-use super::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
-use super::parse::{Cx, Obj, Problem};
+use super::lot::{Lot, NewLot, check_lots, sum_up};
 use super::question::Question;
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids::TokenHash;
+use crate::domain::values::item::{Feature, Item, check_features, check_items};
+use crate::domain::values::merge::merge;
+use crate::domain::values::money::{Money, Period, PeriodEndRequired};
+use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
+use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
@@ -166,7 +167,7 @@ fn read_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<TenderTerms> + use
 
 impl TenderTerms {
     /// Rules between fields, each reported on its field.
-    fn check(&self) -> Result<(), Problem> {
+    fn check(&self, lots: &[Lot]) -> Result<(), Problem> {
         let mut problems = Vec::new();
         let step = &self.minimal_step;
         if step.amount > self.value.amount {
@@ -211,7 +212,8 @@ impl TenderTerms {
         if let Err(p) = check_items(&self.items) {
             problems.push(("items", p));
         }
-        if let Err(p) = check_features(&self.features, &self.items) {
+        let lot_ids: Vec<&str> = lots.iter().map(|l| l.id.as_str()).collect();
+        if let Err(p) = check_features(&self.features, &self.items, &lot_ids) {
             problems.push(("features", p));
         }
         if problems.is_empty() {
@@ -277,6 +279,8 @@ pub struct Tender {
     pub mode: Option<String>,
     #[serde(flatten)]
     pub terms: TenderTerms,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lots: Vec<Lot>,
     pub procurement_method_type: String,
     pub procurement_method: &'static str,
     pub award_criteria: &'static str,
@@ -321,7 +325,8 @@ pub struct Tender {
 }
 
 /// Names the client may send in a tender but never set (dropped without a word).
-const READ_ONLY: [&str; 20] = [
+const READ_ONLY: [&str; 21] = [
+    "lots",
     "id",
     "tenderID",
     "owner",
@@ -370,6 +375,8 @@ const SANDBOX: [&str; 2] = ["procurementMethodDetails", "submissionMethodDetails
 #[derive(Debug, Clone)]
 pub struct NewTender {
     pub terms: TenderTerms,
+    /// Dated when the tender is created.
+    pub lots: Vec<Lot>,
     pub draft: bool,
     pub mode: Option<String>,
     pub procurement_method_details: Option<String>,
@@ -389,6 +396,7 @@ impl NewTender {
             });
         }
         let mut o = Obj::new(data, cx, "Tender")?;
+        let lots: Option<Vec<NewLot>> = o.opt("lots");
         o.skip(&READ_ONLY);
         let statuses: Vec<&str> = TenderStatus::ALL.iter().map(|s| s.as_str()).collect();
         let status = o.choice("status", &statuses);
@@ -404,7 +412,18 @@ impl NewTender {
         };
         let build = read_terms(&mut o);
         let mut terms = o.done(build)?;
-        terms.check()?;
+        let undated = cx.zone.at(time::OffsetDateTime::UNIX_EPOCH);
+        let mut lots: Vec<Lot> = lots
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| l.into_lot(undated))
+            .collect();
+        let problems = check_lots(&lots, &terms);
+        if !problems.is_empty() {
+            return Err(Refusal::Invalid(problems));
+        }
+        sum_up(&mut terms, &mut lots);
+        terms.check(&lots)?;
         let kind = terms.procuring_entity.kind.clone().unwrap_or_default();
         if !ENTITY_KINDS.contains(&kind.as_str()) {
             return Err(Refusal::Forbidden {
@@ -420,6 +439,7 @@ impl NewTender {
         }
         Ok(NewTender {
             terms,
+            lots,
             draft: status.as_deref() == Some("draft"),
             mode,
             procurement_method_details: pmd,
@@ -452,6 +472,11 @@ impl Tender {
             },
             mode: input.mode,
             terms: input.terms,
+            lots: input
+                .lots
+                .into_iter()
+                .map(|l| Lot { date: now, ..l })
+                .collect(),
             procurement_method_type: PROCUREMENT_METHOD_TYPE.to_string(),
             procurement_method: "open",
             award_criteria: "lowestCost",
@@ -581,19 +606,23 @@ impl Tender {
                 ));
             }
         }
-        if let Err(p) = terms.check() {
+        let mut lots = self.lots.clone();
+        sum_up(&mut terms, &mut lots);
+        if let Err(p) = terms.check(&lots) {
             problems.extend(p.into_fields());
         }
+        problems.extend(check_lots(&lots, &terms));
         if !problems.is_empty() {
             return Err(Refusal::Invalid(problems));
         }
         if self.is_test() {
             terms.mark_test();
         }
-        if terms == self.terms {
+        if terms == self.terms && lots == self.lots {
             return Ok(Change::None);
         }
         self.terms = terms;
+        self.lots = lots;
         Ok(Change::Public)
     }
 }
@@ -601,7 +630,7 @@ impl Tender {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
@@ -623,10 +652,10 @@ pub(crate) mod tests {
         let now = zone.parse("2030-01-01T00:00").expect("date");
         let t = Tender::create(
             input,
-            crate::domain::ids::new_id(),
+            crate::domain::values::ids::new_id(),
             "UA-1".into(),
             "broker".into(),
-            crate::domain::ids::new_token().1,
+            crate::domain::values::ids::new_token().1,
             "http://h".into(),
             now,
         );

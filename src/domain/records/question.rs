@@ -1,11 +1,12 @@
 //! Questions asked about a tender during enquiries, and the owner's answers.
 
-use super::ids;
-use super::organization::Organization;
-use super::parse::{Cx, FromJson, Obj, Problem};
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::ids;
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -49,7 +50,10 @@ impl FromJson for NewQuestion {
         let question_of = o.choice("questionOf", &["tender", "item", "lot"]);
         let related_item: Option<String> = o.opt("relatedItem");
         if question_of.as_deref().is_some_and(|q| q != "tender") && related_item.is_none() {
-            o.fail("relatedItem", Problem::msg(super::parse::REQUIRED));
+            o.fail(
+                "relatedItem",
+                Problem::msg(crate::domain::values::parse::REQUIRED),
+            );
         }
         o.done(|| {
             Some(NewQuestion {
@@ -75,7 +79,7 @@ impl Tender {
                     Problem::msg("relatedItem should be one of items"),
                 ));
             }
-            ("lot", Some(_)) => {
+            ("lot", Some(r)) if !self.lot_ids().contains(&r.as_str()) => {
                 return Err(Refusal::field(
                     "relatedItem",
                     Problem::msg("relatedItem should be one of lots"),
@@ -89,6 +93,11 @@ impl Tender {
             && period.end_date.is_none_or(|e| now <= e);
         if !open {
             return Err(Refusal::phase("Can add question only in enquiryPeriod"));
+        }
+        if self.lot_status(&self.lot_asked(&input.question_of, &input.related_item))
+            != LotStatus::Active
+        {
+            return Err(Refusal::phase("Can add question only in active lot status"));
         }
         self.questions.push(Question {
             id: ids::new_id(),
@@ -104,6 +113,20 @@ impl Tender {
         self.questions
             .last()
             .ok_or(Refusal::NotFound("question_id"))
+    }
+
+    /// The lot a question is about: the lot it names, or the lot of the item it names.
+    fn lot_asked(&self, question_of: &str, related_item: &Option<String>) -> Option<String> {
+        match question_of {
+            "lot" => related_item.clone(),
+            "item" => self
+                .terms
+                .items
+                .iter()
+                .find(|i| Some(&i.id) == related_item.as_ref())
+                .and_then(|i| i.related_lot.clone()),
+            _ => None,
+        }
     }
 
     pub fn question(&self, id: &str) -> Result<&Question, Refusal> {
@@ -144,6 +167,14 @@ impl Tender {
             return Err(Refusal::phase(format!(
                 "Can't update question in current ({status}) tender status"
             )));
+        }
+        let question = &self.questions[index];
+        if self.lot_status(&self.lot_asked(&question.question_of, &question.related_item))
+            != LotStatus::Active
+        {
+            return Err(Refusal::phase(
+                "Can update question only in active lot status",
+            ));
         }
         let question = &mut self.questions[index];
         match answer {

@@ -2,14 +2,15 @@
 //! attach them and when. One mechanism for all of them: versions, dates and addresses come
 //! from [`DocumentRecord`]; only the windows differ.
 
-use super::Change;
-use super::Refusal;
 use super::complaint::{Actor, ComplaintStatus, Target};
 use super::contract::ContractStatus;
-use super::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
-use super::parse::{Cx, FromJson};
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
+use crate::domain::Change;
+use crate::domain::Refusal;
+use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
+use crate::domain::values::parse::{Cx, FromJson};
+use crate::domain::values::time::Timestamp;
 use serde_json::Value as Json;
 
 /// What a document belongs to.
@@ -115,7 +116,7 @@ impl Tender {
                 self.status
             )))
         };
-        match holder {
+        let window = match holder {
             Holder::Tender if self.status == TenderStatus::ActiveEnquiries => Ok(()),
             Holder::Tender => refused(),
             // The decision protocol: any award, but only while qualification is open.
@@ -167,7 +168,25 @@ impl Tender {
                     ))),
                 }
             }
+        };
+        window?;
+        // Documents of a lot's awards, contracts and award claims wait on an active lot.
+        let lot = match holder {
+            Holder::Award(id) | Holder::Complaint(Target::Award(id), _) => {
+                self.award(id)?.lot_id.clone()
+            }
+            Holder::Contract(id) => {
+                let award_id = &self.contract(id)?.award_id;
+                self.award(award_id)?.lot_id.clone()
+            }
+            _ => None,
+        };
+        if lot.is_some() && self.lot_status(&lot) != LotStatus::Active {
+            return Err(Refusal::phase(format!(
+                "Can {verb} document only in active lot status"
+            )));
         }
+        Ok(())
     }
 
     /// A claim's document is changed only by the party that uploaded it.
@@ -206,7 +225,7 @@ impl Tender {
         style: &UrlStyle<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
-        check_related(&input, &self.item_ids())?;
+        check_related(&input, &self.item_ids(), &self.lot_ids())?;
         self.documents_of(holder)?;
         self.document_window(holder, Action::Add, now, by)?;
         let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
@@ -250,7 +269,12 @@ impl Tender {
         self.document_author_check(holder, id, by)?;
         self.document_window(holder, Action::Update, now, by)?;
         let change = self.document_change(holder);
-        let item_ids: Vec<String> = self.item_ids().iter().map(|s| s.to_string()).collect();
+        let item_ids: Vec<String> = self
+            .item_ids()
+            .into_iter()
+            .chain(self.lot_ids())
+            .map(str::to_string)
+            .collect();
         let record = self
             .documents_of_mut(holder)?
             .iter_mut()
@@ -262,7 +286,7 @@ impl Tender {
         {
             return Err(Refusal::field(
                 "relatedItem",
-                super::parse::Problem::msg("relatedItem should be one of items"),
+                crate::domain::values::parse::Problem::msg("relatedItem should be one of items"),
             ));
         }
         Ok(if changed { change } else { Change::None })

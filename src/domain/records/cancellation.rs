@@ -1,15 +1,18 @@
 //! Cancellations: the owner's request to stop a tender, with its reason and documents.
 //!
 //! A cancellation is made `pending` (no effect) or `active`; an active one cancels what it
-//! names. Today that is always the whole tender; a lot cancellation adds a `relatedLot` and
-//! a second [`CancellationOf`] case beside it.
+//! names: the whole tender, or the lot of its `relatedLot`.
 
-use super::document::DocumentRecord;
-use super::ids;
-use super::parse::{Cx, Obj, Problem, REQUIRED};
+use super::award::AwardStatus;
+use super::contract::ContractStatus;
+use super::course::lifecycle;
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids;
+use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -25,6 +28,7 @@ pub enum CancellationStatus {
 #[serde(rename_all = "lowercase")]
 pub enum CancellationOf {
     Tender,
+    Lot,
 }
 
 const STATUSES: [&str; 2] = ["pending", "active"];
@@ -37,6 +41,8 @@ pub struct Cancellation {
     pub reason: String,
     pub status: CancellationStatus,
     pub cancellation_of: CancellationOf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_lot: Option<String>,
     pub date: Timestamp,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
@@ -50,12 +56,18 @@ impl Tender {
             .ok_or(Refusal::NotFound("cancellation_id"))
     }
 
-    /// Cancellations are accepted while the tender is not in a terminal status.
-    fn cancellation_window(&self, verb: &str) -> Result<(), Refusal> {
+    /// Cancellations are accepted while the tender is not in a terminal status, and one of
+    /// a lot while the lot is active.
+    fn cancellation_window(&self, verb: &str, lot: &Option<String>) -> Result<(), Refusal> {
         if self.status.is_terminal() {
             return Err(Refusal::phase(format!(
                 "Can't {verb} cancellation in current ({}) tender status",
                 self.status
+            )));
+        }
+        if lot.is_some() && self.lot_status(lot) != LotStatus::Active {
+            return Err(Refusal::phase(format!(
+                "Can {verb} cancellation only in active lot status"
             )));
         }
         Ok(())
@@ -75,22 +87,28 @@ impl Tender {
         let status = o.choice("status", &STATUSES);
         let of = o.choice("cancellationOf", &OF);
         let related_lot: Option<String> = o.opt("relatedLot");
-        match (of.as_deref(), related_lot) {
+        match (of.as_deref(), &related_lot) {
             (Some("lot"), None) => o.fail("relatedLot", Problem::msg(REQUIRED)),
-            // This tender has no lots, so no lot can be named.
-            (_, Some(_)) => o.fail(
+            (_, Some(lot)) if !self.lots.iter().any(|l| &l.id == lot) => o.fail(
                 "relatedLot",
                 Problem::msg("relatedLot should be one of lots"),
             ),
             _ => {}
         }
         let reason = o.done(|| reason)?;
-        self.cancellation_window("add")?;
+        self.cancellation_window("add", &related_lot)?;
         let cancellation = Cancellation {
             id: ids::new_id(),
             reason,
             status: CancellationStatus::Pending,
-            cancellation_of: CancellationOf::Tender,
+            // Upstream decides by `relatedLot`, not by `cancellationOf`: a tender
+            // cancellation naming a lot cancels the lot.
+            cancellation_of: if related_lot.is_some() {
+                CancellationOf::Lot
+            } else {
+                CancellationOf::Tender
+            },
+            related_lot,
             date: now,
             documents: Vec::new(),
         };
@@ -111,7 +129,7 @@ impl Tender {
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
-        self.cancellation(id)?;
+        let lot = self.cancellation(id)?.related_lot.clone();
         let mut o = Obj::new(data, cx, "Cancellation")?;
         o.skip(&[
             "id",
@@ -125,7 +143,7 @@ impl Tender {
         ]);
         let status = o.choice("status", &STATUSES);
         o.done(|| Some(()))?;
-        self.cancellation_window("update")?;
+        self.cancellation_window("update", &lot)?;
         let cancellation = self
             .cancellations
             .iter_mut()
@@ -147,27 +165,43 @@ impl Tender {
         };
         c.status = CancellationStatus::Active;
         c.date = now;
-        match c.cancellation_of {
-            CancellationOf::Tender => self.cancel(now),
+        let lot = c.related_lot.clone();
+        if lot.is_none() {
+            self.end(TenderStatus::Cancelled, now);
+            return;
         }
-    }
-
-    fn cancel(&mut self, now: Timestamp) {
-        if matches!(
+        // The lot's open awards and contracts end with it.
+        for award in self.awards.iter_mut().filter(|a| a.lot_id == lot) {
+            if matches!(award.status, AwardStatus::Pending | AwardStatus::Active) {
+                award.status = AwardStatus::Cancelled;
+                award.date = now;
+                let end = award.complaint_period.end_date.map_or(now, |e| e.min(now));
+                award.complaint_period.end_date = Some(end);
+                for contract in self.contracts.iter_mut().filter(|c| c.award_id == award.id) {
+                    if contract.status == ContractStatus::Pending {
+                        contract.status = ContractStatus::Cancelled;
+                        contract.date = now;
+                    }
+                }
+            }
+        }
+        self.set_lot_status(&lot, LotStatus::Cancelled, now);
+        // The auctions still awaited may all be over without this lot's.
+        if self.status == TenderStatus::ActiveAuction {
+            lifecycle::award_when_auctions_are_over(self, now);
+        } else if matches!(
             self.status,
-            TenderStatus::ActiveTendering | TenderStatus::ActiveAuction
+            TenderStatus::ActiveQualification | TenderStatus::ActiveAwarded
         ) {
-            self.bids.clear();
+            lifecycle::add_next_award(self, now);
         }
-        self.status = TenderStatus::Cancelled;
-        self.date = now;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::tender::tests::published as setup;
+    use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
     #[test]

@@ -3,10 +3,10 @@
 //! There is no live bidding: at its planned end the auction settles on the bids' values,
 //! ranked by upstream's normalised price, so a whole flow runs inside one server.
 
-use super::bid::Bid;
-use super::item::Feature;
-use super::time::{Timestamp, Zone};
+use super::lots::Offer;
 use super::working_days::next_working_day;
+use crate::domain::values::item::Feature;
+use crate::domain::values::time::{Timestamp, Zone};
 use std::collections::HashMap;
 use time::{Date, Duration, Time};
 
@@ -72,25 +72,31 @@ pub fn duration(bids: usize, accelerator: Option<u32>, quick_minimum: Duration) 
     }
 }
 
-/// A bid's price for ranking: its amount reduced by the weight of its feature answers.
-pub fn normalised_price(bid: &Bid, features: &[Feature]) -> f64 {
+/// An offer's price for ranking: its amount reduced by the weight of the bid's answers to
+/// the features that weigh on it.
+pub fn normalised_price(offer: &Offer, features: &[Feature]) -> f64 {
     if features.is_empty() {
-        return bid.value.amount;
+        return offer.value.amount;
     }
     let max_sum: f64 = features.iter().map(Feature::max_value).sum();
-    let answered: f64 = bid.parameters.iter().map(|p| p.value).sum();
-    bid.value.amount / (1.0 + answered / (1.0 - max_sum))
+    let answered: f64 = offer
+        .bid
+        .parameters
+        .iter()
+        .filter(|p| features.iter().any(|f| f.code == p.code))
+        .map(|p| p.value)
+        .sum();
+    offer.value.amount / (1.0 + answered / (1.0 - max_sum))
 }
 
-/// Bids from best to worst: lowest normalised price, ties to the earlier bid.
-pub fn ranking<'a>(bids: impl Iterator<Item = &'a Bid>, features: &[Feature]) -> Vec<&'a Bid> {
-    let mut ranked: Vec<&Bid> = bids.collect();
-    ranked.sort_by(|a, b| {
+/// Offers from best to worst: lowest normalised price, ties to the earlier offer.
+pub fn ranking<'a>(mut offers: Vec<Offer<'a>>, features: &[Feature]) -> Vec<Offer<'a>> {
+    offers.sort_by(|a, b| {
         normalised_price(a, features)
             .total_cmp(&normalised_price(b, features))
             .then(a.date.cmp(&b.date))
     });
-    ranked
+    offers
 }
 
 #[cfg(test)]

@@ -204,7 +204,7 @@ impl FromJson for ProcuringEntity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {

@@ -420,14 +420,18 @@ impl DocumentRecord {
     }
 }
 
-/// `documentOf: item` must name one of the tender's items.
-pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Problem> {
+/// `documentOf: item` must name one of the tender's items, `documentOf: lot` one of its lots.
+pub fn check_related(
+    input: &DocumentInput,
+    item_ids: &[&str],
+    lot_ids: &[&str],
+) -> Result<(), Problem> {
     match (input.document_of.as_str(), &input.related_item) {
         ("item", Some(r)) if !item_ids.contains(&r.as_str()) => Err(Problem::field(
             "relatedItem",
             Problem::msg("relatedItem should be one of items"),
         )),
-        ("lot", Some(_)) => Err(Problem::field(
+        ("lot", Some(r)) if !lot_ids.contains(&r.as_str()) => Err(Problem::field(
             "relatedItem",
             Problem::msg("relatedItem should be one of lots"),
         )),
@@ -438,7 +442,7 @@ pub fn check_related(input: &DocumentInput, item_ids: &[&str]) -> Result<(), Pro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {

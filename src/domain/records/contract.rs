@@ -1,14 +1,15 @@
 //! Contracts: prepared when an award becomes active, signed by the owner after the
 //! stand-still, which completes the tender.
 
-use super::document::DocumentRecord;
-use super::item::Item;
-use super::money::{Money, MoneyInput, Period};
-use super::organization::Organization;
-use super::parse::{Cx, Obj, Problem};
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::item::Item;
+use crate::domain::values::money::{Money, MoneyInput, Period};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -133,6 +134,12 @@ impl Tender {
             .find(|a| a.id == contract.award_id)
             .ok_or(Refusal::NotFound("award_id"))?;
         let stand_still_end = award.complaint_period.end_date;
+        let lot = award.lot_id.clone();
+        if self.lot_status(&lot) != LotStatus::Active {
+            return Err(Refusal::phase(
+                "Can update contract only in active lot status",
+            ));
+        }
         let mut next = contract.clone();
         if let Some(v) = value {
             // Upstream checks the VAT flag before the currency.
@@ -191,7 +198,7 @@ impl Tender {
                         "Can't sign contract before stand-still period end ({end})"
                     )));
                 }
-                if self.has_blocking_complaints() {
+                if self.lot_blocked(&lot) {
                     return Err(Refusal::phase(
                         "Can't sign contract before reviewing all complaints",
                     ));
@@ -208,20 +215,9 @@ impl Tender {
         if next == self.contracts[index] {
             return Ok(Change::None);
         }
-        let signed = next.status == ContractStatus::Active;
         self.contracts[index] = next;
-        if signed
-            && self
-                .contracts
-                .last()
-                .is_some_and(|c| c.status == ContractStatus::Active)
-        {
-            self.status = TenderStatus::Complete;
-            self.date = now;
-            if let Some(period) = &mut self.award_period {
-                period.end_date = period.end_date.or(Some(now));
-            }
-            self.ignore_claims();
+        if self.lot_fulfilled(&lot) {
+            self.set_lot_status(&lot, LotStatus::Complete, now);
         }
         Ok(Change::Public)
     }

@@ -2,16 +2,17 @@
 
 use super::complaint::Complaint;
 use super::contract::{Contract, ContractStatus};
-use super::document::DocumentRecord;
-use super::ids;
-use super::lifecycle;
-use super::money::{Money, Period};
-use super::organization::Organization;
-use super::parse::{Cx, Obj};
+use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use super::time::{Timestamp, Zone};
-use super::working_days::add_working_days;
-use super::{Change, Refusal};
+use crate::domain::records::course::lifecycle;
+use crate::domain::records::course::working_days::add_working_days;
+use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::ids;
+use crate::domain::values::money::{Money, Period};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, Obj};
+use crate::domain::values::time::{Timestamp, Zone};
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -44,6 +45,9 @@ pub struct Award {
     pub id: String,
     #[serde(rename = "bid_id")]
     pub bid_id: String,
+    /// The lot awarded, in a tender with lots.
+    #[serde(rename = "lotID", skip_serializing_if = "Option::is_none")]
+    pub lot_id: Option<String>,
     pub status: AwardStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -67,6 +71,7 @@ pub struct Award {
 impl Award {
     pub fn new(
         bid_id: String,
+        lot_id: Option<String>,
         value: Money,
         suppliers: Vec<Organization>,
         now: Timestamp,
@@ -74,6 +79,7 @@ impl Award {
         Award {
             id: ids::new_id(),
             bid_id,
+            lot_id,
             status: AwardStatus::Pending,
             title: None,
             description: None,
@@ -139,6 +145,9 @@ impl Tender {
                 "Can't update award in current ({}) tender status",
                 self.status
             )));
+        }
+        if self.lot_status(&self.awards[index].lot_id) != LotStatus::Active {
+            return Err(Refusal::phase("Can update award only in active lot status"));
         }
         let zone = cx.zone;
         let accelerator = lifecycle::accelerator(self);
@@ -223,7 +232,7 @@ impl Tender {
             description: None,
             contract_number: None,
             value: award.value.clone(),
-            items: self.terms.items.clone(),
+            items: self.items_of(&award.lot_id),
             suppliers: award.suppliers.clone(),
             date_signed: None,
             period: None,

@@ -3,16 +3,16 @@
 //! Bid activity is confidential while tendering: it never refreshes the tender's
 //! `dateModified`, and only the bid's own token reads it.
 
-use super::document::{DocumentInput, DocumentRecord, UrlStyle};
-use super::ids::{self, TokenHash};
-use super::item::Feature;
-use super::merge::merge;
-use super::money::{Money, MoneyInput};
-use super::organization::Organization;
-use super::parse::{Cx, FromJson, Obj, Problem};
 use super::tender::{Tender, TenderStatus};
-use super::time::Timestamp;
-use super::{Change, Refusal};
+use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle};
+use crate::domain::values::ids::{self, TokenHash};
+use crate::domain::values::item::Feature;
+use crate::domain::values::merge::merge;
+use crate::domain::values::money::{Money, MoneyInput};
+use crate::domain::values::organization::Organization;
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -48,7 +48,12 @@ impl FromJson for Parameter {
 pub struct Bid {
     pub id: String,
     pub status: BidStatus,
-    pub value: Money,
+    /// The offer of a bid in a tender without lots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Money>,
+    /// The offers of a bid in a tender with lots, one per lot it covers.
+    #[serde(rename = "lotValues", skip_serializing_if = "Vec::is_empty")]
+    pub lot_values: Vec<LotValue>,
     pub tenderers: Vec<Organization>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
@@ -63,10 +68,48 @@ pub struct Bid {
     pub token: TokenHash,
 }
 
+/// A bid's offer on one lot.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LotValue {
+    pub value: Money,
+    pub related_lot: String,
+    /// When the offer was made or its amount last changed.
+    pub date: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub participation_url: Option<String>,
+}
+
+/// A lot value as sent: the offer and its lot.
+#[derive(Debug, Clone, PartialEq)]
+struct LotValueInput {
+    value: MoneyInput,
+    related_lot: String,
+}
+
+impl FromJson for LotValueInput {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        let mut o = Obj::new(v, cx, "LotValue")?;
+        o.skip(&["date", "participationUrl"]);
+        let value = o.req("value");
+        let related_lot = o.req("relatedLot");
+        o.done(|| {
+            Some(LotValueInput {
+                value: value?,
+                related_lot: related_lot?,
+            })
+        })
+    }
+}
+
+/// A checked offer on a lot: its value and the lot.
+type Offered = (Money, String);
+
 /// What the bidder states and may change while tendering.
 #[derive(Debug, Clone, PartialEq)]
 struct BidTerms {
-    value: MoneyInput,
+    value: Option<MoneyInput>,
+    lot_values: Vec<LotValueInput>,
     tenderers: Vec<Organization>,
     parameters: Vec<Parameter>,
     status: Option<String>,
@@ -74,8 +117,44 @@ struct BidTerms {
 
 const READ_ONLY: [&str; 4] = ["id", "date", "participationUrl", "owner"];
 
-fn read_bid_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<BidTerms> + use<'a> {
-    let value: Option<MoneyInput> = o.req("value");
+/// Reads a bid's terms: a tender with lots takes `lotValues` and no `value`.
+fn read_bid_terms<'a>(
+    o: &mut Obj<'a>,
+    with_lots: bool,
+) -> impl FnOnce() -> Option<BidTerms> + use<'a> {
+    let value: Option<MoneyInput> = if with_lots {
+        o.opt("value")
+    } else {
+        o.req("value")
+    };
+    if with_lots && value.is_some() {
+        o.fail(
+            "value",
+            Problem::msg("value should be posted for each lot of bid"),
+        );
+    }
+    let lot_values: Option<Vec<LotValueInput>> = if with_lots {
+        o.req("lotValues")
+    } else {
+        o.opt("lotValues")
+    };
+    match &lot_values {
+        Some(l) if with_lots && l.is_empty() => o.fail(
+            "lotValues",
+            Problem::msg(crate::domain::values::parse::REQUIRED),
+        ),
+        Some(l)
+            if l.iter()
+                .enumerate()
+                .any(|(i, v)| l[..i].iter().any(|w| w.related_lot == v.related_lot)) =>
+        {
+            o.fail(
+                "lotValues",
+                Problem::msg("bids don't allow duplicated proposals"),
+            )
+        }
+        _ => {}
+    }
     let tenderers: Option<Vec<Organization>> = o.req("tenderers");
     match tenderers.as_ref().map(Vec::len) {
         Some(0) => o.fail("tenderers", Problem::msg("Please provide at least 1 item.")),
@@ -89,7 +168,8 @@ fn read_bid_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<BidTerms> + us
     let status = o.choice("status", &["draft", "active"]);
     move || {
         Some(BidTerms {
-            value: value?,
+            value: if with_lots { None } else { Some(value?) },
+            lot_values: lot_values.unwrap_or_default(),
             tenderers: tenderers?,
             parameters: parameters.unwrap_or_default(),
             status,
@@ -98,34 +178,81 @@ fn read_bid_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<BidTerms> + us
 }
 
 impl Tender {
-    fn check_bid_terms(&self, terms: &BidTerms, parameters_sent: bool) -> Result<Money, Refusal> {
-        let tender_value = &self.terms.value;
-        let value = terms.value.clone().or_defaults(
-            &tender_value.currency,
-            tender_value.value_added_tax_included,
-        );
+    /// Checks an offer against the value it may not exceed (the tender's or a lot's).
+    fn check_offer(&self, input: &MoneyInput, of: &str) -> (Money, Option<Problem>) {
+        let limit = match of {
+            "tender" => &self.terms.value,
+            lot => self
+                .lots
+                .iter()
+                .find(|l| l.id == lot)
+                .map_or(&self.terms.value, |l| &l.terms.value),
+        };
+        let whose = if of == "tender" { "tender" } else { "lot" };
+        let value = input
+            .clone()
+            .or_defaults(&limit.currency, limit.value_added_tax_included);
+        let problem = if value.amount > limit.amount {
+            Some(format!("value of bid should be less than value of {whose}"))
+        } else if value.currency != limit.currency {
+            Some(format!(
+                "currency of bid should be identical to currency of value of {whose}"
+            ))
+        } else if value.value_added_tax_included != limit.value_added_tax_included {
+            Some(format!(
+                "valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of {whose}"
+            ))
+        } else {
+            None
+        };
+        (value, problem.map(Problem::msg))
+    }
+
+    /// The offers of a bid, checked: its value in a tender without lots, its lot values in
+    /// one with lots. Returns the value and the lot values (not yet dated).
+    fn check_bid_terms(
+        &self,
+        terms: &BidTerms,
+        parameters_sent: bool,
+    ) -> Result<(Option<Money>, Vec<Offered>), Refusal> {
         let mut problems = Vec::new();
-        if value.amount > tender_value.amount {
-            problems.push((
-                "value",
-                Problem::msg("value of bid should be less than value of tender"),
-            ));
-        } else if value.currency != tender_value.currency {
-            problems.push((
-                "value",
-                Problem::msg("currency of bid should be identical to currency of value of tender"),
-            ));
-        } else if value.value_added_tax_included != tender_value.value_added_tax_included {
-            problems.push((
-                "value",
-                Problem::msg("valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of tender"),
-            ));
+        let mut value = None;
+        if let Some(input) = &terms.value {
+            let (checked, problem) = self.check_offer(input, "tender");
+            if let Some(p) = problem {
+                problems.push(("value", p));
+            }
+            value = Some(checked);
         }
-        if let Err(p) = check_parameters(&terms.parameters, &self.terms.features, parameters_sent) {
+        let mut lot_values = Vec::new();
+        let mut per_lot = Vec::new();
+        for lv in &terms.lot_values {
+            let problem = if self.lots.iter().any(|l| l.id == lv.related_lot) {
+                let (checked, problem) = self.check_offer(&lv.value, &lv.related_lot);
+                lot_values.push((checked, lv.related_lot.clone()));
+                problem.map(|p| Problem::field("value", p))
+            } else {
+                Some(Problem::field(
+                    "relatedLot",
+                    Problem::msg("relatedLot should be one of lots"),
+                ))
+            };
+            per_lot.push(problem.unwrap_or(Problem::NONE));
+        }
+        if per_lot.iter().any(|p| !p.is_none()) {
+            problems.push(("lotValues", Problem::Items(per_lot)));
+        }
+        let lots: Vec<&str> = terms
+            .lot_values
+            .iter()
+            .map(|l| l.related_lot.as_str())
+            .collect();
+        let features = self.features_of_lots(&lots);
+        if let Err(p) = check_parameters(&terms.parameters, &features, parameters_sent) {
             problems.push(("parameters", p));
         }
         if problems.is_empty() {
-            Ok(value)
+            Ok((value, lot_values))
         } else {
             Err(Refusal::Invalid(
                 problems
@@ -134,6 +261,21 @@ impl Tender {
                     .collect(),
             ))
         }
+    }
+
+    /// Offers may name only lots still active.
+    fn check_lots_active(&self, lot_values: &[Offered], verb: &str) -> Result<(), Refusal> {
+        let inactive = lot_values.iter().any(|(_, lot)| {
+            self.lots
+                .iter()
+                .any(|l| &l.id == lot && l.status != super::lot::LotStatus::Active)
+        });
+        if inactive {
+            return Err(Refusal::phase(format!(
+                "Can {verb} bid only in active lot status"
+            )));
+        }
+        Ok(())
     }
 
     fn tendering_window(&self, now: Timestamp, action: &str) -> Result<(), Refusal> {
@@ -170,18 +312,22 @@ impl Tender {
     ) -> Result<(&Bid, String), Refusal> {
         let mut o = Obj::new(data, cx, "Bid")?;
         o.skip(&READ_ONLY);
-        let build = read_bid_terms(&mut o);
+        let build = read_bid_terms(&mut o, !self.lots.is_empty());
         let documents: Option<Vec<DocumentInput>> = o.opt("documents");
         let parameters_sent = o.has("parameters");
         let terms = o.done(build)?;
-        let value = self.check_bid_terms(&terms, parameters_sent)?;
+        let (value, lot_values) = self.check_bid_terms(&terms, parameters_sent)?;
         if let Some(docs) = &documents {
             let problems: Vec<Problem> = docs
                 .iter()
                 .map(|d| {
-                    super::document::check_related(d, &self.item_ids())
-                        .err()
-                        .unwrap_or(Problem::NONE)
+                    crate::domain::values::document::check_related(
+                        d,
+                        &self.item_ids(),
+                        &self.lot_ids(),
+                    )
+                    .err()
+                    .unwrap_or(Problem::NONE)
                 })
                 .collect();
             if problems.iter().any(|p| !p.is_none()) {
@@ -189,6 +335,7 @@ impl Tender {
             }
         }
         self.tendering_window(now, "add")?;
+        self.check_lots_active(&lot_values, "add")?;
         let id = ids::new_id();
         let style = UrlStyle::Download(format!(
             "{api_root}/tenders/{}/bids/{id}/documents",
@@ -208,6 +355,15 @@ impl Tender {
                 BidStatus::Active
             },
             value,
+            lot_values: lot_values
+                .into_iter()
+                .map(|(value, related_lot)| LotValue {
+                    value,
+                    related_lot,
+                    date: now,
+                    participation_url: None,
+                })
+                .collect(),
             tenderers: terms.tenderers,
             parameters: terms.parameters,
             documents,
@@ -245,18 +401,29 @@ impl Tender {
         let mut wanted = data.as_object().cloned().unwrap_or_default();
         let bid = self.bid(id)?;
         let mut current = serde_json::json!({
-            "value": {"amount": bid.value.amount, "currency": bid.value.currency, "valueAddedTaxIncluded": bid.value.value_added_tax_included},
             "tenderers": bid.tenderers,
             "parameters": bid.parameters,
             "status": bid.status,
         });
+        if let Some(value) = &bid.value {
+            current["value"] = serde_json::json!(value);
+        }
+        if !bid.lot_values.is_empty() {
+            current["lotValues"] = Json::Array(
+                bid.lot_values
+                    .iter()
+                    .map(|l| serde_json::json!({"value": l.value, "relatedLot": l.related_lot}))
+                    .collect(),
+            );
+        }
         wanted.retain(|k, v| !(v.is_null() || READ_ONLY.contains(&k.as_str()) || k == "documents"));
         merge(&mut current, &Json::Object(wanted));
         let mut o = Obj::new(&current, cx, "Bid")?;
-        let build = read_bid_terms(&mut o);
+        let build = read_bid_terms(&mut o, !self.lots.is_empty());
         let terms = o.done(build)?;
-        let value = self.check_bid_terms(&terms, true)?;
+        let (value, lot_values) = self.check_bid_terms(&terms, true)?;
         self.tendering_window(now, "update")?;
+        self.check_lots_active(&lot_values, "update")?;
         let bid = self.bid_mut(id)?;
         let status = match terms.status.as_deref() {
             Some("draft") if bid.status == BidStatus::Active => {
@@ -270,10 +437,26 @@ impl Tender {
             _ => bid.status,
         };
         let before = bid.clone();
-        if value.amount != bid.value.amount {
+        if value.as_ref().map(|v| v.amount) != bid.value.as_ref().map(|v| v.amount) {
             bid.date = now;
         }
         bid.value = value;
+        let before_lots = std::mem::take(&mut bid.lot_values);
+        bid.lot_values = lot_values
+            .into_iter()
+            .map(|(value, related_lot)| {
+                let earlier = before_lots.iter().find(|l| l.related_lot == related_lot);
+                let date = earlier
+                    .filter(|l| l.value.amount == value.amount)
+                    .map_or(now, |l| l.date);
+                LotValue {
+                    value,
+                    related_lot,
+                    date,
+                    participation_url: earlier.and_then(|l| l.participation_url.clone()),
+                }
+            })
+            .collect();
         bid.tenderers = terms.tenderers;
         bid.parameters = terms.parameters;
         bid.status = status;
@@ -361,7 +544,7 @@ fn check_parameters(
         return Ok(());
     }
     if !sent && parameters.is_empty() {
-        return Err(Problem::msg(super::parse::REQUIRED));
+        return Err(Problem::msg(crate::domain::values::parse::REQUIRED));
     }
     let mut per_parameter = Vec::with_capacity(parameters.len());
     let mut failed = false;

@@ -162,6 +162,9 @@ pub struct Item {
     pub delivery_address: Option<Address>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery_location: Option<Location>,
+    /// The lot the item belongs to, in a tender with lots.
+    #[serde(rename = "relatedLot", skip_serializing_if = "Option::is_none")]
+    pub related_lot: Option<String>,
 }
 
 impl Item {
@@ -208,6 +211,7 @@ impl FromJson for Item {
         let delivery_date = o.opt("deliveryDate");
         let delivery_address = o.opt("deliveryAddress");
         let delivery_location = o.opt("deliveryLocation");
+        let related_lot = o.opt("relatedLot");
         o.done(|| {
             Some(Item {
                 id: id.unwrap_or_else(ids::new_id),
@@ -225,6 +229,7 @@ impl FromJson for Item {
                 delivery_date,
                 delivery_address,
                 delivery_location,
+                related_lot,
             })
         })
     }
@@ -364,7 +369,11 @@ impl FromJson for Feature {
 }
 
 /// Rules over the features of a tender, reported on `features`.
-pub fn check_features(features: &[Feature], items: &[Item]) -> Result<(), Problem> {
+pub fn check_features(
+    features: &[Feature],
+    items: &[Item],
+    lot_ids: &[&str],
+) -> Result<(), Problem> {
     let mut per_feature = Vec::with_capacity(features.len());
     let mut related_failed = false;
     for f in features {
@@ -373,7 +382,10 @@ pub fn check_features(features: &[Feature], items: &[Item]) -> Result<(), Proble
                 .related_item
                 .as_ref()
                 .is_none_or(|r| items.iter().any(|i| &i.id == r)),
-            "lot" => false,
+            "lot" => f
+                .related_item
+                .as_ref()
+                .is_none_or(|r| lot_ids.contains(&r.as_str())),
             _ => true,
         };
         if known {
@@ -411,7 +423,7 @@ pub fn check_features(features: &[Feature], items: &[Item]) -> Result<(), Proble
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
+    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
@@ -481,7 +493,8 @@ mod tests {
                     feature("a", "item", Some("1"), &[0.0, 0.1]),
                     feature("b", "tenderer", None, &[0.15])
                 ],
-                &items
+                &items,
+                &[]
             ),
             Ok(())
         );
@@ -491,7 +504,8 @@ mod tests {
                     feature("a", "tenderer", None, &[0.2]),
                     feature("b", "tenderer", None, &[0.15])
                 ],
-                &items
+                &items,
+                &[]
             ),
             Err(Problem::msg(
                 "Sum of max value of all features should be less then or equal to 30%"
@@ -503,11 +517,12 @@ mod tests {
                     feature("a", "tenderer", None, &[0.1]),
                     feature("a", "tenderer", None, &[0.1])
                 ],
-                &items
+                &items,
+                &[]
             ),
             Err(Problem::msg("Feature code should be uniq for all features"))
         );
-        let bad = check_features(&[feature("a", "item", Some("9"), &[0.1])], &items)
+        let bad = check_features(&[feature("a", "item", Some("9"), &[0.1])], &items, &[])
             .expect_err("invalid");
         assert_eq!(
             bad.flat(),

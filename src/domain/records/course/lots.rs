@@ -1,0 +1,267 @@
+//! The lots of a tender as the lifecycle sees them: each is judged on its own offers,
+//! auctioned, awarded and settled. A tender without lots is one implicit lot, named `None`,
+//! whose offers are the bids' values, whose auction is the tender's and whose status is read
+//! from the tender's; it never shows in the output.
+
+use crate::domain::records::award::Award;
+use crate::domain::records::bid::{Bid, BidStatus};
+use crate::domain::records::lot::LotStatus;
+use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
+use crate::domain::values::item::{Feature, Item};
+use crate::domain::values::money::Money;
+use crate::domain::values::time::Timestamp;
+
+/// A lot of a tender: `Some(lot id)`, or `None` for the implicit lot of a tender without lots.
+pub type LotRef = Option<String>;
+
+/// A bid's offer on one lot.
+#[derive(Debug, Clone, Copy)]
+pub struct Offer<'a> {
+    pub bid: &'a Bid,
+    pub value: &'a Money,
+    /// When the offer was made or its amount last changed; ties go to the earlier.
+    pub date: Timestamp,
+}
+
+impl Tender {
+    pub fn lot_ids(&self) -> Vec<&str> {
+        self.lots.iter().map(|l| l.id.as_str()).collect()
+    }
+
+    /// Every lot of the tender, the implicit one when it has none.
+    pub fn lot_refs(&self) -> Vec<LotRef> {
+        if self.lots.is_empty() {
+            vec![None]
+        } else {
+            self.lots.iter().map(|l| Some(l.id.clone())).collect()
+        }
+    }
+
+    /// The lots still active.
+    pub fn active_lots(&self) -> Vec<LotRef> {
+        self.lot_refs()
+            .into_iter()
+            .filter(|l| self.lot_status(l) == LotStatus::Active)
+            .collect()
+    }
+
+    /// A lot's status; the implicit lot's is the tender's once it has ended.
+    pub fn lot_status(&self, lot: &LotRef) -> LotStatus {
+        match lot {
+            Some(id) => self
+                .lots
+                .iter()
+                .find(|l| &l.id == id)
+                .map_or(LotStatus::Active, |l| l.status),
+            None => match self.status {
+                TenderStatus::Complete => LotStatus::Complete,
+                TenderStatus::Unsuccessful => LotStatus::Unsuccessful,
+                TenderStatus::Cancelled => LotStatus::Cancelled,
+                _ => LotStatus::Active,
+            },
+        }
+    }
+
+    /// The active bids' offers on a lot, in the order the bids came.
+    pub fn offers(&self, lot: &LotRef) -> Vec<Offer<'_>> {
+        let active = self.bids.iter().filter(|b| b.status == BidStatus::Active);
+        match lot {
+            None => active
+                .filter_map(|bid| {
+                    bid.value.as_ref().map(|value| Offer {
+                        bid,
+                        value,
+                        date: bid.date,
+                    })
+                })
+                .collect(),
+            Some(id) => active
+                .filter_map(|bid| {
+                    let lv = bid.lot_values.iter().find(|v| &v.related_lot == id)?;
+                    Some(Offer {
+                        bid,
+                        value: &lv.value,
+                        date: lv.date,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// The features that weigh on offers for the given lots: the tenderer's, those of the
+    /// lots and those of their items (every feature in a tender without lots).
+    pub fn features_of_lots(&self, lots: &[&str]) -> Vec<Feature> {
+        if self.lots.is_empty() {
+            return self.terms.features.clone();
+        }
+        let items_of_lots: Vec<&str> = self
+            .terms
+            .items
+            .iter()
+            .filter(|i| i.related_lot.as_deref().is_some_and(|l| lots.contains(&l)))
+            .map(|i| i.id.as_str())
+            .collect();
+        self.terms
+            .features
+            .iter()
+            .filter(|f| {
+                let related = f.related_item.as_deref().unwrap_or_default();
+                match f.feature_of.as_str() {
+                    "lot" => lots.contains(&related),
+                    "item" => items_of_lots.contains(&related),
+                    _ => true,
+                }
+            })
+            .cloned()
+            .collect()
+    }
+
+    pub fn features_of(&self, lot: &LotRef) -> Vec<Feature> {
+        self.features_of_lots(lot.as_deref().as_slice())
+    }
+
+    /// The items a contract of the lot delivers.
+    pub fn items_of(&self, lot: &LotRef) -> Vec<Item> {
+        self.terms
+            .items
+            .iter()
+            .filter(|i| lot.is_none() || i.related_lot == *lot)
+            .cloned()
+            .collect()
+    }
+
+    pub fn awards_of<'a>(&'a self, lot: &'a LotRef) -> impl Iterator<Item = &'a Award> + 'a {
+        self.awards.iter().filter(move |a| &a.lot_id == lot)
+    }
+
+    /// The lot's auction: its period and address.
+    pub fn auction_of(&self, lot: &LotRef) -> (&AuctionPeriod, Option<&str>) {
+        match lot
+            .as_ref()
+            .and_then(|id| self.lots.iter().find(|l| &l.id == id))
+        {
+            Some(l) => (&l.auction_period, l.auction_url.as_deref()),
+            None => (&self.auction_period, self.auction_url.as_deref()),
+        }
+    }
+
+    pub fn auction_of_mut(&mut self, lot: &LotRef) -> (&mut AuctionPeriod, &mut Option<String>) {
+        let index = lot
+            .as_ref()
+            .and_then(|id| self.lots.iter().position(|l| &l.id == id));
+        match index {
+            Some(i) => {
+                let l = &mut self.lots[i];
+                (&mut l.auction_period, &mut l.auction_url)
+            }
+            None => (&mut self.auction_period, &mut self.auction_url),
+        }
+    }
+
+    /// Opens the lot's auction: its address and each offer's participation address.
+    pub fn open_auction(&mut self, lot: &LotRef) {
+        let url = match lot {
+            None => format!("{}/auctions/{}", self.origin, self.id),
+            Some(id) => format!("{}/auctions/{}_{id}", self.origin, self.id),
+        };
+        let bidders: Vec<String> = self.offers(lot).iter().map(|o| o.bid.id.clone()).collect();
+        for bid in self.bids.iter_mut().filter(|b| bidders.contains(&b.id)) {
+            let address = Some(format!("{url}?key_for_bid={}", bid.id));
+            match lot {
+                None => bid.participation_url = address,
+                Some(id) => {
+                    if let Some(lv) = bid.lot_values.iter_mut().find(|v| &v.related_lot == id) {
+                        lv.participation_url = address;
+                    }
+                }
+            }
+        }
+        *self.auction_of_mut(lot).1 = Some(url);
+    }
+
+    /// Moves a lot on: a real lot takes the status and the tender follows its lots; the
+    /// implicit lot's end is the tender's.
+    pub fn set_lot_status(&mut self, lot: &LotRef, status: LotStatus, at: Timestamp) {
+        match lot
+            .as_ref()
+            .and_then(|id| self.lots.iter_mut().find(|l| &l.id == id))
+        {
+            Some(l) => {
+                l.status = status;
+                l.date = at;
+                self.conclude(at);
+            }
+            None => match status {
+                LotStatus::Active => {}
+                LotStatus::Complete => self.end(TenderStatus::Complete, at),
+                LotStatus::Unsuccessful => self.end(TenderStatus::Unsuccessful, at),
+                LotStatus::Cancelled => self.end(TenderStatus::Cancelled, at),
+            },
+        }
+        self.ignore_claims();
+    }
+
+    /// The tender's status from its lots' once none is active: every lot cancelled, it is
+    /// cancelled; none complete, unsuccessful; else complete.
+    fn conclude(&mut self, at: Timestamp) {
+        let statuses: Vec<LotStatus> = self.lots.iter().map(|l| l.status).collect();
+        if statuses.contains(&LotStatus::Active) || self.status.is_terminal() {
+            return;
+        }
+        let status = if statuses.iter().all(|s| *s == LotStatus::Cancelled) {
+            TenderStatus::Cancelled
+        } else if statuses.contains(&LotStatus::Complete) {
+            TenderStatus::Complete
+        } else {
+            TenderStatus::Unsuccessful
+        };
+        self.end(status, at);
+    }
+
+    /// The tender ends: a cancelled one loses the bids not yet revealed, a completed one
+    /// closes its award period; unanswered claims are ignored.
+    pub fn end(&mut self, status: TenderStatus, at: Timestamp) {
+        if status == TenderStatus::Cancelled
+            && matches!(
+                self.status,
+                TenderStatus::ActiveTendering | TenderStatus::ActiveAuction
+            )
+        {
+            self.bids.clear();
+        }
+        if status == TenderStatus::Complete
+            && let Some(period) = &mut self.award_period
+        {
+            period.end_date = period.end_date.or(Some(at));
+        }
+        self.status = status;
+        self.date = at;
+        self.ignore_claims();
+    }
+
+    /// When an active lot settles by date: its last award was refused, nothing blocks it and
+    /// the stand-stills of its awards are over.
+    pub fn lot_settles_at(&self, lot: &LotRef) -> Option<Timestamp> {
+        let last_refused = self
+            .awards_of(lot)
+            .last()
+            .is_some_and(|a| a.status == crate::domain::records::award::AwardStatus::Unsuccessful);
+        if !last_refused || self.lot_blocked(lot) {
+            return None;
+        }
+        self.awards_of(lot)
+            .filter_map(|a| a.complaint_period.end_date)
+            .max()
+    }
+
+    /// Whether the lot is done: its last award is active with a signed contract.
+    pub fn lot_fulfilled(&self, lot: &LotRef) -> bool {
+        self.awards_of(lot).last().is_some_and(|a| {
+            a.status == crate::domain::records::award::AwardStatus::Active
+                && self.contracts.iter().any(|c| {
+                    c.award_id == a.id
+                        && c.status == crate::domain::records::contract::ContractStatus::Active
+                })
+        })
+    }
+}
