@@ -48,12 +48,12 @@ Feature: Tenders divided into lots
     And reading the tender shows 1 lot
 
     Examples:
-      | field       | data                                                                                             | description                                                                      |
-      | title       | {"value": {"amount": 1000}, "minimalStep": {"amount": 10}}                                       | This field is required.                                                          |
-      | value       | {"title": "Лот 2", "minimalStep": {"amount": 10}}                                                | This field is required.                                                          |
-      | minimalStep | {"title": "Лот 2", "value": {"amount": 1000}}                                                    | This field is required.                                                          |
-      | minimalStep | {"title": "Лот 2", "value": {"amount": 1000}, "minimalStep": {"amount": 2000}}                   | value should be less than value of lot                                           |
-      | value       | {"title": "Лот 2", "value": "1000", "minimalStep": {"amount": 10}}                               | Please use a mapping for this field or Value instance instead of unicode.        |
+      | field       | data                                                                           | description                                                               |
+      | title       | {"value": {"amount": 1000}, "minimalStep": {"amount": 10}}                     | This field is required.                                                   |
+      | value       | {"title": "Лот 2", "minimalStep": {"amount": 10}}                              | This field is required.                                                   |
+      | minimalStep | {"title": "Лот 2", "value": {"amount": 1000}}                                  | This field is required.                                                   |
+      | minimalStep | {"title": "Лот 2", "value": {"amount": 1000}, "minimalStep": {"amount": 2000}} | value should be less than value of lot                                    |
+      | value       | {"title": "Лот 2", "value": "1000", "minimalStep": {"amount": 10}}             | Please use a mapping for this field or Value instance instead of unicode. |
 
   Scenario: Lots with the same id are refused
     When the owner creates a tender with 2 lots sharing one id
@@ -91,22 +91,22 @@ Feature: Tenders divided into lots
     And reading the tender shows 2 lots
 
   @clock @serial
-  Scenario Outline: A bid whose lot values are wrong is refused: <case>
+  Scenario Outline: A bid on a tender with lots is refused <case>
     Given the owner has published a tender with 2 lots
     And the tender period has started
     When a bidder registers a bid on the lots <case>
     Then the response is an error 422 at "body" named "<field>" saying "<description>"
 
     Examples:
-      | case                                  | field                  | description                                                                                    |
-      | without lot values                    | lotValues              | This field is required.                                                                        |
-      | with a lot value naming no lot        | lotValues.0.relatedLot | This field is required.                                                                        |
-      | with a lot value naming an unknown lot | lotValues.0.relatedLot | relatedLot should be one of lots                                                               |
-      | above the value of the lot            | lotValues.0.value      | value of bid should be less than value of lot                                                  |
-      | in another currency than the lot      | lotValues.0.value      | currency of bid should be identical to currency of value of lot                                |
-      | with another VAT flag than the lot    | lotValues.0.value      | valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of lot      |
-      | with a value of its own               | value                  | value should be posted for each lot of bid                                                     |
-      | with two lot values for one lot       | lotValues              | bids don't allow duplicated proposals                                                          |
+      | case                                   | field                  | description                                                                               |
+      | without lot values                     | lotValues              | This field is required.                                                                   |
+      | with a lot value naming no lot         | lotValues.0.relatedLot | This field is required.                                                                   |
+      | with a lot value naming an unknown lot | lotValues.0.relatedLot | relatedLot should be one of lots                                                          |
+      | above the value of the lot             | lotValues.0.value      | value of bid should be less than value of lot                                             |
+      | in another currency than the lot       | lotValues.0.value      | currency of bid should be identical to currency of value of lot                           |
+      | with another VAT flag than the lot     | lotValues.0.value      | valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of lot |
+      | with a value of its own                | value                  | value should be posted for each lot of bid                                                |
+      | with two lot values for one lot        | lotValues              | bids don't allow duplicated proposals                                                     |
 
   @clock @serial
   Scenario: One lot with two bids goes through its auction to a signed contract
