@@ -246,6 +246,29 @@ Feature: Tenders divided into lots
     Then the response is an error 422 at "body" named "relatedLot" saying "relatedLot should be one of lots"
     And reading the tender shows status "active.enquiries"
 
+  Scenario: A question about a lot is asked while the lot is active
+    Given the owner has published a tender with 2 lots
+    When a participant asks a question about lot 1
+    Then the response status is 201
+    And the response field "data.questionOf" is "lot"
+    And the response field "data.relatedItem" is the id of lot 1
+    When a participant asks a question about a lot the tender does not have
+    Then the response is an error 422 at "body" named "relatedItem" saying "relatedItem should be one of lots"
+    Given the owner has cancelled lot 1
+    When a participant asks a question about lot 1
+    Then the response is an error 403 at "body" named "data" saying "Can add question only in active lot status"
+    When a participant asks a question about lot 2
+    Then the response status is 201
+
+  Scenario: A document about a lot names a lot of the tender
+    Given the owner has published a tender with 2 lots
+    When the owner uploads a PDF document about lot 2
+    Then the response status is 201
+    And the response field "data.documentOf" is "lot"
+    And the response field "data.relatedItem" is the id of lot 2
+    When the owner uploads a PDF document about a lot the tender does not have
+    Then the response is an error 422 at "body" named "relatedItem" saying "relatedItem should be one of lots"
+
   Scenario: A claim names a lot of the tender
     Given the owner has published a tender with 2 lots
     When a participant submits a claim on lot 1

@@ -5,7 +5,7 @@ use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::{bids, cancellations, claims, qualification, tenders};
+use super::{bids, cancellations, claims, documents, qualification, questions, tenders};
 use crate::{
     checks, offered,
     world::{Actor, Payload, TenderWorld, short},
@@ -763,11 +763,7 @@ async fn cancel(w: &mut TenderWorld, lot: String) -> Result<(), String> {
 
 #[when(regex = r"^the owner cancels (lot (\d+)|a lot the tender does not have)(?: at once)?$")]
 async fn cancels(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
-    let lot = if which.starts_with("lot") {
-        lot_id(w, n.parse().map_err(|_| format!("harness: lot {n:?}"))?)?
-    } else {
-        w.fakes.hex_id(32)
-    };
+    let lot = named_lot(w, &which, &n)?;
     cancel(w, lot).await
 }
 
@@ -780,11 +776,7 @@ async fn has_cancelled(w: &mut TenderWorld, n: usize) -> Result<(), String> {
 
 #[when(regex = r"^a participant submits a claim on (lot (\d+)|a lot the tender does not have)$")]
 async fn claims_on(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
-    let lot = if which.starts_with("lot") {
-        lot_id(w, n.parse().map_err(|_| format!("harness: lot {n:?}"))?)?
-    } else {
-        w.fakes.hex_id(32)
-    };
+    let lot = named_lot(w, &which, &n)?;
     claims::file(w, "tender", None, "claim", Some(lot)).await
 }
 
@@ -793,4 +785,35 @@ async fn has_claimed_on(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     let lot = lot_id(w, n)?;
     claims::file(w, "tender", None, "claim", Some(lot)).await?;
     claims::require(w, 201, "submitting a claim on a lot")
+}
+
+// ---- questions and documents about a lot ----
+
+/// Lot `n` of the tender, or, for `which` naming no lot, an id the tender does not have.
+fn named_lot(w: &mut TenderWorld, which: &str, n: &str) -> Result<String, String> {
+    if which.starts_with("lot") {
+        lot_id(w, n.parse().map_err(|_| format!("harness: lot {n:?}"))?)
+    } else {
+        Ok(w.fakes.hex_id(32))
+    }
+}
+
+#[when(regex = r"^a participant asks a question about (lot (\d+)|a lot the tender does not have)$")]
+async fn asks_about(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
+    let lot = named_lot(w, &which, &n)?;
+    let mut body = w.fakes.question();
+    body["data"]["questionOf"] = json!("lot");
+    body["data"]["relatedItem"] = json!(lot);
+    questions::ask_with(w, Actor::Other, body).await
+}
+
+#[when(
+    regex = r"^the owner uploads a PDF document about (lot (\d+)|a lot the tender does not have)$"
+)]
+async fn uploads_about(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
+    let lot = named_lot(w, &which, &n)?;
+    let mut body = w.fakes.document();
+    body["data"]["documentOf"] = json!("lot");
+    body["data"]["relatedItem"] = json!(lot);
+    documents::upload_to_tender(w, Actor::Owner, body).await
 }
