@@ -33,6 +33,20 @@ Feature: Tenders divided into lots
     And reading the tender shows 1 lot
     And the tender's value is the sum of its lots' values and its minimal step the least of theirs
 
+  Scenario: A lot added with an id of the client's own keeps it
+    Given the owner has published a tender with 1 lot
+    When the owner adds a lot with an id of its own
+    Then the response status is 201
+    And the added lot keeps the id that was sent
+    And reading the tender shows 2 lots
+
+  @pending
+  Scenario: A lot sent back unchanged answers the lot
+    Given the owner has published a tender with 1 lot
+    When the owner sends the title of lot 1 back unchanged
+    Then the response status is 200
+    And the response field "data.id" is the id of lot 1
+
   Scenario: An unknown lot is not found
     Given the owner has published a tender with 1 lot
     When an anonymous client reads a lot that does not exist
@@ -107,6 +121,13 @@ Feature: Tenders divided into lots
       | with another VAT flag than the lot     | lotValues.0.value      | valueAddedTaxIncluded of bid should be identical to valueAddedTaxIncluded of value of lot |
       | with a value of its own                | value                  | value should be posted for each lot of bid                                                |
       | with two lot values for one lot        | lotValues              | bids don't allow duplicated proposals                                                     |
+
+  @clock @serial @pending
+  Scenario: A bid on a tender with lots is refused with a participation address of its own
+    Given the owner has published a tender with 2 lots
+    And the tender period has started
+    When a bidder registers a bid on the lots with a participation address of its own
+    Then the response is an error 422 at "body" named "participationUrl" saying "url should be posted for each lot of bid"
 
   @clock @serial
   Scenario: One lot with two bids goes through its auction to a signed contract

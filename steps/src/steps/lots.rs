@@ -391,6 +391,50 @@ async fn changes_value(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     .await
 }
 
+#[when(expr = "the owner sends the title of lot {int} back unchanged")]
+async fn sends_back(w: &mut TenderWorld, n: usize) -> Result<(), String> {
+    w.refresh_tender().await?;
+    let lot = lot(w, n)?;
+    let body = json!({"data": {"title": lot["title"]}});
+    let id = checks::as_text(&lot["id"]);
+    send_lot(
+        w,
+        Actor::Owner,
+        Method::PATCH,
+        Some(id),
+        Payload::Json(body),
+        true,
+    )
+    .await
+}
+
+#[when("the owner adds a lot with an id of its own")]
+async fn adds_with_id(w: &mut TenderWorld) -> Result<(), String> {
+    let id = w.fakes.hex_id(32);
+    w.noted.insert("lot id".into(), json!(id));
+    add(
+        w,
+        json!({
+            "id": id,
+            "title": "Додаткова партія",
+            "value": {"amount": 10000, "currency": "UAH", "valueAddedTaxIncluded": true},
+            "minimalStep": {"amount": 100, "currency": "UAH", "valueAddedTaxIncluded": true},
+        }),
+    )
+    .await
+}
+
+#[then("the added lot keeps the id that was sent")]
+async fn added_id_kept(w: &mut TenderWorld) -> Result<(), String> {
+    let sent = w.noted.get("lot id").cloned().unwrap_or(Value::Null);
+    let shown = &w.data()["id"];
+    if *shown == sent {
+        Ok(())
+    } else {
+        Err(format!("the lot was sent with id {sent}, shows {shown}"))
+    }
+}
+
 #[when(expr = "the owner deletes lot {int}")]
 async fn deletes(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     w.refresh_tender().await?;
@@ -495,6 +539,9 @@ async fn bids_wrong(w: &mut TenderWorld, case: String) -> Result<(), String> {
             wrong["value"]["valueAddedTaxIncluded"] = json!(vat != Value::Bool(true));
         }
         "with a value of its own" => body["data"]["value"] = first["value"].clone(),
+        "with a participation address of its own" => {
+            body["data"]["participationUrl"] = json!("http://auction.example.net/tenders/1");
+        }
         "with two lot values for one lot" => {
             body["data"]["lotValues"] = json!([first.clone(), first]);
             return bids::register(w, body).await;
