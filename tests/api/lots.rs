@@ -776,3 +776,22 @@ async fn a_lot_cancelled_in_qualification_cancels_its_open_award() {
     let t = sign(&s, &id, &token, B).await;
     assert_eq!(t["status"], "complete");
 }
+
+#[tokio::test]
+async fn a_lot_without_offers_is_unsuccessful_when_tendering_ends() {
+    let s = TestServer::start().await;
+    let (id, token) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
+    bid(&s, &id, &[(B, 190.0)]).await;
+    let t = s.until_status(&id, "active.qualification").await;
+    assert_eq!(lot_in(&t, A)["status"], "unsuccessful");
+    assert!(lot_in(&t, A).get("auctionPeriod").is_none(), "{t}");
+    assert_eq!(t["awards"].as_array().map(Vec::len), Some(1));
+    decide(&s, &id, &token, B, "active").await;
+    let t = sign(&s, &id, &token, B).await;
+    assert_eq!(t["status"], "complete");
+
+    let (none, _) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
+    let t = s.until_status(&none, "unsuccessful").await;
+    assert_eq!(lot_in(&t, A)["status"], "unsuccessful");
+    assert_eq!(lot_in(&t, B)["status"], "unsuccessful");
+}

@@ -178,17 +178,13 @@ fn read_bid_terms<'a>(
 }
 
 impl Tender {
-    /// Checks an offer against the value it may not exceed (the tender's or a lot's).
-    fn check_offer(&self, input: &MoneyInput, of: &str) -> (Money, Option<Problem>) {
-        let limit = match of {
-            "tender" => &self.terms.value,
-            lot => self
-                .lots
-                .iter()
-                .find(|l| l.id == lot)
-                .map_or(&self.terms.value, |l| &l.terms.value),
+    /// Checks an offer against the value it may not exceed: the lot's, or the tender's
+    /// for a bid's own value.
+    fn check_offer(&self, input: &MoneyInput, lot: Option<&str>) -> (Money, Option<Problem>) {
+        let (limit, whose) = match lot.and_then(|id| self.lots.iter().find(|l| l.id == id)) {
+            Some(l) => (&l.terms.value, "lot"),
+            None => (&self.terms.value, "tender"),
         };
-        let whose = if of == "tender" { "tender" } else { "lot" };
         let value = input
             .clone()
             .or_defaults(&limit.currency, limit.value_added_tax_included);
@@ -218,7 +214,7 @@ impl Tender {
         let mut problems = Vec::new();
         let mut value = None;
         if let Some(input) = &terms.value {
-            let (checked, problem) = self.check_offer(input, "tender");
+            let (checked, problem) = self.check_offer(input, None);
             if let Some(p) = problem {
                 problems.push(("value", p));
             }
@@ -228,7 +224,7 @@ impl Tender {
         let mut per_lot = Vec::new();
         for lv in &terms.lot_values {
             let problem = if self.lots.iter().any(|l| l.id == lv.related_lot) {
-                let (checked, problem) = self.check_offer(&lv.value, &lv.related_lot);
+                let (checked, problem) = self.check_offer(&lv.value, Some(&lv.related_lot));
                 lot_values.push((checked, lv.related_lot.clone()));
                 problem.map(|p| Problem::field("value", p))
             } else {

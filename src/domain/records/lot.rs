@@ -69,14 +69,13 @@ pub struct Lot {
     pub auction_url: Option<String>,
 }
 
-/// Names a client may send in a lot but never set (dropped without a word).
-const READ_ONLY: [&str; 6] = [
+/// Names a lot shows but a client never sets (dropped without a word).
+const SHOWN_ONLY: [&str; 5] = [
     "status",
     "date",
     "auctionPeriod",
     "auctionUrl",
     "numberOfBids",
-    "id",
 ];
 
 /// A lot as sent: its id (kept when the client gives one) and its terms.
@@ -133,7 +132,7 @@ fn read_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<LotTerms> + use<'a
 impl FromJson for NewLot {
     fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Lot")?;
-        o.skip(&READ_ONLY[..5]);
+        o.skip(&SHOWN_ONLY);
         let id: Option<String> = o.opt("id");
         if let Some(Err(p)) = id.as_deref().map(check_id) {
             o.fail("id", p);
@@ -287,7 +286,7 @@ impl Tender {
     pub fn change_lot(&mut self, id: &str, data: &Json, cx: &Cx) -> Result<Change, Refusal> {
         let lot = self.lot(id)?.clone();
         let mut wanted = data.as_object().cloned().unwrap_or_default();
-        wanted.retain(|k, _| !READ_ONLY.contains(&k.as_str()));
+        wanted.retain(|k, _| k != "id" && !SHOWN_ONLY.contains(&k.as_str()));
         let mut merged =
             serde_json::to_value(&lot.terms).map_err(|e| Refusal::phase(e.to_string()))?;
         merge(&mut merged, &Json::Object(wanted));

@@ -411,11 +411,34 @@ pub fn check_features(
             return Err(Problem::msg("Feature code should be uniq for all features"));
         }
     }
-    let sum: f64 = features.iter().map(Feature::max_value).sum();
-    if sum > MAX_FEATURES_SUM + 1e-9 {
-        return Err(Problem::msg(
-            "Sum of max value of all features should be less then or equal to 30%",
-        ));
+    let too_much = |weighing: &mut dyn Iterator<Item = &Feature>| {
+        weighing.map(Feature::max_value).sum::<f64>() > MAX_FEATURES_SUM + 1e-9
+    };
+    if lot_ids.is_empty() {
+        if too_much(&mut features.iter()) {
+            return Err(Problem::msg(
+                "Sum of max value of all features should be less then or equal to 30%",
+            ));
+        }
+        return Ok(());
+    }
+    // With lots, what weighs on each lot's offers: the tenderer's, the lot's and its items'.
+    for lot in lot_ids {
+        let weighs = |f: &&Feature| {
+            let related = f.related_item.as_deref();
+            match f.feature_of.as_str() {
+                "lot" => related == Some(*lot),
+                "item" => items.iter().any(|i| {
+                    Some(i.id.as_str()) == related && i.related_lot.as_deref() == Some(*lot)
+                }),
+                _ => true,
+            }
+        };
+        if too_much(&mut features.iter().filter(weighs)) {
+            return Err(Problem::msg(
+                "Sum of max value of all features for lot should be less then or equal to 30%",
+            ));
+        }
     }
     Ok(())
 }
@@ -521,6 +544,23 @@ mod tests {
                 &[]
             ),
             Err(Problem::msg("Feature code should be uniq for all features"))
+        );
+        let lots = [
+            feature("a", "lot", Some("L1"), &[0.2]),
+            feature("b", "lot", Some("L2"), &[0.2]),
+        ];
+        assert_eq!(
+            check_features(&lots, &items, &["L1", "L2"]),
+            Ok(()),
+            "each lot is weighed on its own"
+        );
+        let mut heavy = lots.to_vec();
+        heavy.push(feature("c", "tenderer", None, &[0.15]));
+        assert_eq!(
+            check_features(&heavy, &items, &["L1", "L2"]),
+            Err(Problem::msg(
+                "Sum of max value of all features for lot should be less then or equal to 30%"
+            ))
         );
         let bad = check_features(&[feature("a", "item", Some("9"), &[0.1])], &items, &[])
             .expect_err("invalid");

@@ -3,8 +3,9 @@
 //! whose offers are the bids' values, whose auction is the tender's and whose status is read
 //! from the tender's; it never shows in the output.
 
-use crate::domain::records::award::Award;
+use crate::domain::records::award::{Award, AwardStatus};
 use crate::domain::records::bid::{Bid, BidStatus};
+use crate::domain::records::contract::ContractStatus;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
 use crate::domain::values::item::{Feature, Item};
@@ -245,7 +246,7 @@ impl Tender {
         let last_refused = self
             .awards_of(lot)
             .last()
-            .is_some_and(|a| a.status == crate::domain::records::award::AwardStatus::Unsuccessful);
+            .is_some_and(|a| a.status == AwardStatus::Unsuccessful);
         if !last_refused || self.lot_blocked(lot) {
             return None;
         }
@@ -257,11 +258,41 @@ impl Tender {
     /// Whether the lot is done: its last award is active with a signed contract.
     pub fn lot_fulfilled(&self, lot: &LotRef) -> bool {
         self.awards_of(lot).last().is_some_and(|a| {
-            a.status == crate::domain::records::award::AwardStatus::Active
-                && self.contracts.iter().any(|c| {
-                    c.award_id == a.id
-                        && c.status == crate::domain::records::contract::ContractStatus::Active
-                })
+            a.status == AwardStatus::Active
+                && self
+                    .contracts
+                    .iter()
+                    .any(|c| c.award_id == a.id && c.status == ContractStatus::Active)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::records::tender::tests::published;
+
+    #[test]
+    fn a_tender_without_lots_is_one_implicit_lot_that_ends_as_the_tender() {
+        let (mut t, _, now) = published();
+        assert_eq!(t.lot_refs(), vec![None]);
+        assert_eq!(t.lot_status(&None), LotStatus::Active);
+        t.set_lot_status(&None, LotStatus::Unsuccessful, now);
+        assert_eq!(t.status, TenderStatus::Unsuccessful);
+        assert_eq!(t.lot_status(&None), LotStatus::Unsuccessful);
+    }
+
+    #[test]
+    fn a_tender_with_lots_follows_them_once_none_is_active() {
+        let (mut t, cx, now) = published();
+        let lot = |id: &str| serde_json::json!({"id": id, "title": "Л", "value": {"amount": 10}, "minimalStep": {"amount": 1}});
+        let a = t.add_lot(&lot(&"a".repeat(32)), &cx, now).expect("added");
+        let b = t.add_lot(&lot(&"b".repeat(32)), &cx, now).expect("added");
+        assert_eq!(t.terms.value.amount, 20.0, "the value sums the lots");
+        t.set_lot_status(&Some(a), LotStatus::Unsuccessful, now);
+        assert_eq!(t.status, TenderStatus::ActiveEnquiries, "lot b is active");
+        t.set_lot_status(&Some(b.clone()), LotStatus::Cancelled, now);
+        assert_eq!(t.status, TenderStatus::Unsuccessful);
+        assert_eq!(t.lot_status(&Some(b)), LotStatus::Cancelled);
     }
 }
