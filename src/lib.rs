@@ -92,6 +92,7 @@ impl Application {
             brokers,
             zone,
             testing: settings.testing,
+            sandbox: settings.testing || settings.sandbox,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
             signer: Signer::generate(),

@@ -30,6 +30,10 @@ struct Cli {
     /// fields.
     #[arg(long, env = "TENDER_TESTING")]
     testing: bool,
+    /// A public sandbox, as upstream's was: the acceleration fields, and faults on demand for
+    /// each broker's own requests, but no clock control API (time passes only in real time).
+    #[arg(long, env = "TENDER_SANDBOX")]
+    sandbox: bool,
     /// Time zone of the service: input without an offset is read in it, output is shown in it.
     #[arg(long, env = "TENDER_TIMEZONE", default_value = "Europe/Kyiv")]
     timezone: String,
@@ -40,7 +44,7 @@ struct Cli {
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "TENDER_MAX_BODY", default_value_t = 10 * 1024 * 1024)]
     max_body: usize,
-    /// With --testing: the least length, in seconds of server time, of an auction under
+    /// With --testing or --sandbox: the least length, in seconds of server time, of an auction under
     /// `procurementMethodDetails: "quick, accelerator=N"`, so that a client polling every
     /// 15 s sees it; moving the clock past it ends it at once.
     #[arg(long, env = "TENDER_QUICK_AUCTION_SECONDS", default_value_t = 30)]
@@ -81,6 +85,7 @@ async fn main() -> ExitCode {
         listen: cli.listen,
         brokers: cli.brokers,
         testing: cli.testing,
+        sandbox: cli.sandbox,
         timezone: cli.timezone,
         public_url: cli.public_url,
         max_body: cli.max_body,
@@ -94,7 +99,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    tracing::info!(address = %app.base_url(), testing = settings.testing, timezone = %settings.timezone, "tender-registry listening");
+    tracing::info!(address = %app.base_url(), testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, "tender-registry listening");
     app.spawn().run_until_stopped().await;
     ExitCode::SUCCESS
 }

@@ -7,6 +7,9 @@ pub struct Settings {
     pub listen: String,
     pub brokers: Option<PathBuf>,
     pub testing: bool,
+    /// The public-sandbox facilities without the clock control API: the acceleration fields,
+    /// and faults on demand for each broker's own requests (`testing` includes them).
+    pub sandbox: bool,
     pub timezone: String,
     pub public_url: Option<String>,
     pub max_body: usize,
@@ -23,6 +26,7 @@ impl Default for Settings {
             listen: "127.0.0.1:6543".into(),
             brokers: None,
             testing: false,
+            sandbox: false,
             timezone: "Europe/Kyiv".into(),
             public_url: None,
             max_body: 10 * 1024 * 1024,

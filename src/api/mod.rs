@@ -41,7 +41,11 @@ pub struct App {
     pub clock: Arc<Clock>,
     pub brokers: Brokers,
     pub zone: Zone,
+    /// The clock control API and faults on demand for anyone (`--testing`).
     pub testing: bool,
+    /// The acceleration fields and faults on demand for each broker's own requests
+    /// (`--sandbox`, and `--testing`).
+    pub sandbox: bool,
     pub public_url: Option<String>,
     pub max_body: usize,
     pub signer: Signer,
@@ -57,7 +61,7 @@ impl App {
     pub fn cx(&self) -> Cx {
         Cx {
             zone: self.zone,
-            testing: self.testing,
+            testing: self.sandbox,
         }
     }
 
@@ -165,8 +169,9 @@ fn complaints() -> Router {
         .push(one)
 }
 
-/// The whole API surface, in the order of the spec's endpoint table.
-pub fn router(testing: bool) -> Router {
+/// The whole API surface, in the order of the spec's endpoint table, with the clock control API
+/// when `clock_api` and faults on demand when `faults_api`.
+pub fn router(clock_api: bool, faults_api: bool) -> Router {
     let questions = Router::with_path("questions")
         .get(questions::list)
         .post(questions::ask)
@@ -238,12 +243,14 @@ pub fn router(testing: bool) -> Router {
     let mut root = Router::new()
         .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
-    if testing {
+    if clock_api {
         root = root.push(
             Router::with_path("testing/clock")
                 .get(clock::show)
                 .post(clock::set),
         );
+    }
+    if faults_api {
         let rule = Router::with_path("{fault_id}")
             .get(faults::show)
             .delete(faults::remove);
@@ -261,8 +268,7 @@ pub fn router(testing: bool) -> Router {
 /// The service: the router with the shared state, the access log, the fault layer (inside the
 /// log, so that the log line names the rule that hit a request) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
-    let testing = app.testing;
-    Service::new(router(testing))
+    Service::new(router(app.testing, app.sandbox))
         .hoop(InjectApp(app.clone()))
         .hoop(access_log)
         .hoop(faults::Layer(app))

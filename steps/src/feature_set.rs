@@ -36,6 +36,8 @@ pub struct Listed {
     pub feature: String,
     pub name: String,
     pub tags: Vec<String>,
+    /// How many times it runs: once, or once per row of its Examples block.
+    pub runs: usize,
 }
 
 /// The directory cucumber reads, kept alive as long as the run needs it.
@@ -180,22 +182,29 @@ impl FeatureSet {
                 {
                     continue;
                 }
-                let blocks: Vec<Vec<String>> = if scenario.examples.is_empty() {
-                    vec![own]
+                let blocks: Vec<(Vec<String>, usize)> = if scenario.examples.is_empty() {
+                    vec![(own, 1)]
                 } else {
                     scenario
                         .examples
                         .iter()
-                        .map(|e| own.iter().chain(&e.tags).cloned().collect())
+                        .map(|e| {
+                            let rows = e.table.as_ref().map_or(0, |t| t.rows.len());
+                            (
+                                own.iter().chain(&e.tags).cloned().collect(),
+                                rows.saturating_sub(1),
+                            )
+                        })
                         .collect()
                 };
-                for tags in blocks {
+                for (tags, runs) in blocks {
                     listed.push(Listed {
                         file: file.clone(),
                         line: scenario.position.line,
                         feature: feature.name.clone(),
                         name: scenario.name.clone(),
                         tags,
+                        runs,
                     });
                 }
             }

@@ -4,6 +4,7 @@
 //! only through HTTP. [`certify`] is the single entry point: the `tender-certify` binary calls
 //! it for an external target, and the server's acceptance test calls it for the built-in one.
 
+pub mod acceleration;
 pub mod bodies;
 pub mod checks;
 pub mod exchange;
@@ -11,6 +12,7 @@ pub mod facts;
 pub mod feature_set;
 pub mod offered;
 pub mod outcome;
+pub mod progress;
 pub mod readback;
 pub mod report;
 pub mod rules;
@@ -28,5 +30,5 @@ pub mod world;
 
 pub use report::RunReport;
 pub use runner::{CucumberOpts, Opts, certify, cucumber_options_from_args, silence_step_panics};
-pub use settings::{Broker, Settings};
+pub use settings::{Broker, LiveOutput, Settings};
 pub use world::TenderWorld;

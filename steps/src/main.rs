@@ -4,6 +4,7 @@
 //! Exit code 0 when every selected `@spec` scenario passed (with `--strict`, every `@upstream`
 //! one too), 1 when not, 2 when the run could not take place.
 use std::{
+    io::IsTerminal as _,
     path::{Path, PathBuf},
     process::ExitCode,
     time::Duration,
@@ -11,7 +12,7 @@ use std::{
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 use cucumber::cli;
-use tender_certify::{Broker, Opts, Settings, certify, feature_set::FeatureSet};
+use tender_certify::{Broker, LiveOutput, Opts, Settings, certify, feature_set::FeatureSet};
 
 #[derive(clap::Args, Debug)]
 struct CertifyArgs {
@@ -56,9 +57,22 @@ struct CertifyArgs {
     /// Without a clock control API: length in seconds of each period of a tender that must move.
     #[arg(long, value_name = "SECONDS", default_value_t = 4)]
     period: u64,
-    /// Without a clock control API: seconds to wait past a due date before skipping.
-    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
+    /// Without a clock control API: the longest wait for one date, in seconds. A date further
+    /// away on the target's clock is not waited for (its scenario is skipped), and the target
+    /// gets this long past a date to act.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     wait_budget: u64,
+    /// Without a clock control API: send upstream's sandbox fields on every tender
+    /// (procurementMethodDetails "quick, accelerator=N", submissionMethodDetails "quick"), so
+    /// the durations the target computes pass N times faster (86400: a day a second). A probe
+    /// tender checks first that the target takes them.
+    #[arg(long, value_name = "N", env = "TENDER_CERTIFY_ACCELERATOR",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    accelerator: Option<u32>,
+    /// Fail the run when any selected scenario is skipped (beyond the time budget, or of an
+    /// extension the target does not offer), @upstream ones included.
+    #[arg(long)]
+    fail_on_skip: bool,
 }
 
 fn main() -> ExitCode {
@@ -103,6 +117,14 @@ fn main() -> ExitCode {
     settings.features = args.features;
     settings.period = Duration::from_secs(args.period.max(1));
     settings.wait_budget = Duration::from_secs(args.wait_budget);
+    settings.accelerator = args.accelerator;
+    settings.fail_on_skip = args.fail_on_skip;
+    // A status line on a terminal; cucumber's step-by-step output in a log or a file.
+    settings.progress = if std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
+        LiveOutput::Bar
+    } else {
+        LiveOutput::Steps
+    };
 
     tender_certify::silence_step_panics();
     let runtime = match tokio::runtime::Runtime::new() {

@@ -132,6 +132,29 @@ fn step_error_text(err: &StepError) -> String {
     }
 }
 
+/// The reason of a step failure that means "could not be checked" (beyond the time budget, or
+/// an extension the target does not offer): such a step counts as skipped.
+fn skip_reason(text: &str) -> Option<&str> {
+    text.strip_prefix(BUDGET_SKIP)
+        .or_else(|| text.starts_with(NOT_OFFERED).then_some(text))
+}
+
+/// The verdict of a scenario as it finishes, before any writer has seen its events.
+pub fn verdict_of(finished: &event::ScenarioFinished) -> Verdict {
+    match finished {
+        event::ScenarioFinished::StepPassed => Verdict::Passed,
+        event::ScenarioFinished::StepSkipped => Verdict::Skipped,
+        event::ScenarioFinished::StepFailed(_, _, StepError::Panic(info))
+            if skip_reason(&panic_text(info)).is_some() =>
+        {
+            Verdict::Skipped
+        }
+        event::ScenarioFinished::StepFailed(..) | event::ScenarioFinished::BeforeHookFailed(_) => {
+            Verdict::Failed
+        }
+    }
+}
+
 /// Records every scenario's outcome into [`Collected`].
 #[derive(Debug)]
 pub struct Recorder {
@@ -303,10 +326,7 @@ impl<Wr> Reclassify<Wr> {
     ) -> Step<TenderWorld> {
         if let Step::Failed(_, _, _, StepError::Panic(info)) = &ev {
             let text = panic_text(info);
-            let reason = text
-                .strip_prefix(BUDGET_SKIP)
-                .or_else(|| text.starts_with(NOT_OFFERED).then_some(text.as_str()));
-            if let Some(reason) = reason {
+            if let Some(reason) = skip_reason(&text) {
                 lock(&self.shared)
                     .skip_reasons
                     .insert((file_of(feature), step.position.line), reason.to_owned());

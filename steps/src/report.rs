@@ -26,7 +26,11 @@ pub struct RunReport {
     pub tags: Option<String>,
     /// Which set of features ran, with its digest.
     pub features: String,
+    /// Whether tenders carried the sandbox acceleration fields, and what the target made of them.
+    pub acceleration: String,
     pub strict: bool,
+    /// Every selected scenario must have been checked: a skipped one fails the run.
+    pub fail_on_skip: bool,
     pub elapsed_seconds: f64,
     pub scenarios: Vec<ScenarioOutcome>,
     pub parsing_errors: Vec<String>,
@@ -72,7 +76,7 @@ impl RunReport {
 
     /// Certified: every selected `@spec` scenario passed (and, with `--strict`, every
     /// `@upstream` one), no exchange of any scenario broke a rule of the spec, the features
-    /// parsed, and something ran at all.
+    /// parsed, and something ran at all; with `--fail-on-skip`, nothing was skipped.
     pub fn certified(&self) -> bool {
         let spec = self.counts_of(Class::Spec);
         let upstream = self.counts_of(Class::Upstream);
@@ -81,6 +85,7 @@ impl RunReport {
             && self.blocking_failures().next().is_none()
             && spec.skipped == 0
             && (!self.strict || upstream.skipped == 0)
+            && (!self.fail_on_skip || self.counts().skipped == 0)
     }
 
     /// Failed scenarios that count against certification: every failure but an advisory
@@ -105,8 +110,10 @@ impl RunReport {
             format!(
                 "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures below."
             )
-        } else {
+        } else if self.counts_of(Class::Spec).skipped > 0 || self.strict {
             "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips below.".to_owned()
+        } else {
+            "**Not certified**: nothing failed, but with `--fail-on-skip` every selected scenario must be checked, and some were skipped; see the skips below.".to_owned()
         }
     }
 
@@ -265,6 +272,12 @@ impl RunReport {
         };
         let _ = writeln!(md, "| Features | {} |", self.features);
         let _ = writeln!(md, "| Time moved by | {clock} |");
+        // The reason may quote the target's answer; a `|` in it would end the table cell.
+        let _ = writeln!(
+            md,
+            "| Acceleration | {} |",
+            self.acceleration.replace('|', "\\|")
+        );
         let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
         let _ = writeln!(
             md,
@@ -509,7 +522,9 @@ mod tests {
             other: "broker1".into(),
             tags: None,
             features: "built-in set".into(),
+            acceleration: "none asked for".into(),
             strict: false,
+            fail_on_skip: false,
             elapsed_seconds: 0.0,
             scenarios,
             parsing_errors: Vec::new(),
@@ -542,6 +557,22 @@ mod tests {
             ),
         ]);
         assert!(run.certified());
+    }
+
+    #[test]
+    fn with_fail_on_skip_an_advisory_skip_withholds_the_certificate() {
+        let mut skipped = outcome(Class::Upstream, &["upstream"], None);
+        skipped.verdict = Verdict::Skipped;
+        skipped.skip_reason = Some("the auction: due in 50000 s".into());
+        let mut run = report(vec![outcome(Class::Spec, &["spec"], None), skipped]);
+        assert!(run.certified());
+        run.fail_on_skip = true;
+        assert!(!run.certified());
+        assert!(
+            run.verdict().contains("--fail-on-skip"),
+            "{}",
+            run.verdict()
+        );
     }
 
     #[test]

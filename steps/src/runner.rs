@@ -17,10 +17,12 @@ use futures::FutureExt as _;
 use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 
 use crate::{
+    acceleration::Acceleration,
     feature_set::FeatureSet,
-    outcome::{Reclassify, Recorder, Shared},
+    outcome::{Reclassify, Recorder, Shared, verdict_of},
+    progress::Progress,
     report::RunReport,
-    settings::Settings,
+    settings::{LiveOutput, Settings},
     target::{ClockMode, Target},
     world::TenderWorld,
 };
@@ -97,7 +99,7 @@ pub async fn certify<Custom: clap::Args>(
         "tender-certify: seed {seed} (reproduce with --seed {seed} or TENDER_CERTIFY_SEED={seed})"
     );
     let features = FeatureSet::choose(settings.features.as_deref())?;
-    let target = Arc::new(Target::probe(settings, seed).await?);
+    let mut target = Target::probe(settings, seed).await?;
     let mode = target.clock;
     println!(
         "tender-certify: target {} ({})",
@@ -107,6 +109,12 @@ pub async fn certify<Custom: clap::Args>(
             ClockMode::RealTime => "no clock control API: waiting in real time",
         }
     );
+    if target.acceleration != Acceleration::Off {
+        println!(
+            "tender-certify: acceleration: {}",
+            target.acceleration.describe().replace('`', "")
+        );
+    }
     println!(
         "tender-certify: features: {}",
         features.describe().replace('`', "")
@@ -118,26 +126,6 @@ pub async fn certify<Custom: clap::Args>(
         .and_then(|d| d.format(&Rfc3339).ok())
         .unwrap_or_default();
     let started = Instant::now();
-
-    let shared = Shared::default();
-    let progress: Out = if settings.progress {
-        Box::new(io::stdout())
-    } else {
-        Box::new(io::sink())
-    };
-    let writer: CertifyWriter = Reclassify::new(
-        writer::Basic::raw(progress, Coloring::Auto, 0)
-            .summarized()
-            .tee::<TenderWorld, _>(writer::JUnit::for_tee(
-                output(settings.junit.as_deref())?,
-                0,
-            ))
-            .tee::<TenderWorld, _>(writer::Json::for_tee(output(settings.json.as_deref())?))
-            .tee::<TenderWorld, _>(Recorder::new(shared.clone()))
-            .normalized(),
-        shared.clone(),
-    )
-    .fail_on_skipped();
 
     // `--tags` on the command line wins over the settings; both end in one filter.
     let tags = match opts.tags_filter.take() {
@@ -152,7 +140,38 @@ pub async fn certify<Custom: clap::Args>(
     };
     let tags_text = tags.as_ref().map(tag_expression);
 
+    if settings.progress == LiveOutput::Bar {
+        let total: usize = features
+            .scenarios(tags.as_ref(), opts.re_filter.as_ref())?
+            .iter()
+            .map(|s| s.runs)
+            .sum();
+        target.progress = Arc::new(Progress::on_terminal(total));
+    }
+    let target = Arc::new(target);
+
+    let shared = Shared::default();
+    let steps: Out = if settings.progress == LiveOutput::Steps {
+        Box::new(io::stdout())
+    } else {
+        Box::new(io::sink())
+    };
+    let writer: CertifyWriter = Reclassify::new(
+        writer::Basic::raw(steps, Coloring::Auto, 0)
+            .summarized()
+            .tee::<TenderWorld, _>(writer::JUnit::for_tee(
+                output(settings.junit.as_deref())?,
+                0,
+            ))
+            .tee::<TenderWorld, _>(writer::Json::for_tee(output(settings.json.as_deref())?))
+            .tee::<TenderWorld, _>(Recorder::new(shared.clone()))
+            .normalized(),
+        shared.clone(),
+    )
+    .fail_on_skipped();
+
     let hook_target = target.clone();
+    let progress = target.progress.clone();
     let cucumber = TenderWorld::cucumber()
         .before(move |feature, rule, scenario, world| {
             let tags: Vec<String> = feature
@@ -163,6 +182,19 @@ pub async fn certify<Custom: clap::Args>(
                 .cloned()
                 .collect();
             world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
+            async {}.boxed_local()
+        })
+        .after(move |feature, _, scenario, finished, _| {
+            let file = feature
+                .path
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            progress.finished(
+                verdict_of(finished),
+                &format!("{file}:{} {}", scenario.position.line, scenario.name),
+            );
             async {}.boxed_local()
         })
         // `@serial` runs alone: moving a shared clock, or changing what the whole target does
@@ -192,6 +224,7 @@ pub async fn certify<Custom: clap::Args>(
         })
         .await;
 
+    target.progress.clear();
     let collected = std::mem::take(
         &mut *shared
             .lock()
@@ -217,7 +250,9 @@ pub async fn certify<Custom: clap::Args>(
         other: target.other.name.clone(),
         tags: tags_text,
         features: features.describe(),
+        acceleration: target.acceleration.describe(),
         strict: settings.strict,
+        fail_on_skip: settings.fail_on_skip,
         elapsed_seconds: started.elapsed().as_secs_f64(),
         scenarios: collected.scenarios,
         parsing_errors: collected.parsing_errors,

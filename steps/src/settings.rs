@@ -67,10 +67,29 @@ pub struct Settings {
     pub tags: Option<String>,
     /// Without a clock control API: length of each period of a tender that must move in time.
     pub period: Duration,
-    /// Without a clock control API: how long to wait past a due date for the target to act.
+    /// Without a clock control API: the longest wait for one date. A date further away than
+    /// this on the target's clock is not waited for, and the target gets this long past a date
+    /// to act.
     pub wait_budget: Duration,
-    /// Print cucumber's live progress (off in tests that run the harness many times).
-    pub progress: bool,
+    /// Without a clock control API: ask the target to compute its durations N times shorter,
+    /// with upstream's sandbox fields on every tender the run creates.
+    pub accelerator: Option<u32>,
+    /// A scenario that could not be checked (beyond the time budget, or of an extension the
+    /// target does not offer) fails the run.
+    pub fail_on_skip: bool,
+    /// What the run shows while it goes.
+    pub progress: LiveOutput,
+}
+
+/// What a run shows while it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveOutput {
+    /// Cucumber's step-by-step output (logs, files).
+    Steps,
+    /// One status line: scenarios done of the total and the dates being waited for (a terminal).
+    Bar,
+    /// Nothing (tests that run the harness many times).
+    Off,
 }
 
 impl Settings {
@@ -88,8 +107,10 @@ impl Settings {
             features: None,
             tags: None,
             period: Duration::from_secs(4),
-            wait_budget: Duration::from_secs(20),
-            progress: true,
+            wait_budget: Duration::from_secs(60),
+            accelerator: None,
+            fail_on_skip: false,
+            progress: LiveOutput::Steps,
         }
     }
 }

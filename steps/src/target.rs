@@ -1,12 +1,14 @@
 //! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
 //! brokers, and how time can be moved there.
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use reqwest::Client;
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::{
+    acceleration::{self, Acceleration},
+    progress::Progress,
     settings::{Broker, Settings},
     timestamps,
 };
@@ -37,11 +39,15 @@ pub struct Target {
     pub period: Duration,
     pub wait_budget: Duration,
     pub seed: u64,
+    /// Whether tenders carry upstream's sandbox acceleration fields, and why.
+    pub acceleration: Acceleration,
+    /// Where waits in real time are shown while they last.
+    pub progress: Arc<Progress>,
 }
 
 impl Target {
-    /// Probes the target once: is it reachable, does it offer the clock control API, and how far
-    /// is its clock from ours.
+    /// Probes the target once: is it reachable, does it offer the clock control API, how far is
+    /// its clock from ours, and (when asked for) does it take the sandbox acceleration fields.
     pub async fn probe(settings: &Settings, seed: u64) -> Result<Target, String> {
         let client = Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -60,6 +66,8 @@ impl Target {
             period: settings.period,
             wait_budget: settings.wait_budget,
             seed,
+            acceleration: Acceleration::Off,
+            progress: Arc::new(Progress::hidden()),
         };
         // A target started just before the run may still be binding its socket.
         let mut attempts = 0;
@@ -91,6 +99,11 @@ impl Target {
         if target.clock_now().await.is_ok() {
             target.clock = ClockMode::ControlApi;
         }
+        target.acceleration = match (settings.accelerator, target.clock) {
+            (None, _) => Acceleration::Off,
+            (Some(factor), ClockMode::ControlApi) => Acceleration::NotNeeded { factor },
+            (Some(factor), ClockMode::RealTime) => acceleration::probe(&target, factor).await,
+        };
         Ok(target)
     }
 

@@ -117,6 +117,7 @@ impl TenderWorld {
         let started = Instant::now();
         // Guards against a target whose Date header stands still.
         let local_limit = (deadline - start_now).max(Duration::ZERO) + Duration::seconds(5);
+        let _shown = target.progress.waiting(self.scenario_name(), what, due);
         loop {
             self.refresh_tender().await?;
             if done(&self.tender()?.data) {
@@ -165,6 +166,7 @@ impl TenderWorld {
                 // The local clock only guards against a target whose Date header stands still.
                 let started = Instant::now();
                 let local_limit = target.wait_budget + std::time::Duration::from_secs(5);
+                let _shown = target.progress.waiting(self.scenario_name(), what, due);
                 while target.now().await? <= due {
                     if started.elapsed() > local_limit {
                         return Err(format!(
@@ -203,7 +205,18 @@ impl TenderWorld {
             .or_else(|_| self.tender_instant("/tenderPeriod/endDate"))?;
         let target = self.target()?;
         if target.clock == ClockMode::RealTime {
-            return self.wait_for(start, "the auction", in_auction).await;
+            // Once it runs, an auction's planned end is the tender's next_check, when shown.
+            let end = self
+                .tender_instant("/next_check")
+                .ok()
+                .filter(|end| *end > start);
+            return match end {
+                Some(end) => {
+                    self.wait_for(end, "the end of the auction", in_auction)
+                        .await
+                }
+                None => self.wait_for(start, "the auction", in_auction).await,
+            };
         }
         // The auction's length is the target's business: step an hour at a time, two days at most.
         let mut at = start;

@@ -59,6 +59,8 @@ pub struct Record {
 pub struct TenderWorld {
     target: Option<Arc<Target>>,
     tags: Vec<String>,
+    /// `Feature: scenario`, for the waits shown while the run goes.
+    scenario: String,
     pub fakes: Fakes,
     /// The last exchange with the target.
     pub last: Option<Exchange>,
@@ -90,6 +92,7 @@ impl TenderWorld {
         TenderWorld {
             target: None,
             tags: Vec::new(),
+            scenario: String::new(),
             fakes: Fakes::new(0),
             last: None,
             body: Value::Null,
@@ -117,6 +120,12 @@ impl TenderWorld {
         self.fakes = Fakes::new(target.seed ^ hasher.finish());
         self.target = Some(target);
         self.tags = tags.to_vec();
+        self.scenario = format!("{feature}: {scenario}");
+    }
+
+    /// `Feature: scenario` of the scenario this World runs.
+    pub fn scenario_name(&self) -> &str {
+        &self.scenario
     }
 
     pub fn target(&self) -> Result<Arc<Target>, String> {
@@ -269,6 +278,15 @@ impl TenderWorld {
         } else {
             target.url(path_and_query)
         };
+        let payload = match payload {
+            Payload::Json(mut body)
+                if method == Method::POST && creates_a_tender(path_and_query) =>
+            {
+                target.acceleration.add_to(&mut body);
+                Payload::Json(body)
+            }
+            other => other,
+        };
         let mut request = target.client.request(method.clone(), &url);
         let mut sent = SentRequest {
             method: method.to_string(),
@@ -376,16 +394,22 @@ impl TenderWorld {
         self.target()?.now().await
     }
 
-    /// End dates for a new tender's periods, from the target's now: days long, or seconds long
-    /// when the scenario must wait for them in real time.
+    /// End dates for a new tender's periods, from the target's now: a week each, or seconds
+    /// long when the scenario must wait for them in real time. With an accelerator they stay
+    /// the week the target's compressed durations (stand-stills of days) fit in, compressed
+    /// the same (never shorter than `--period`).
     pub async fn period_ends(&self) -> Result<(OffsetDateTime, OffsetDateTime), String> {
         let target = self.target()?;
         let now = target.now().await?;
+        let week = Duration::days(7);
         if target.clock == ClockMode::RealTime && self.has_tag("clock") {
-            let step = Duration::try_from(target.period).map_err(|e| e.to_string())?;
+            let mut step = Duration::try_from(target.period).map_err(|e| e.to_string())?;
+            if let Some(factor) = target.acceleration.factor() {
+                step = step.max(week / factor);
+            }
             Ok((now + step, now + step * 2))
         } else {
-            Ok((now + Duration::days(7), now + Duration::days(14)))
+            Ok((now + week, now + week * 2))
         }
     }
 
@@ -437,6 +461,11 @@ impl TenderWorld {
             .and_then(timestamps::parse)
             .ok_or_else(|| format!("the tender's {pointer} is not a timestamp: {value}"))
     }
+}
+
+/// Whether a request to `path_and_query` creates a tender (when it is a POST).
+fn creates_a_tender(path_and_query: &str) -> bool {
+    path_and_query.split('?').next() == Some("/api/2.3/tenders")
 }
 
 /// The start of a response body, for one-line messages.

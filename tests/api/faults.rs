@@ -3,8 +3,6 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tender_registry::Settings;
 
@@ -552,52 +550,77 @@ async fn without_testing_there_is_no_fault_api() {
     }
 }
 
-/// Log lines written on this thread (the test's runtime runs the server on it too).
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
+/// Read from the server binary's own output, as an operator reads it: a subscriber set for one
+/// test thread can miss events that other test threads' callsites registered first.
 #[tokio::test]
 async fn the_log_line_of_a_faulted_request_names_the_rule() {
-    let log = Captured::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let s = TestServer::start().await;
-    let stored = fault(
-        &s,
-        "broker",
-        json!({"match": {"path": "/api/2.3/spore"}, "fault": "error-before-commit"}),
-    )
-    .await;
-    let id = stored["id"].as_str().unwrap_or_default();
-    assert_eq!(
-        s.get("/api/2.3/spore").broker("broker").send().await.status,
-        503
-    );
-    assert_eq!(
-        s.get("/api/2.3/spore").broker("broker").send().await.status,
-        200
-    );
-    let text = String::from_utf8_lossy(&log.0.lock().expect("log buffer")).into_owned();
-    let spore: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("path=/api/2.3/spore"))
-        .collect();
-    assert_eq!(spore.len(), 2, "{text}");
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tender-registry"))
+        .args(["--testing", "--listen", "127.0.0.1:0", "--log", "info"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server binary starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next_line = |what: &str| -> String {
+        lines
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no log line {what}"))
+    };
+    let base = loop {
+        let line = next_line("saying where the server listens");
+        if let Some(at) = line.find("address=") {
+            let rest = &line[at + "address=".len()..];
+            break rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+        }
+    };
+    let client = reqwest::Client::new();
+    let r = client
+        .post(format!("{base}/testing/faults"))
+        .basic_auth("broker", Some(""))
+        .json(
+            &json!({"data": {"match": {"path": "/api/2.3/spore"}, "fault": "error-before-commit"}}),
+        )
+        .send()
+        .await
+        .expect("rule set");
+    assert_eq!(r.status(), 201);
+    let stored: Value = r.json().await.expect("rule as JSON");
+    let id = stored["data"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    for expected in [503, 200] {
+        let r = client
+            .get(format!("{base}/api/2.3/spore"))
+            .basic_auth("broker", Some(""))
+            .send()
+            .await
+            .expect("spore answered");
+        assert_eq!(r.status(), expected);
+    }
+    let mut spore = Vec::new();
+    while spore.len() < 2 {
+        let line = next_line("for each request to the spore");
+        if line.contains("path=/api/2.3/spore") {
+            spore.push(line);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
     assert!(
         spore[0].contains("status=503")
             && spore[0].contains(&format!("fault_rule={id}"))

@@ -366,6 +366,54 @@ async fn sandbox_fields_exist_only_in_testing_mode() {
     );
 }
 
+/// `--sandbox`: the acceleration fields are taken and shown, faults on demand hit only the
+/// caller's own requests, and there is no clock control API.
+#[tokio::test]
+async fn a_sandbox_accelerates_without_a_clock_api() {
+    let s = TestServer::start_with(tender_registry::Settings {
+        sandbox: true,
+        ..Default::default()
+    })
+    .await;
+    let clock = s.get("/testing/clock").send().await;
+    assert_eq!(
+        (clock.status, clock.error().1),
+        (404, "not_found".to_string())
+    );
+    let date = clock.header("date").expect("a Date header").to_string();
+    let now = time::OffsetDateTime::parse(&date, &time::format_description::well_known::Rfc2822)
+        .expect("an HTTP date")
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("formatted");
+    let mut body = tender_body(&now, 1, 4);
+    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+    body["submissionMethodDetails"] = json!("quick");
+    let (_, _, tender) = s.create(body).await;
+    assert_eq!(
+        (
+            &tender["procurementMethodDetails"],
+            &tender["submissionMethodDetails"]
+        ),
+        (&json!("quick, accelerator=1440"), &json!("quick"))
+    );
+
+    let rule = json!({"match": {"path": "/api/2.3/tenders"}, "fault": "delay", "delay_ms": 1});
+    let anyone = s.post("/testing/faults").data(rule.clone()).send().await;
+    assert_eq!(anyone.status, 403, "no rule for everyone: {}", anyone.text);
+    let own = s
+        .post("/testing/faults")
+        .broker("broker1")
+        .data(rule)
+        .send()
+        .await;
+    assert_eq!(
+        (own.status, &own.body["data"]["match"]["broker"]),
+        (201, &json!("broker1")),
+        "{}",
+        own.text
+    );
+}
+
 #[tokio::test]
 async fn tender_ids_count_per_day_drafts_included() {
     let s = TestServer::start().await;

@@ -78,7 +78,7 @@ async fn certify(
     let mut settings = tender_certify::Settings::new(base_url.to_owned());
     settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
     settings.tags = Some(tags.to_owned());
-    settings.progress = false;
+    settings.progress = tender_certify::LiveOutput::Off;
     settings.report = Some(dir.path().join("report.md"));
     configure(&mut settings);
     let report = tender_certify::certify(&settings, CucumberOpts::default())

@@ -115,6 +115,7 @@ impl RunReport {
             ),
             ("Features", code_spans(&escape(&self.features))),
             ("Time moved by", escape(clock)),
+            ("Acceleration", code_spans(&escape(&self.acceleration))),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (
                 "Brokers",

@@ -1,0 +1,96 @@
+//! The real-time path end to end, in short: the harness with an accelerator against the built-in
+//! server in sandbox mode (acceleration fields, no clock control API) certifies an auction, an
+//! award's stand-still and completion, and claims settling after their stand-still, all by
+//! waiting on the dates the server announces, with nothing skipped. CI's run of the whole
+//! suite this way is in `.ci/run`.
+use std::time::Duration;
+
+use tender_certify::{LiveOutput, outcome::Verdict};
+use tender_registry::{Application, Settings};
+
+/// A week of server durations in two seconds, so the run's tenders live a few seconds.
+const ACCELERATOR: u32 = 7 * 24 * 3600 / 2;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped() {
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        sandbox: true,
+        quick_auction_seconds: 2,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let mut harness = tender_certify::Settings::new(app.base_url());
+    let server = app.spawn();
+    harness.progress = LiveOutput::Off;
+    harness.accelerator = Some(ACCELERATOR);
+    harness.fail_on_skip = true;
+    harness.period = Duration::from_secs(2);
+    harness.wait_budget = Duration::from_secs(20);
+    harness.tags = Some(
+        "(@auction and @upstream) or @stand-still or (@awarding and @upstream) or (@claims and @clock)"
+            .into(),
+    );
+    let report = tender_certify::certify(&harness, tender_certify::CucumberOpts::default())
+        .await
+        .unwrap();
+    server.stop().await;
+
+    assert!(
+        report.acceleration.contains("taken and applied"),
+        "{}",
+        report.acceleration
+    );
+    let unchecked: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != Verdict::Passed)
+        .map(|s| format!("{}:{} {:?} {:?}", s.file, s.line, s.verdict, s.skip_reason))
+        .collect();
+    assert!(unchecked.is_empty(), "{unchecked:#?}");
+    for (file, line) in [
+        ("auction.feature", 25),
+        ("award_and_contract.feature", 60),
+        ("award_and_contract.feature", 87),
+        ("claims.feature", 44),
+    ] {
+        assert!(
+            report
+                .scenarios
+                .iter()
+                .any(|s| s.file == file && s.line == line),
+            "{file}:{line} ran"
+        );
+    }
+    assert!(report.certified(), "{}", report.terminal_summary());
+}
+
+/// A target that refuses the sandbox fields (the server without `--sandbox` answers 422) is
+/// told apart by the probe tender: the run says why and creates its tenders without them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_that_refuses_the_fields_is_certified_without_them() {
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let mut harness = tender_certify::Settings::new(app.base_url());
+    let server = app.spawn();
+    harness.progress = LiveOutput::Off;
+    harness.accelerator = Some(ACCELERATOR);
+    harness.tags = Some("@conventions and @ep-create and @spec".into());
+    let report = tender_certify::certify(&harness, tender_certify::CucumberOpts::default())
+        .await
+        .unwrap();
+    server.stop().await;
+
+    assert!(
+        report.acceleration.contains("not used") && report.acceleration.contains("Rogue field"),
+        "{}",
+        report.acceleration
+    );
+    assert!(!report.scenarios.is_empty());
+    assert!(report.certified(), "{}", report.terminal_summary());
+}
