@@ -1,5 +1,5 @@
 //! Every feature against the built-in server, started in-process on an ephemeral port with the
-//! testing facilities (clock control API) on; `@pending` scenarios only when selected. The run fails on any failed, skipped or undefined
+//! testing facilities (clock control API) on. The run fails on any failed, skipped or undefined
 //! step, `@upstream` scenarios included, and ends with a plain `acceptance: N passed, N failed`
 //! line. Cucumber options can follow `--`: `cargo test --test acceptance -- --tags @bids`; the
 //! printed seed is reproduced with `TENDER_CERTIFY_SEED=N cargo test --test acceptance`.
@@ -29,11 +29,6 @@ async fn main() -> ExitCode {
         env!("CARGO_MANIFEST_DIR"),
         "/features"
     )));
-    // `@pending` scenarios state behaviour the built-in server does not have yet; they run
-    // only when asked for: `cargo test --test acceptance -- --tags @pending`.
-    if opts.tags_filter.is_none() {
-        harness.tags = Some("not @pending".into());
-    }
     harness.seed = std::env::var("TENDER_CERTIFY_SEED")
         .ok()
         .and_then(|s| s.parse().ok());
