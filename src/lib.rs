@@ -7,6 +7,7 @@ pub mod api;
 pub mod clock;
 pub mod domain;
 pub mod faults;
+pub mod files;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
@@ -16,8 +17,9 @@ pub use settings::Settings;
 use api::App;
 use api::auth::Brokers;
 use clock::Clock;
-use domain::document::Signer;
 use domain::time::Zone;
+use files::Files;
+use files::signing::Signer;
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
 use salvo::server::ServerHandle;
@@ -86,6 +88,16 @@ impl Application {
             .await
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
+        let (signer, files) = match &settings.data_dir {
+            None => (Signer::generate()?, Files::in_memory()),
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                (
+                    Signer::load_or_create(&dir.join("signing.key"))?,
+                    Files::in_dir(&dir.join("documents"))?,
+                )
+            }
+        };
         let app = App {
             store: Arc::new(Store::new(zone, quick_auction)),
             clock: Arc::new(clock),
@@ -95,7 +107,10 @@ impl Application {
             sandbox: settings.testing || settings.sandbox,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
-            signer: Signer::generate(),
+            max_upload: settings.max_upload,
+            signer,
+            files: Arc::new(files),
+            refuse_foreign_documents: settings.refuse_foreign_documents,
             faults: faults::Faults::new(),
         };
         Ok(Application {

@@ -54,6 +54,17 @@ struct Cli {
     /// run. Move it on with POST /testing/clock.
     #[arg(long, env = "TENDER_CLOCK_START")]
     clock_start: Option<String>,
+    /// Directory for data that survives a restart: uploaded files (under `documents/`) and
+    /// the key that signs their addresses. Without it everything is kept in memory.
+    #[arg(long, env = "TENDER_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Largest file a document upload may carry, in bytes.
+    #[arg(long, env = "TENDER_MAX_UPLOAD", default_value_t = 50 * 1024 * 1024)]
+    max_upload: usize,
+    /// Accept document addresses of the embedded document service only (upstream's 403
+    /// "Can add document only from document service." for any other address).
+    #[arg(long, env = "TENDER_REFUSE_FOREIGN_DOCUMENTS")]
+    refuse_foreign_documents: bool,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -91,6 +102,9 @@ async fn main() -> ExitCode {
         max_body: cli.max_body,
         quick_auction_seconds: cli.quick_auction_seconds,
         clock_start,
+        data_dir: cli.data_dir,
+        max_upload: cli.max_upload,
+        refuse_foreign_documents: cli.refuse_foreign_documents,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

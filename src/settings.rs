@@ -18,6 +18,11 @@ pub struct Settings {
     /// Start the clock frozen at this moment instead of the wall clock's now (needs `testing`:
     /// only the clock control API can move it on).
     pub clock_start: Option<OffsetDateTime>,
+    pub data_dir: Option<std::path::PathBuf>,
+    /// The largest file an upload may carry, in bytes.
+    pub max_upload: usize,
+    /// Refuse document addresses that are not the embedded document service's.
+    pub refuse_foreign_documents: bool,
 }
 
 impl Default for Settings {
@@ -32,6 +37,9 @@ impl Default for Settings {
             max_body: 10 * 1024 * 1024,
             quick_auction_seconds: 30,
             clock_start: None,
+            data_dir: None,
+            max_upload: 50 * 1024 * 1024,
+            refuse_foreign_documents: false,
         }
     }
 }

@@ -163,6 +163,11 @@ fn preload_periods() -> Periods {
 }
 
 /// A preloaded tender.
+/// The case of a tender read with documents on it.
+const DOCUMENTED: &str = "GET tender with ten documents";
+const DOCUMENTS_PER_TENDER: usize = 10;
+const DOCUMENTED_TENDERS: usize = 1000;
+
 #[derive(Clone, Debug)]
 struct Held {
     id: String,
@@ -424,6 +429,51 @@ impl Bench {
     fn held_tenders(&self) -> Arc<Vec<Held>> {
         Arc::new(self.held.clone())
     }
+
+    /// Gives up to [`DOCUMENTED_TENDERS`] held tenders [`DOCUMENTS_PER_TENDER`] documents
+    /// each (registered by address, as a broker's document service would hand them out);
+    /// returns their ids.
+    async fn attach_documents(&mut self) -> Result<Arc<Vec<String>>, Error> {
+        let tenders: Vec<(String, String)> = self
+            .held
+            .iter()
+            .take(DOCUMENTED_TENDERS)
+            .map(|h| (h.id.clone(), h.token.clone()))
+            .collect();
+        let owner = self.owner.clone();
+        let targets = Arc::new(tenders.clone());
+        let make = Arc::new(move |i: usize| {
+            let (id, token) = &targets[i / DOCUMENTS_PER_TENDER];
+            let body = json!({"data": {
+                "title": format!("Технічна специфікація, частина {}.pdf", i % DOCUMENTS_PER_TENDER + 1),
+                "url": format!("https://documents.example.test/get/{i:032x}"),
+                "hash": format!("md5:{i:032x}"),
+                "format": "application/pdf",
+            }});
+            Call::new(
+                Method::POST,
+                format!("/api/2.3/tenders/{id}/documents?acc_token={token}"),
+            )
+            .by(&owner)
+            .json(body.to_string())
+        });
+        let count = tenders.len() * DOCUMENTS_PER_TENDER;
+        let (_, failures, took) = load::counted(&mut self.conns, make, count, false).await;
+        if failures.count() > 0 {
+            return Err(Error::new(format!(
+                "attaching documents failed: {}",
+                failures.summary()
+            )));
+        }
+        let line = format!(
+            "attached {DOCUMENTS_PER_TENDER} documents to each of {} tenders in {:.1} s",
+            report::thousands(tenders.len() as f64),
+            took.as_secs_f64()
+        );
+        println!("{line}");
+        self.report.notes.push(line);
+        Ok(Arc::new(tenders.into_iter().map(|(id, _)| id).collect()))
+    }
 }
 
 async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
@@ -568,6 +618,20 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         }),
     )
     .await;
+
+    if b.wanted(DOCUMENTED) {
+        let documented = b.attach_documents().await?;
+        b.case(
+            DOCUMENTED,
+            Arc::new(move |rng: &mut Rng| {
+                Call::get(format!(
+                    "/api/2.3/tenders/{}",
+                    documented[rng.below(documented.len())]
+                ))
+            }),
+        )
+        .await;
+    }
 
     b.listings("").await?;
 

@@ -352,6 +352,11 @@ impl Report {
             0.8,
         ));
         goals.push(versus(
+            self.find("GET tender with ten documents"),
+            "GET tender with ten documents ≥ 0.8 × baseline",
+            0.8,
+        ));
+        goals.push(versus(
             self.find("POST tender"),
             "POST tender ≥ 0.4 × baseline",
             0.4,

@@ -36,6 +36,7 @@ fn a_quick_run_measures_every_case_without_errors() {
     for case in [
         "baseline: HEAD /api/2.3/spore",
         "GET tender",
+        "GET tender with ten documents",
         "GET listing, limit 100 @ 100",
         "opt_fields",
         "PATCH tender",

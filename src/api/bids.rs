@@ -5,6 +5,7 @@ use super::auth::{Broker, Level, presented_token};
 use super::error::ApiError;
 use super::{app, body, guard, param, reply};
 use crate::domain::bid::Bid;
+use crate::domain::document::UrlStyle;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
 use salvo::prelude::*;
@@ -85,12 +86,13 @@ pub async fn place(
     let data = body.data()?;
     broker.may_create(Level::Participation, test_mode, "bid")?;
     let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
+    let filing = app.filing(req, UrlStyle::Signed);
     let mut placed: Option<(Json, String)> = None;
     app.store.update(
         &tender_id,
         now,
         |t| {
-            let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root)?;
+            let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root, &filing)?;
             placed = Some((bid_json(bid), token));
             Ok(Change::Silent)
         },

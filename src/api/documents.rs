@@ -4,19 +4,25 @@
 //! Bid documents belong to the bid's owner, and while bids are confidential only that owner
 //! may read them; a claim's documents are written by the claimant or the tender owner, each
 //! in its turn; every other holder's documents belong to the tender owner.
+//!
+//! A document POST or PUT takes `{"data": {url, title, hash, format}}` as JSON, or the file
+//! itself as `multipart/form-data` (upstream's legacy upload): the file goes to the embedded
+//! document service and the document is registered with its address, as a JSON upload would.
 
 use super::auth::{Broker, presented_token};
 use super::error::ApiError;
-use super::{App, app, body, complaints, guard, param, reply};
+use super::upload as files_in;
+use super::{App, app, body, complaints, docservice, guard, param, reply};
 use crate::domain::Refusal;
 use crate::domain::attachments::{Holder, Stamp};
 use crate::domain::complaint::{Actor, Target};
-use crate::domain::document::UrlStyle;
+use crate::domain::document::{Filing, UrlStyle};
 use crate::domain::tender::Tender;
+use crate::files::address;
 use salvo::http::StatusCode;
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 
 fn holder(req: &Request) -> Holder {
     if let Some(complaint) = req.param::<String>("complaint_id") {
@@ -142,22 +148,31 @@ pub async fn show(
     guard::found(&app, &tender_id, exists(&holder, Some(&id)))?;
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
     let download = req.query::<String>("download");
-    let found = app
-        .store
-        .read(&tender_id, |t| -> Result<Result<Json, String>, Refusal> {
+    let found = app.store.read(
+        &tender_id,
+        |t| -> Result<Result<Json, (String, String)>, Refusal> {
             may_read(t, &holder, broker, token.as_deref(), "bid document")?;
             let doc = t.document(&holder, &id)?;
             match &download {
                 Some(key) => doc
                     .download(key)
-                    .map(|url| Err(url.to_string()))
+                    .map(|url| Err((key.clone(), url.to_string())))
                     .ok_or(Refusal::NotFound("download")),
                 None => Ok(Ok(doc.with_versions())),
             }
-        });
+        },
+    );
     match found.ok_or_else(|| ApiError::not_found("tender_id"))?? {
         Ok(view) => reply::ok(req, res, view),
-        Err(url) => {
+        Err((key, sent)) => {
+            // A file the document service holds is handed out through a temporary address;
+            // another store's address as it was sent.
+            let url = if app.files.knows(&key) {
+                let expires = app.clock.now().unix_timestamp() + docservice::TEMPORARY_SECONDS;
+                address::temporary(&app.base_url(req), &app.signer, &key, expires)
+            } else {
+                sent
+            };
             res.status_code(StatusCode::FOUND);
             let location =
                 HeaderValue::from_str(&url).map_err(|_| ApiError::not_found("download"))?;
@@ -167,32 +182,58 @@ pub async fn show(
     Ok(())
 }
 
-/// The checks every write shares, with the holder's credentials.
+/// The checks every write shares, with the holder's credentials, and the document's `data`:
+/// from a JSON body, or made from a file received in a multipart body (only once the
+/// credentials are checked).
 async fn writable(
     req: &mut Request,
     app: &App,
     holder: &Holder,
     document_id: Option<&str>,
-) -> Result<(String, body::Body, Option<Actor>), ApiError> {
+    takes_files: bool,
+) -> Result<(String, Json, Option<Actor>), ApiError> {
     let tender_id = param(req, "tender_id");
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| may_write(t, holder, b, tok);
-    let body = guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
+    let (data, body_token) = if takes_files && files_in::is_multipart(req) {
+        guard::found(app, &tender_id, exists(holder, document_id))?;
+        guard::permitted(app, req, &tender_id, None, allowed)?;
+        let (key, file) = files_in::receive(req, app, None)
+            .await
+            .map_err(files_in::as_api_upload)?;
+        let url = address::permanent(&app.base_url(req), &app.signer, &key, &file.md5);
+        let data = json!({
+            "title": file.title,
+            "format": file.format,
+            "hash": format!("md5:{}", file.md5),
+            "url": url,
+        });
+        (data, None)
+    } else {
+        if takes_files && body::check_content_type(req).is_err() {
+            guard::found(app, &tender_id, exists(holder, document_id))?;
+            return Err(files_in::no_file());
+        }
+        let body: body::Body =
+            guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
+        (body.data()?.clone(), body.token().map(str::to_string))
+    };
     let (broker, token) = (
         app.brokers.identify(req),
-        presented_token(req, body.token()),
+        presented_token(req, body_token.as_deref()),
     );
     let by = app
         .store
         .read(&tender_id, |t| writer(t, holder, broker, token.as_deref()))
         .flatten();
-    Ok((tender_id, body, by))
+    Ok((tender_id, data, by))
 }
 
-fn style<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> UrlStyle<'a> {
-    match holder {
+fn filing<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> Filing<'a> {
+    let style = match holder {
         Holder::Bid(_) => UrlStyle::Download(collection(app, req, tender_id, holder)),
-        _ => UrlStyle::Signed(&app.signer),
-    }
+        _ => UrlStyle::Signed,
+    };
+    app.filing(req, style)
 }
 
 #[handler]
@@ -203,9 +244,9 @@ pub async fn upload(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let holder = holder(req);
-    let (tender_id, body, by) = writable(req, &app, &holder, None).await?;
-    let data = body.data()?;
-    let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
+    let (tender_id, data, by) = writable(req, &app, &holder, None, true).await?;
+    let data = &data;
+    let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
     let new_id = std::cell::OnceCell::new();
     let view = app.store.update(
         &tender_id,
@@ -234,9 +275,9 @@ pub async fn replace(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, body, by) = writable(req, &app, &holder, Some(&id)).await?;
-    let data = body.data()?;
-    let (cx, now, style) = (app.cx(), app.now(), style(&app, req, &tender_id, &holder));
+    let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), true).await?;
+    let data = &data;
+    let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
     let view = app.store.update(
         &tender_id,
         now,
@@ -258,8 +299,8 @@ pub async fn describe(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, body, by) = writable(req, &app, &holder, Some(&id)).await?;
-    let data = body.data()?;
+    let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), false).await?;
+    let data = &data;
     let (cx, now) = (app.cx(), app.now());
     let view = app.store.update(
         &tender_id,

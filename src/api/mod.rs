@@ -9,6 +9,7 @@ pub mod body;
 mod cancellations;
 mod clock;
 mod complaints;
+mod docservice;
 mod documents;
 pub mod error;
 mod faults;
@@ -18,12 +19,15 @@ mod lots;
 mod questions;
 pub mod reply;
 mod tenders;
+mod upload;
 
 use crate::clock::Clock;
-use crate::domain::document::Signer;
+use crate::domain::document::{Filing, UrlStyle};
 use crate::domain::parse::Cx;
 use crate::domain::time::{Timestamp, Zone};
 use crate::faults::Faults;
+use crate::files::Files;
+use crate::files::signing::Signer;
 use crate::store::Store;
 use auth::Brokers;
 use error::ApiError;
@@ -48,7 +52,14 @@ pub struct App {
     pub sandbox: bool,
     pub public_url: Option<String>,
     pub max_body: usize,
+    /// The largest file an upload may carry, in bytes.
+    pub max_upload: usize,
+    /// The one signing key of every document address.
     pub signer: Signer,
+    /// The document service's files.
+    pub files: Arc<Files>,
+    /// Refuse document addresses of other stores.
+    pub refuse_foreign_documents: bool,
     /// Fault rules set through the fault API (with `--testing`).
     pub faults: Faults,
 }
@@ -79,6 +90,17 @@ impl App {
             "http://{}",
             host.unwrap_or_else(|| req.local_addr().to_string())
         )
+    }
+
+    /// How documents written by this request are checked and shown; the document service
+    /// is at the server's root.
+    pub fn filing(&self, req: &Request, style: UrlStyle) -> Filing<'_> {
+        Filing {
+            signer: &self.signer,
+            ds_root: self.base_url(req),
+            ds_only: self.refuse_foreign_documents,
+            style,
+        }
     }
 
     /// `{base}/api/2.3`.
@@ -241,6 +263,8 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         .get(tenders::spore)
         .head(tenders::spore);
     let mut root = Router::new()
+        .get(docservice::probe)
+        .push(docservice::router())
         .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
     if clock_api {

@@ -52,6 +52,19 @@ impl Refusal {
     }
 }
 
+impl From<document::Unfiled> for Refusal {
+    fn from(u: document::Unfiled) -> Refusal {
+        match u {
+            document::Unfiled::Invalid(p) => p.into(),
+            document::Unfiled::ForeignStore => Refusal::Forbidden {
+                location: "body",
+                name: "url",
+                description: "Can add document only from document service.".into(),
+            },
+        }
+    }
+}
+
 impl From<Problem> for Refusal {
     fn from(p: Problem) -> Refusal {
         Refusal::Invalid(p.into_fields())

@@ -7,6 +7,7 @@ mod cancellations;
 mod claims;
 mod common;
 mod conventions;
+mod docservice;
 mod documents;
 mod faults;
 mod lifecycle;

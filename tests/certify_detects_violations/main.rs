@@ -344,6 +344,53 @@ async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
     assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
 }
 
+/// A target with no document service and no multipart uploads: its root answers 404 to the
+/// service's paths, and a document POST that is not JSON is unknown to it.
+fn without_document_service(path: &str, headers: &[(String, Vec<u8>)]) -> bool {
+    let multipart = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("content-type") && v.starts_with(b"multipart/"));
+    ["/upload", "/register", "/get/"]
+        .iter()
+        .any(|p| path.starts_with(p))
+        || (multipart && path.contains("/documents"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_without_a_document_service_is_reported_as_not_offering_it() {
+    let upstream = server().await;
+    let without_ds = mutant(
+        0,
+        "/upload, /register, /get, multipart documents",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if without_document_service(&r.path, &r.headers) {
+                Route::Answer(Answer::not_found())
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &without_ds).await;
+    let (report, _) = certify(&front.base_url, "@documents", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert_eq!(
+        report.not_offered(),
+        vec![
+            "document service".to_owned(),
+            "multipart uploads".to_owned()
+        ],
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() {
     let upstream = server().await;

@@ -8,7 +8,7 @@ use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::Change;
 use crate::domain::Refusal;
-use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle, check_related};
+use crate::domain::values::document::{DocumentInput, DocumentRecord, Filing, check_related};
 use crate::domain::values::parse::{Cx, FromJson};
 use crate::domain::values::time::Timestamp;
 use serde_json::Value as Json;
@@ -222,13 +222,13 @@ impl Tender {
         data: &Json,
         cx: &Cx,
         Stamp { now, by }: Stamp,
-        style: &UrlStyle<'_>,
+        filing: &Filing<'_>,
     ) -> Result<(String, Change), Refusal> {
         let input = DocumentInput::from_json(data, cx)?;
         check_related(&input, &self.item_ids(), &self.lot_ids())?;
         self.documents_of(holder)?;
         self.document_window(holder, Action::Add, now, by)?;
-        let record = DocumentRecord::upload(input, now, style).by(holder.author(by));
+        let record = DocumentRecord::upload(input, now, filing)?.by(holder.author(by));
         let id = record.id().to_string();
         let change = self.document_change(holder);
         self.documents_of_mut(holder)?.push(record);
@@ -243,7 +243,7 @@ impl Tender {
         data: &Json,
         cx: &Cx,
         Stamp { now, by }: Stamp,
-        style: &UrlStyle<'_>,
+        filing: &Filing<'_>,
     ) -> Result<Change, Refusal> {
         self.document_author_check(holder, id, by)?;
         self.document_window(holder, Action::Update, now, by)?;
@@ -253,7 +253,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
-        record.replace(data, cx, now, style)?;
+        record.replace(data, cx, now, filing)?;
         Ok(change)
     }
 

@@ -4,7 +4,7 @@
 //! `dateModified`, and only the bid's own token reads it.
 
 use super::tender::{Tender, TenderStatus};
-use crate::domain::values::document::{DocumentInput, DocumentRecord, UrlStyle};
+use crate::domain::values::document::{DocumentInput, DocumentRecord, Filing, UrlStyle};
 use crate::domain::values::ids::{self, TokenHash};
 use crate::domain::values::item::Feature;
 use crate::domain::values::merge::merge;
@@ -305,6 +305,7 @@ impl Tender {
         now: Timestamp,
         owner: &str,
         api_root: &str,
+        filing: &Filing<'_>,
     ) -> Result<(&Bid, String), Refusal> {
         let mut o = Obj::new(data, cx, "Bid")?;
         o.skip(&READ_ONLY);
@@ -333,15 +334,15 @@ impl Tender {
         self.tendering_window(now, "add")?;
         self.check_lots_active(&lot_values, "add")?;
         let id = ids::new_id();
-        let style = UrlStyle::Download(format!(
+        let filing = filing.showing(UrlStyle::Download(format!(
             "{api_root}/tenders/{}/bids/{id}/documents",
             self.id
-        ));
+        )));
         let documents = documents
             .unwrap_or_default()
             .into_iter()
-            .map(|d| DocumentRecord::upload(d, now, &style))
-            .collect();
+            .map(|d| DocumentRecord::upload(d, now, &filing))
+            .collect::<Result<_, _>>()?;
         let (token, token_hash) = ids::new_token();
         self.bids.push(Bid {
             id,

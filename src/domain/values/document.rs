@@ -1,17 +1,19 @@
 //! Documents of a tender, a bid, an award, a contract or a cancellation, with their versions.
 //!
-//! The client uploads the file to an external store and registers it here by URL. The stored
-//! address is never shown as sent: tender documents show it signed with the server's key, bid
-//! documents show a download address under the service's own path that redirects to it.
+//! The client uploads the file to the document service (or another store) and registers it
+//! here by URL, or sends the file itself, which goes to the document service first. An address
+//! of the service is checked on the way in; public documents show the service's permanent
+//! signed address (another store's address is shown endorsed with the same key), bid documents
+//! show a download address under the service's own path that redirects to it.
 
 use super::ids;
 use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
-use hmac::{Hmac, KeyInit, Mac};
+use crate::files::address;
+use crate::files::signing::Signer;
 use serde::{Serialize, Serializer};
 use serde_json::Value as Json;
-use sha2::Sha256;
 
 pub const DOCUMENT_TYPES: [&str; 29] = [
     "tenderNotice",
@@ -164,49 +166,66 @@ impl FromJson for DocumentInput {
 
 /// How a document's address is shown.
 #[derive(Debug, Clone)]
-pub enum UrlStyle<'a> {
-    /// The stored address with `Signature` and `KeyID` from the server key.
-    Signed(&'a Signer),
+pub enum UrlStyle {
+    /// The document service's permanent signed address.
+    Signed,
     /// `{prefix}/{document id}?download={key}`: the service's own download address.
     Download(String),
 }
 
-/// Signs document addresses with a key the server makes at start.
-#[derive(Debug, Clone)]
-pub struct Signer {
-    key: Vec<u8>,
-    key_id: String,
+/// Why a document's address was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unfiled {
+    /// A field problem (422), the document service's address checks among them.
+    Invalid(Problem),
+    /// Another store's address where only the document service's are accepted (403).
+    ForeignStore,
 }
 
-impl Signer {
-    pub fn generate() -> Signer {
-        let key = format!("{}{}", ids::new_id(), ids::new_id()).into_bytes();
-        let key_id = ids::new_id()[..8].to_string();
-        Signer { key, key_id }
+impl From<Problem> for Unfiled {
+    fn from(p: Problem) -> Unfiled {
+        Unfiled::Invalid(p)
+    }
+}
+
+/// Where documents' files are and how their addresses are checked and shown: the one path
+/// every document of every holder takes.
+#[derive(Debug, Clone)]
+pub struct Filing<'a> {
+    pub signer: &'a Signer,
+    /// The document service's root: its addresses are `{ds_root}/get/{key}`.
+    pub ds_root: String,
+    /// Refuse addresses of other stores.
+    pub ds_only: bool,
+    pub style: UrlStyle,
+}
+
+impl Filing<'_> {
+    pub fn showing(&self, style: UrlStyle) -> Self {
+        Filing {
+            style,
+            ..self.clone()
+        }
     }
 
-    fn signature(&self, message: &str) -> String {
-        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) else {
-            return String::new();
+    /// The download key of a sent address (the service's key for its own addresses) and the
+    /// address to show.
+    fn resolve(&self, id: &str, url: &str, hash: &str) -> Result<(String, String), Unfiled> {
+        let held = address::check(url, hash, &self.ds_root, self.signer)
+            .map_err(|f| Problem::field("url", Problem::msg(f.message())))?;
+        if held.is_none() && self.ds_only {
+            return Err(Unfiled::ForeignStore);
+        }
+        let key = held.clone().unwrap_or_else(ids::new_id);
+        let shown = match (&self.style, held) {
+            (UrlStyle::Download(prefix), _) => format!("{prefix}/{id}?download={key}"),
+            (UrlStyle::Signed, Some(key)) => {
+                let md5 = hash.strip_prefix("md5:").unwrap_or_default();
+                address::permanent(&self.ds_root, self.signer, &key, &md5.to_ascii_lowercase())
+            }
+            (UrlStyle::Signed, None) => address::endorsed(url, hash, self.signer),
         };
-        mac.update(message.as_bytes());
-        mac.finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
-    /// `url` with its `Signature` and `KeyID` query parameters replaced by the server's.
-    pub fn sign(&self, url: &str, key: &str, hash: &str) -> String {
-        let (base, query) = url.split_once('?').unwrap_or((url, ""));
-        let kept = form_urlencoded::parse(query.as_bytes())
-            .filter(|(k, _)| k != "Signature" && k != "KeyID");
-        let mut out = form_urlencoded::Serializer::new(String::new());
-        out.extend_pairs(kept);
-        out.append_pair("Signature", &self.signature(&format!("{key}\0{hash}")));
-        out.append_pair("KeyID", &self.key_id);
-        format!("{base}?{}", out.finish())
+        Ok((key, shown))
     }
 }
 
@@ -278,15 +297,11 @@ impl Document {
         input: DocumentInput,
         published: Timestamp,
         now: Timestamp,
-        style: &UrlStyle<'_>,
-    ) -> Document {
-        let key = ids::new_id();
+        filing: &Filing<'_>,
+    ) -> Result<Document, Unfiled> {
         let (meta, source_url, hash) = split(input);
-        let url = match style {
-            UrlStyle::Signed(signer) => signer.sign(&source_url, &key, &hash),
-            UrlStyle::Download(prefix) => format!("{prefix}/{id}?download={key}"),
-        };
-        Document {
+        let (key, url) = filing.resolve(&id, &source_url, &hash)?;
+        Ok(Document {
             id,
             meta,
             url,
@@ -296,7 +311,7 @@ impl Document {
             author: None,
             source_url,
             key,
-        }
+        })
     }
 
     pub fn related_item(&self) -> Option<&str> {
@@ -330,11 +345,15 @@ impl Serialize for DocumentRecord {
 }
 
 impl DocumentRecord {
-    pub fn upload(input: DocumentInput, now: Timestamp, style: &UrlStyle<'_>) -> DocumentRecord {
-        DocumentRecord {
-            current: Document::build(ids::new_id(), input, now, now, style),
+    pub fn upload(
+        input: DocumentInput,
+        now: Timestamp,
+        filing: &Filing<'_>,
+    ) -> Result<DocumentRecord, Unfiled> {
+        Ok(DocumentRecord {
+            current: Document::build(ids::new_id(), input, now, now, filing)?,
             previous: Vec::new(),
-        }
+        })
     }
 
     pub fn id(&self) -> &str {
@@ -354,8 +373,8 @@ impl DocumentRecord {
         body: &Json,
         cx: &Cx,
         now: Timestamp,
-        style: &UrlStyle<'_>,
-    ) -> Result<(), Problem> {
+        filing: &Filing<'_>,
+    ) -> Result<(), Unfiled> {
         let mut merged = self.current.as_input();
         if let Json::Object(m) = &mut merged {
             for key in ["title", "url", "hash", "format"] {
@@ -369,8 +388,8 @@ impl DocumentRecord {
             input,
             self.current.date_published,
             now,
-            style,
-        );
+            filing,
+        )?;
         next.author = self.current.author;
         self.previous
             .push(std::mem::replace(&mut self.current, next));
@@ -411,7 +430,7 @@ impl DocumentRecord {
         v
     }
 
-    /// The stored address of the version whose download key is `key`.
+    /// The address as sent of the version whose download key is `key`.
     pub fn download(&self, key: &str) -> Option<&str> {
         std::iter::once(&self.current)
             .chain(&self.previous)
@@ -476,15 +495,43 @@ mod tests {
     }
 
     #[test]
-    fn signed_urls_replace_old_signatures() {
-        let signer = Signer::generate();
-        let signed = signer.sign("http://ds/get/abc?Signature=old&KeyID=x&a=1", "k", "md5:0");
-        assert!(
-            signed.starts_with("http://ds/get/abc?a=1&Signature="),
-            "{signed}"
+    fn addresses_of_the_service_are_checked_and_others_endorsed() {
+        let signer = Signer::generate().expect("key");
+        let filing = Filing {
+            signer: &signer,
+            ds_root: "http://h".into(),
+            ds_only: false,
+            style: UrlStyle::Signed,
+        };
+        let t0 = cx().zone.parse("2017-01-01T10:00").expect("date");
+        let key = "0123456789abcdef0123456789abcdef";
+        let md5 = "00000000000000000000000000000000";
+        let own = address::permanent("http://h", &signer, key, md5);
+        let input = DocumentInput::from_json(&body(&own), &cx()).expect("valid");
+        let doc = DocumentRecord::upload(input, t0, &filing).expect("accepted");
+        assert_eq!(doc.current.url, own);
+        assert_eq!(doc.current.key, key);
+        let forged = own.replace(key, "1123456789abcdef0123456789abcdef");
+        let input = DocumentInput::from_json(&body(&forged), &cx()).expect("valid");
+        let err = DocumentRecord::upload(input, t0, &filing).expect_err("forged");
+        assert_eq!(
+            err,
+            Unfiled::Invalid(Problem::field(
+                "url",
+                Problem::msg("Document url signature invalid.")
+            ))
         );
-        assert!(!signed.contains("old"));
-        assert!(signed.ends_with(&format!("&KeyID={}", signer.key_id)));
+        let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
+        let doc = DocumentRecord::upload(input.clone(), t0, &filing).expect("accepted");
+        assert!(doc.current.url.starts_with("http://ds/1?Signature="));
+        let strict = Filing {
+            ds_only: true,
+            ..filing
+        };
+        assert!(matches!(
+            DocumentRecord::upload(input, t0, &strict),
+            Err(Unfiled::ForeignStore)
+        ));
     }
 
     #[test]
@@ -492,9 +539,15 @@ mod tests {
         let zone = Zone::named("Europe/Kyiv").expect("zone");
         let t0 = zone.parse("2017-01-01T10:00").expect("date");
         let t1 = zone.parse("2017-01-02T10:00").expect("date");
-        let style = UrlStyle::Download("http://h/api/2.3/tenders/t/bids/b/documents".into());
+        let signer = Signer::generate().expect("key");
+        let style = Filing {
+            signer: &signer,
+            ds_root: "http://h".into(),
+            ds_only: false,
+            style: UrlStyle::Download("http://h/api/2.3/tenders/t/bids/b/documents".into()),
+        };
         let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
-        let mut doc = DocumentRecord::upload(input, t0, &style);
+        let mut doc = DocumentRecord::upload(input, t0, &style).expect("accepted");
         assert!(
             doc.patch(
                 &json!({"documentType": "technicalSpecifications", "url": "http://evil"}),

@@ -6,6 +6,7 @@ mod bids;
 mod cancellations;
 mod claims;
 mod common;
+mod docservice;
 mod documents;
 mod faults;
 mod listing;
