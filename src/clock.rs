@@ -3,9 +3,31 @@
 //! Time only moves forward. Tests and brokers move it through the clock control API (with
 //! `--testing`); the scheduler wakes whenever it moves.
 
+use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use time::{Duration, OffsetDateTime};
 use tokio::sync::watch;
+
+/// The clock as kept across restarts: its offset from the wall clock, where it is frozen,
+/// and the latest moment it showed (microseconds since the Unix epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Saved {
+    pub offset_micros: i64,
+    pub frozen_at_micros: Option<i64>,
+    pub last_micros: i64,
+}
+
+/// Commits a move of the clock before it is made; an error refuses the move.
+pub type Keeper = Box<dyn Fn(Saved) -> Result<(), String> + Send + Sync>;
+
+fn micros(t: OffsetDateTime) -> i64 {
+    i64::try_from(t.unix_timestamp_nanos() / 1_000).unwrap_or(i64::MAX)
+}
+
+fn from_micros(m: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(m) * 1_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
 
 #[derive(Debug, Clone, Copy)]
 struct State {
@@ -18,6 +40,7 @@ struct State {
 pub struct Clock {
     state: Mutex<State>,
     moved: watch::Sender<u64>,
+    keeper: Option<Keeper>,
 }
 
 /// Refused clock moves.
@@ -25,6 +48,8 @@ pub struct Clock {
 pub enum ClockError {
     Backwards,
     OutOfRange,
+    /// The move could not be kept, so it was not made.
+    Unavailable(String),
 }
 
 impl Default for Clock {
@@ -43,6 +68,41 @@ impl Clock {
                 last: OffsetDateTime::UNIX_EPOCH,
             }),
             moved,
+            keeper: None,
+        }
+    }
+
+    /// The clock of an earlier run: frozen where it was, or running at the same offset from
+    /// the wall clock, and never before the latest moment it was moved to.
+    pub fn restore(saved: Saved) -> Clock {
+        let clock = Clock::new();
+        {
+            let mut state = clock.lock();
+            state.offset = Duration::microseconds(saved.offset_micros);
+            state.frozen_at = saved.frozen_at_micros.map(from_micros);
+            state.last = from_micros(saved.last_micros);
+        }
+        clock
+    }
+
+    /// Has every later move committed by `keeper` before it is made.
+    pub fn kept_by(mut self, keeper: Keeper) -> Clock {
+        self.keeper = Some(keeper);
+        self
+    }
+
+    /// The clock's state to keep.
+    pub fn saved(&self) -> Saved {
+        let mut state = self.lock();
+        Clock::read(&mut state);
+        Clock::saved_of(&state)
+    }
+
+    fn saved_of(state: &State) -> Saved {
+        Saved {
+            offset_micros: i64::try_from(state.offset.whole_microseconds()).unwrap_or(i64::MAX),
+            frozen_at_micros: state.frozen_at.map(micros),
+            last_micros: micros(state.last),
         }
     }
 
@@ -98,10 +158,20 @@ impl Clock {
         if target < now {
             return Err(ClockError::Backwards);
         }
+        if target > crate::domain::time::LATEST {
+            return Err(ClockError::OutOfRange);
+        }
         let freeze = frozen.unwrap_or(state.frozen_at.is_some());
-        state.offset = target - OffsetDateTime::now_utc();
-        state.frozen_at = freeze.then_some(target);
-        state.last = target;
+        let next = State {
+            offset: target - OffsetDateTime::now_utc(),
+            frozen_at: freeze.then_some(target),
+            last: target,
+        };
+        // Kept under the lock, so that the file always holds the latest move.
+        if let Some(keep) = &self.keeper {
+            keep(Clock::saved_of(&next)).map_err(ClockError::Unavailable)?;
+        }
+        *state = next;
         drop(state);
         self.moved.send_modify(|n| *n += 1);
         Ok(target)

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod domain;
 pub mod faults;
 pub mod files;
+mod kept;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
@@ -16,7 +17,6 @@ pub use settings::Settings;
 
 use api::App;
 use api::auth::Brokers;
-use clock::Clock;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
@@ -79,15 +79,22 @@ impl Application {
                     .into(),
             ));
         }
-        let clock = match settings.clock_start {
-            Some(start) => Clock::frozen_at(start),
-            None => Clock::new(),
-        };
         let acceptor = TcpListener::new(settings.listen.clone())
             .try_bind()
             .await
             .map_err(io::Error::other)?;
         let addr = acceptor.local_addr()?;
+        let store = match &settings.data_dir {
+            Some(dir) => Store::open(zone, quick_auction, dir).map_err(|e| {
+                io::Error::other(format!(
+                    "cannot use the data directory {}: {e}",
+                    dir.display()
+                ))
+            })?,
+            None => Store::new(zone, quick_auction),
+        };
+        let store = Arc::new(store);
+        let clock = kept::clock(&store, settings.clock_start).map_err(io::Error::other)?;
         let (signer, files) = match &settings.data_dir {
             None => (Signer::generate()?, Files::in_memory()),
             Some(dir) => {
@@ -99,7 +106,7 @@ impl Application {
             }
         };
         let app = App {
-            store: Arc::new(Store::new(zone, quick_auction)),
+            store,
             clock: Arc::new(clock),
             brokers,
             zone,
@@ -151,9 +158,9 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Serves until the process is told to stop (Ctrl-C or SIGTERM).
-    pub async fn run_until_stopped(self) {
-        shutdown_signal().await;
+    /// Serves until `stop_signal` resolves (see `shutdown_signal`).
+    pub async fn run_until_stopped(self, stop_signal: impl Future<Output = ()>) {
+        stop_signal.await;
         self.stop().await;
     }
 
@@ -163,26 +170,34 @@ impl RunningServer {
             .stop_graceful(Some(std::time::Duration::from_secs(5)));
         let _ = self.server.await;
         self.scheduler.abort();
+        // A scheduler inside a commit stops at its next await: wait for it while the
+        // runtime still runs, so that no timer of it is polled during the shutdown.
+        let _ = self.scheduler.await;
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for Ctrl-C and SIGTERM from the moment it is called, so that a signal sent as soon as
+/// the server announces its address already stops it gracefully.
+pub fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
+                }
+                _ => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

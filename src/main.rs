@@ -54,9 +54,11 @@ struct Cli {
     /// run. Move it on with POST /testing/clock.
     #[arg(long, env = "TENDER_CLOCK_START")]
     clock_start: Option<String>,
-    /// Directory for data that survives a restart: uploaded files (under `documents/`) and
-    /// the key that signs their addresses. Without it everything is kept in memory.
-    #[arg(long, env = "TENDER_DATA_DIR")]
+    /// Directory for data that survives a restart: tenders, the clock and the auction
+    /// calendar in DIR/registry.sqlite3 (SQLite, WAL mode; every write is acknowledged once
+    /// committed there), uploaded files under DIR/documents/ and the key that signs their
+    /// addresses. Without it everything is kept in memory and lost on stop.
+    #[arg(long, env = "TENDER_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
     /// Largest file a document upload may carry, in bytes.
     #[arg(long, env = "TENDER_MAX_UPLOAD", default_value_t = 50 * 1024 * 1024)]
@@ -113,7 +115,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let stop_signal = tender_registry::shutdown_signal();
     tracing::info!(address = %app.base_url(), testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, "tender-registry listening");
-    app.spawn().run_until_stopped().await;
+    app.spawn().run_until_stopped(stop_signal).await;
     ExitCode::SUCCESS
 }

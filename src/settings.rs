@@ -18,6 +18,8 @@ pub struct Settings {
     /// Start the clock frozen at this moment instead of the wall clock's now (needs `testing`:
     /// only the clock control API can move it on).
     pub clock_start: Option<OffsetDateTime>,
+    /// Keep the store, the clock and the signing key in `DIR/registry.sqlite3` across
+    /// restarts; without it everything lives in memory.
     pub data_dir: Option<std::path::PathBuf>,
     /// The largest file an upload may carry, in bytes.
     pub max_upload: usize,

@@ -106,6 +106,12 @@ pub struct Cli {
     /// always runs), e.g. to profile one case; writes no report unless --output is given.
     #[arg(long)]
     only: Option<String>,
+    /// Also measure the durable store: after the in-memory cases, start a second server with
+    /// `--data-dir DIR` (DIR must hold no registry yet) and run POST tender, PATCH tender and
+    /// POST bid on it, reported as ratios to the same cases in memory; then fill it to
+    /// --listing-large tenders and time a restart.
+    #[arg(long, conflicts_with = "base_url")]
+    data_dir: Option<PathBuf>,
     /// Seed of the generated data.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
@@ -430,6 +436,71 @@ impl Bench {
         Arc::new(self.held.clone())
     }
 
+    /// PATCH of a held tender's description.
+    fn patch_generator(&self) -> Generator {
+        let tenders = self.held_tenders();
+        let owner = self.owner.clone();
+        Arc::new(move |rng: &mut Rng| {
+            let t = &tenders[rng.below(tenders.len())];
+            let body = json!({"data": {"description": format!(
+                "Уточнені технічні вимоги, редакція {}", rng.next_u64() % 1_000_000
+            )}});
+            Call::new(
+                Method::PATCH,
+                format!("/api/2.3/tenders/{}?acc_token={}", t.id, t.token),
+            )
+            .by(&owner)
+            .json(body.to_string())
+        })
+    }
+
+    /// A bid on a held tender (in tendering once the clock moved).
+    fn bid_generator(&self) -> Generator {
+        let tenders = self.held_tenders();
+        let bidder = self.bidder.clone();
+        Arc::new(move |rng: &mut Rng| {
+            let t = &tenders[rng.below(tenders.len())];
+            Call::new(Method::POST, format!("/api/2.3/tenders/{}/bids", t.id))
+                .by(&bidder)
+                .json(t.bid.clone())
+        })
+    }
+
+    /// A new tender from a pool of generated bodies.
+    async fn tender_generator(&mut self) -> Result<Generator, Error> {
+        let now = self.server_now().await?;
+        let pool: Vec<Bytes> = (0..1024)
+            .map(|_| {
+                let t = self.bodies.tender(now, preload_periods(), false)?;
+                Ok(Bytes::from(t.body.to_string()))
+            })
+            .collect::<Result<_, Error>>()?;
+        let owner = self.owner.clone();
+        Ok(Arc::new(move |rng: &mut Rng| {
+            Call::new(Method::POST, "/api/2.3/tenders")
+                .by(&owner)
+                .json(pool[rng.below(pool.len())].clone())
+        }))
+    }
+
+    /// Moves the clock past the enquiry period of the held tenders.
+    async fn move_to_tendering(&mut self) -> Result<(), Error> {
+        let started = Instant::now();
+        flows::Clock {
+            conn: &mut self.control,
+        }
+        .advance("P1DT1M")
+        .await?;
+        let line = format!(
+            "clock moved past the enquiry period of {} tenders (all to active.tendering) in {:.0} ms",
+            report::thousands(self.listed as f64),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+        println!("{line}");
+        self.report.notes.push(line);
+        Ok(())
+    }
+
     /// Gives up to [`DOCUMENTED_TENDERS`] held tenders [`DOCUMENTS_PER_TENDER`] documents
     /// each (registered by address, as a broker's document service would hand them out);
     /// returns their ids.
@@ -476,6 +547,10 @@ impl Bench {
     }
 }
 
+const PATCH_CASE: &str = "PATCH tender (description)";
+const BID_CASE: &str = "POST bid (draft, scenarios/bid.json)";
+const TENDER_CASE: &str = "POST tender (scenarios/tender.json)";
+
 async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     let plan = Plan::from(cli)?;
     let root = server::workspace_root();
@@ -484,12 +559,10 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     let [owner, bidder, asker] = <[Broker; 3]>::try_from(brokers)
         .map_err(|_| Error::new("--brokers takes three keys: owner,bidder,asker"))?;
 
+    let build = !cli.no_build && std::env::var_os("CARGO").is_some();
     let server = match &cli.base_url {
         Some(_) => None,
-        None => {
-            let build = !cli.no_build && std::env::var_os("CARGO").is_some();
-            Some(server::Server::start(build, cli.server.clone()).await?)
-        }
+        None => Some(server::Server::start(build, cli.server.clone(), None).await?),
     };
     let target = match (&server, &cli.base_url) {
         (Some(s), _) => s.target.clone(),
@@ -527,9 +600,9 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         conns,
         control,
         bodies: Bodies::new(templates, cli.seed),
-        owner,
-        bidder,
-        asker,
+        owner: owner.clone(),
+        bidder: bidder.clone(),
+        asker: asker.clone(),
         seed: cli.seed,
         has_clock,
         listed: 0,
@@ -553,11 +626,84 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     };
     let result = measure(&mut b).await;
     let mut report = b.report;
+    drop(server);
+    if let Err(e) = result {
+        report.aborted = Some(e.to_string());
+        return Ok(report);
+    }
+    let Some(dir) = &cli.data_dir else {
+        return Ok(report);
+    };
+    // The same cases again on a durable server, in the same run.
+    if dir.join("registry.sqlite3").exists() {
+        report.aborted = Some(format!(
+            "{} already holds a registry: give --data-dir a new directory",
+            dir.display()
+        ));
+        return Ok(report);
+    }
+    let mut server = server::Server::start(false, cli.server.clone(), Some(dir)).await?;
+    let mut conns = Vec::with_capacity(plan.connections);
+    for _ in 0..plan.connections {
+        conns.push(Conn::open(&server.target).await?);
+    }
+    let templates = Templates::load(&cli.scenarios.clone().unwrap_or(root.join("scenarios")))?;
+    let mut b = Bench {
+        plan: plan.clone(),
+        server_pid: Some(server.pid()),
+        conns,
+        control: Conn::open(&server.target).await?,
+        bodies: Bodies::new(templates, cli.seed),
+        owner,
+        bidder,
+        asker,
+        seed: cli.seed,
+        has_clock,
+        listed: 0,
+        held: Vec::new(),
+        only: cli.only.as_ref().map(|o| o.to_lowercase()),
+        report,
+    };
+    let result = measure_durable(&mut b, &mut server).await;
+    let mut report = b.report;
     if let Err(e) = result {
         report.aborted = Some(e.to_string());
     }
-    drop(server);
     Ok(report)
+}
+
+/// The write cases on the durable store, then its start-up time with the large count held.
+async fn measure_durable(b: &mut Bench, server: &mut server::Server) -> Result<(), Error> {
+    let plan = b.plan.clone();
+    b.preload(plan.tenders, true).await?;
+    b.case(&format!("durable: {PATCH_CASE}"), b.patch_generator())
+        .await;
+    if b.has_clock {
+        b.move_to_tendering().await?;
+        b.case(&format!("durable: {BID_CASE}"), b.bid_generator())
+            .await;
+    }
+    let make = b.tender_generator().await?;
+    b.case(&format!("durable: {TENDER_CASE}"), make).await;
+    b.listed = count_listed(b).await?;
+    b.preload(plan.large, false).await?;
+    let held = b.listed;
+    let took = server.restart().await?;
+    b.control = Conn::open(&server.target).await?;
+    let found = count_listed(b).await?;
+    if found != held {
+        return Err(Error::new(format!(
+            "the restarted durable server lists {found} tenders, not the {held} it held"
+        )));
+    }
+    let line = format!(
+        "durable start-up with {} tenders held: {:.2} s (process start until HEAD /api/2.3/spore answers)",
+        report::thousands(held as f64),
+        took.as_secs_f64()
+    );
+    println!("{line}");
+    b.report.durable_startup = Some((held, took.as_secs_f64()));
+    Ok(())
 }
 
 async fn measure(b: &mut Bench) -> Result<(), Error> {
@@ -635,52 +781,11 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
 
     b.listings("").await?;
 
-    let tenders = held.clone();
-    let owner = b.owner.clone();
-    b.case(
-        "PATCH tender (description)",
-        Arc::new(move |rng: &mut Rng| {
-            let t = &tenders[rng.below(tenders.len())];
-            let body = json!({"data": {"description": format!(
-                "Уточнені технічні вимоги, редакція {}", rng.next_u64() % 1_000_000
-            )}});
-            Call::new(
-                Method::PATCH,
-                format!("/api/2.3/tenders/{}?acc_token={}", t.id, t.token),
-            )
-            .by(&owner)
-            .json(body.to_string())
-        }),
-    )
-    .await;
+    b.case(PATCH_CASE, b.patch_generator()).await;
 
     if b.has_clock && (b.wanted("POST bid") || b.wanted("whole flows")) {
-        let started = Instant::now();
-        flows::Clock {
-            conn: &mut b.control,
-        }
-        .advance("P1DT1M")
-        .await?;
-        let line = format!(
-            "clock moved past the enquiry period of {} tenders (all to active.tendering) in {:.0} ms",
-            report::thousands(b.listed as f64),
-            started.elapsed().as_secs_f64() * 1000.0
-        );
-        println!("{line}");
-        b.report.notes.push(line);
-
-        let tenders = held.clone();
-        let bidder = b.bidder.clone();
-        b.case(
-            "POST bid (draft, scenarios/bid.json)",
-            Arc::new(move |rng: &mut Rng| {
-                let t = &tenders[rng.below(tenders.len())];
-                Call::new(Method::POST, format!("/api/2.3/tenders/{}/bids", t.id))
-                    .by(&bidder)
-                    .json(t.bid.clone())
-            }),
-        )
-        .await;
+        b.move_to_tendering().await?;
+        b.case(BID_CASE, b.bid_generator()).await;
     }
     if b.has_clock && b.wanted("whole flows") {
         let parties = flows::Parties {
@@ -713,23 +818,8 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
             .push(Row::skipped("whole flows (need the clock control API)"));
     }
 
-    let now = b.server_now().await?;
-    let pool: Vec<Bytes> = (0..1024)
-        .map(|_| {
-            let t = b.bodies.tender(now, preload_periods(), false)?;
-            Ok(Bytes::from(t.body.to_string()))
-        })
-        .collect::<Result<_, Error>>()?;
-    let owner = b.owner.clone();
-    b.case(
-        "POST tender (scenarios/tender.json)",
-        Arc::new(move |rng: &mut Rng| {
-            Call::new(Method::POST, "/api/2.3/tenders")
-                .by(&owner)
-                .json(pool[rng.below(pool.len())].clone())
-        }),
-    )
-    .await;
+    let make = b.tender_generator().await?;
+    b.case(TENDER_CASE, make).await;
     lot_cases(b).await?;
     // Tenders created during warm-ups are held too: count the feed.
     b.listed = count_listed(b).await?;

@@ -148,6 +148,8 @@ pub struct Report {
     pub listing_large: Option<(usize, f64, f64)>,
     /// (flows per second, completed, started)
     pub flows: Option<(f64, u64, u64)>,
+    /// With `--data-dir`: (tenders held, seconds from the durable server's start to its answer)
+    pub durable_startup: Option<(usize, f64)>,
     pub aborted: Option<String>,
 }
 
@@ -237,6 +239,7 @@ impl Report {
             listing_small: None,
             listing_large: None,
             flows: None,
+            durable_startup: None,
             aborted: None,
         }
     }
@@ -378,6 +381,32 @@ impl Report {
                     )
                 }),
                 held: ratio.filter(|r| r.is_finite()).map(|r| r <= 1.2),
+            });
+        }
+        for case in ["POST tender", "PATCH tender", "POST bid"] {
+            let durable = format!("durable: {case}");
+            let (Some(memory), Some(kept)) = (self.find(case), self.find(&durable)) else {
+                continue;
+            };
+            let ratio = kept.per_second / memory.per_second;
+            goals.push(Goal {
+                goal: format!("{case} with --data-dir ≥ 0.5 × in memory"),
+                measured: format!(
+                    "{ratio:.2} × ({} of {} req/s)",
+                    thousands(kept.per_second),
+                    thousands(memory.per_second)
+                ),
+                held: ratio.is_finite().then_some(ratio >= 0.5),
+            });
+        }
+        if let Some((held, secs)) = self.durable_startup {
+            goals.push(Goal {
+                goal: format!(
+                    "start-up with --data-dir and {} tenders ≤ 5 s",
+                    thousands(held as f64)
+                ),
+                measured: format!("{secs:.2} s"),
+                held: Some(secs <= 5.0),
             });
         }
         let per = Self::rss_per_tender(self.rss_held);

@@ -22,15 +22,21 @@ pub fn workspace_root() -> PathBuf {
 /// A started server; dropping it kills the process.
 pub struct Server {
     child: Child,
+    binary: PathBuf,
+    args: Vec<String>,
     pub target: Target,
     pub log: PathBuf,
 }
 
 impl Server {
     /// Builds the release server (a no-op when it is up to date, unless `build` is off),
-    /// or takes `binary` as it is; starts it with `--testing --log warn` on a free port and
-    /// waits until it answers.
-    pub async fn start(build: bool, binary: Option<PathBuf>) -> Result<Server, Error> {
+    /// or takes `binary` as it is; starts it with `--testing --log warn` (and `--data-dir`
+    /// when given) on a free port and waits until it answers.
+    pub async fn start(
+        build: bool,
+        binary: Option<PathBuf>,
+        data_dir: Option<&Path>,
+    ) -> Result<Server, Error> {
         let root = workspace_root();
         // Always the workspace's own target directory, whatever CARGO_TARGET_DIR says, so
         // that the benchmark measures the server this workspace builds with `cargo build`.
@@ -76,23 +82,23 @@ impl Server {
         // With another CARGO_TARGET_DIR the workspace's own may not exist yet.
         std::fs::create_dir_all(&target_dir)?;
         let log = target_dir.join("tender-bench-server.log");
-        let out = File::create(&log)
-            .map_err(|e| Error::new(format!("creating {}: {e}", log.display())))?;
-        let err = out.try_clone()?;
         let listen = format!("127.0.0.1:{port}");
+        let mut args: Vec<String> = ["--testing", "--log", "warn", "--listen", &listen]
+            .map(String::from)
+            .to_vec();
+        if let Some(dir) = data_dir {
+            args.extend(["--data-dir".to_string(), dir.display().to_string()]);
+        }
         println!(
-            "starting the server: {} --testing --log warn --listen {listen}",
-            binary.display()
+            "starting the server: {} {}",
+            binary.display(),
+            args.join(" ")
         );
-        let child = Command::new(&binary)
-            .args(["--testing", "--log", "warn", "--listen", &listen])
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(out))
-            .stderr(Stdio::from(err))
-            .spawn()
-            .map_err(|e| Error::new(format!("starting {}: {e}", binary.display())))?;
+        let child = spawn(&binary, &args, &log)?;
         let mut server = Server {
             child,
+            binary,
+            args,
             target: Target::parse(&format!("http://{listen}"))?,
             log,
         };
@@ -100,8 +106,19 @@ impl Server {
         Ok(server)
     }
 
+    /// Kills the server and starts it again with the same options; returns how long the new
+    /// process took from its start until it answered.
+    pub async fn restart(&mut self) -> Result<Duration, Error> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let started = Instant::now();
+        self.child = spawn(&self.binary, &self.args, &self.log)?;
+        self.wait_until_ready().await?;
+        Ok(started.elapsed())
+    }
+
     async fn wait_until_ready(&mut self) -> Result<(), Error> {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Err(Error::new(format!(
@@ -117,11 +134,11 @@ impl Server {
             }
             if Instant::now() > deadline {
                 return Err(Error::new(format!(
-                    "the server did not answer HEAD /api/2.3/spore within 15 s; its log: {}",
+                    "the server did not answer HEAD /api/2.3/spore within 60 s; its log: {}",
                     self.log_tail()
                 )));
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -134,6 +151,19 @@ impl Server {
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(20)..].join("\n")
     }
+}
+
+fn spawn(binary: &Path, args: &[String], log: &Path) -> Result<Child, Error> {
+    let out =
+        File::create(log).map_err(|e| Error::new(format!("creating {}: {e}", log.display())))?;
+    let err = out.try_clone()?;
+    Command::new(binary)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::from(err))
+        .spawn()
+        .map_err(|e| Error::new(format!("starting {}: {e}", binary.display())))
 }
 
 impl Drop for Server {

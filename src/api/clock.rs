@@ -93,6 +93,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
             app.now()
         )),
         Err(ClockError::OutOfRange) => Some("The clock cannot move that far.".to_string()),
+        Err(ClockError::Unavailable(reason)) => return Err(Refusal::Unavailable(reason).into()),
     };
     if let Some(message) = problem {
         return Err(Refusal::field(field, Problem::msg(message)).into());

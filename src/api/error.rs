@@ -103,6 +103,12 @@ impl From<Refusal> for ApiError {
                 name,
                 description,
             ),
+            Refusal::Unavailable(reason) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "body",
+                "data",
+                format!("The change could not be saved, so it was not made: {reason}"),
+            ),
         }
     }
 }
@@ -199,6 +205,10 @@ mod tests {
                     description: "Not implemented".into(),
                 },
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ),
+            (
+                Refusal::Unavailable("database or disk is full".into()),
+                StatusCode::SERVICE_UNAVAILABLE,
             ),
         ] {
             let error = ApiError::from(refusal);

@@ -9,6 +9,7 @@ pub mod body;
 mod cancellations;
 mod clock;
 mod complaints;
+mod dashboard;
 mod docservice;
 mod documents;
 pub mod error;
@@ -16,6 +17,7 @@ mod faults;
 mod guard;
 mod listing;
 mod lots;
+pub mod openapi;
 mod questions;
 pub mod reply;
 mod tenders;
@@ -263,7 +265,9 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         .get(tenders::spore)
         .head(tenders::spore);
     let mut root = Router::new()
-        .get(docservice::probe)
+        .get(dashboard::page)
+        .push(Router::with_path("assets/{asset}").get(dashboard::asset))
+        .push(Router::with_path("openapi.json").get(openapi::serve))
         .push(docservice::router())
         .push(Router::with_path("api/2.3").push(spore).push(tenders))
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));

@@ -58,7 +58,7 @@ pub async fn create(
             t.id.clone(),
             reply::render(views::tender(t), Some(&token), pretty),
         )
-    });
+    })?;
     reply::created_rendered(res, &format!("{}/tenders/{id}", app.api_root(req)), text);
     Ok(())
 }

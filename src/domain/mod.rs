@@ -12,7 +12,7 @@ pub use records::course::{auction, lifecycle, working_days};
 pub use records::{
     attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
 };
-pub use values::{document, ids, item, merge, money, organization, parse, time};
+pub use values::{document, ids, item, merge, money, organization, parse, stored, time};
 
 use parse::Problem;
 
@@ -35,6 +35,8 @@ pub enum Refusal {
         name: &'static str,
         description: String,
     },
+    /// 503: the change could not be saved, so it was not made.
+    Unavailable(String),
 }
 
 impl Refusal {

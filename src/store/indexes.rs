@@ -68,6 +68,8 @@ pub struct Indexes {
     schedule: BTreeSet<(i64, String)>,
     last_stamp: i64,
     daily: HashMap<Date, u32>,
+    /// Stamps handed out for changes not yet entered: the listing stops before the first.
+    pending: BTreeSet<i64>,
 }
 
 impl Indexes {
@@ -78,8 +80,34 @@ impl Indexes {
         *n
     }
 
+    /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
+    pub fn restore(&mut self, tender: &Tender) {
+        self.last_stamp = self.last_stamp.max(tender.date_modified.micros());
+        let id = &tender.tender_id;
+        let date = id.get(3..13).and_then(|d| {
+            Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()
+        });
+        let number = id.get(14..).and_then(|n| n.parse::<u32>().ok());
+        if let (Some(date), Some(number)) = (date, number) {
+            let n = self.daily.entry(date).or_default();
+            *n = (*n).max(number);
+        }
+    }
+
+    /// A `dateModified` for a change at `now`, held back from the listing until released.
+    pub fn reserve(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
+        let stamp = self.stamp(zone, now);
+        self.pending.insert(stamp.micros());
+        stamp
+    }
+
+    /// The change stamped `stamp` was entered (or given up).
+    pub fn release(&mut self, stamp: Timestamp) {
+        self.pending.remove(&stamp.micros());
+    }
+
     /// A `dateModified` for a change at `now`, strictly after every earlier one.
-    pub fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
+    fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
         let micros = now.micros().max(self.last_stamp + 1);
         self.last_stamp = micros;
         let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
@@ -149,7 +177,14 @@ impl Indexes {
                     .rev(),
             ),
         };
+        // Oldest first, the page ends before a change still being committed.
+        let horizon = self
+            .pending
+            .first()
+            .copied()
+            .filter(|_| !request.descending);
         let mut rows: Vec<(i64, ListingRow)> = range
+            .take_while(|(k, _)| horizon.is_none_or(|h| **k < h))
             .filter(wanted)
             .take(request.limit + 1)
             .map(|(k, l)| (*k, l.row))

@@ -4,19 +4,27 @@
 //! Writes to one tender are serialized by its lock and applied to a copy, so a refused
 //! request leaves the tender exactly as it was. Lock order is always a tender, then the
 //! indexes; nothing takes a tender lock while holding the indexes.
+//!
+//! With a data directory every change is committed to the database before it replaces the
+//! tender in memory (and so before it is acknowledged); reads never touch the database.
 
+pub mod database;
 mod indexes;
 
 pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
 
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::lifecycle;
+use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
+use database::{Database, Loaded, Write};
 use indexes::Indexes;
 use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use time::Duration;
 use tokio::sync::Notify;
@@ -38,6 +46,29 @@ pub struct Store {
     calendar: Mutex<AuctionCalendar>,
     /// Tells the scheduler that a check earlier than any it knew was added.
     rescheduled: Notify,
+    durable: Option<Durable>,
+}
+
+/// The database behind a store opened on a data directory.
+struct Durable {
+    database: Database,
+    /// Orders the calendar's snapshots: a later one always wins in the file.
+    calendar_version: AtomicU64,
+    /// The server state found in the file at start-up, by name.
+    state: HashMap<String, String>,
+}
+
+const CALENDAR: &str = "auction_calendar";
+/// Threads that apply due transitions together when the store is durable.
+const DUE_WRITERS: usize = 32;
+
+/// Runs a wait for the database without starving the other tasks of this worker thread.
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -53,7 +84,125 @@ impl Store {
             indexes: Mutex::default(),
             calendar: Mutex::default(),
             rescheduled: Notify::new(),
+            durable: None,
         }
+    }
+
+    /// A store kept in `DIR/registry.sqlite3`, loaded with everything the file holds.
+    pub fn open(zone: Zone, quick_auction: Duration, dir: &Path) -> Result<Store, String> {
+        Store::open_limited(zone, quick_auction, dir, None)
+    }
+
+    /// [`Store::open`] on a file held to `max_pages` pages: a full disk, for tests.
+    pub(crate) fn open_limited(
+        zone: Zone,
+        quick_auction: Duration,
+        dir: &Path,
+        max_pages: Option<u32>,
+    ) -> Result<Store, String> {
+        let (opened, tenders) =
+            read_all(|on_tender| Database::open_limited(dir, max_pages, on_tender));
+        let (database, Loaded { state }) = opened?;
+        let mut store = Store::new(zone, quick_auction);
+        let state: HashMap<String, String> = state.into_iter().collect();
+        if let Some(json) = state.get(CALENDAR) {
+            let days: Vec<(i32, u32)> = stored::from_json(json)
+                .map_err(|e| format!("{}: the auction calendar: {e}", database.path().display()))?;
+            store.calendar = Mutex::new(AuctionCalendar::restore(&days));
+        }
+        let tenders = tenders.map_err(|e| format!("{}: {e}", database.path().display()))?;
+        {
+            let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
+            let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
+            map.reserve(tenders.len());
+            for tender in tenders {
+                indexes.restore(&tender);
+                indexes.put(&tender, None);
+                let id = tender.id.clone();
+                map.insert(
+                    id,
+                    Arc::new(Mutex::new(Entry {
+                        tender,
+                        public: None,
+                    })),
+                );
+            }
+        }
+        store.durable = Some(Durable {
+            database,
+            calendar_version: AtomicU64::new(0),
+            state,
+        });
+        Ok(store)
+    }
+
+    /// A piece of server state as the data directory held it at start-up.
+    pub fn kept_state(&self, name: &str) -> Option<&str> {
+        self.durable.as_ref()?.state.get(name).map(String::as_str)
+    }
+
+    /// Commits a piece of server state (later `version`s win); without a data directory,
+    /// nothing to do.
+    pub fn keep_state(
+        &self,
+        name: &'static str,
+        value: String,
+        version: u64,
+    ) -> Result<(), String> {
+        let Some(durable) = &self.durable else {
+            return Ok(());
+        };
+        blocking(|| {
+            durable.database.commit(vec![Write::State {
+                name,
+                value,
+                version,
+            }])
+        })
+    }
+
+    /// The database file, when the store is kept in one.
+    pub fn database_file(&self) -> Option<&Path> {
+        self.durable.as_ref().map(|d| d.database.path())
+    }
+
+    /// Commits `tender` and enters it in the indexes in place of `old`. `stamped`: its
+    /// `dateModified` was reserved for this change, and the listing shows nothing after it
+    /// until now, so that a feed reader never passes a change still being committed.
+    fn commit_and_index(
+        &self,
+        tender: &Tender,
+        old: Option<&Tender>,
+        stamped: bool,
+        calendar: Option<Write>,
+    ) -> Result<(), Refusal> {
+        let committed = self.commit(tender, calendar);
+        let mut indexes = lock(&self.indexes);
+        if stamped {
+            indexes.release(tender.date_modified);
+        }
+        committed?;
+        let earlier = indexes.put(tender, old);
+        drop(indexes);
+        if earlier {
+            self.rescheduled.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Commits a tender (and whatever else changed with it) before it may be shown.
+    fn commit(&self, tender: &Tender, calendar: Option<Write>) -> Result<(), Refusal> {
+        let Some(durable) = &self.durable else {
+            return Ok(());
+        };
+        let record = stored::to_json(tender)
+            .map_err(|e| Refusal::Unavailable(format!("the tender cannot be stored: {e}")))?;
+        let mut writes = vec![Write::Tender {
+            id: tender.id.clone(),
+            record,
+        }];
+        writes.extend(calendar);
+        blocking(|| durable.database.commit(writes)).map_err(Refusal::Unavailable)
     }
 
     fn slot(&self, id: &str) -> Option<Slot> {
@@ -97,14 +246,9 @@ impl Store {
         mut tender: Tender,
         now: Timestamp,
         view: impl FnOnce(&Tender) -> V,
-    ) -> V {
-        let mut indexes = lock(&self.indexes);
-        tender.date_modified = indexes.stamp(&self.zone, now);
-        let earlier = indexes.put(&tender, None);
-        drop(indexes);
-        if earlier {
-            self.rescheduled.notify_one();
-        }
+    ) -> Result<V, Refusal> {
+        tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
+        self.commit_and_index(&tender, None, true, None)?;
         let result = view(&tender);
         let id = tender.id.clone();
         let slot = Arc::new(Mutex::new(Entry {
@@ -115,7 +259,7 @@ impl Store {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, slot);
-        result
+        Ok(result)
     }
 
     /// Reads a tender under its lock.
@@ -150,61 +294,95 @@ impl Store {
         let slot = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
         let mut entry = lock(&slot);
         let mut copy = entry.tender.clone();
-        let caught_up = self.catch_up(&mut copy, now);
+        let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
-            self.save(&mut entry, copy.clone(), caught_up, now);
+            self.save(&mut entry, copy.clone(), caught_up, now, calendar)?;
         }
         let change = op(&mut copy)?;
         if change != Change::None {
-            self.save(&mut entry, copy, change, now);
+            self.save(&mut entry, copy, change, now, None)?;
         }
         Ok(view(&entry.tender))
     }
 
-    fn catch_up(&self, tender: &mut Tender, now: Timestamp) -> Change {
+    /// Applies the transitions due at `now`, with the calendar's new state if they booked
+    /// an auction slot and the store is durable.
+    fn catch_up(&self, tender: &mut Tender, now: Timestamp) -> (Change, Option<Write>) {
         if tender.status == TenderStatus::Draft || tender.next_check.is_none_or(|due| due > now) {
-            return Change::None;
+            return (Change::None, None);
         }
-        let change = lifecycle::advance(
-            tender,
-            now,
-            &self.zone,
-            &mut lock(&self.calendar),
-            self.quick_auction,
-        );
+        let mut calendar = lock(&self.calendar);
+        let before = self.durable.as_ref().map(|_| calendar.booked());
+        let change = lifecycle::advance(tender, now, &self.zone, &mut calendar, self.quick_auction);
+        let snapshot = match (&self.durable, before) {
+            (Some(durable), Some(before)) if before != calendar.booked() => {
+                stored::to_json(&calendar.booked())
+                    .ok()
+                    .map(|value| Write::State {
+                        name: CALENDAR,
+                        value,
+                        version: durable.calendar_version.fetch_add(1, Ordering::SeqCst) + 1,
+                    })
+            }
+            _ => None,
+        };
+        drop(calendar);
         // A due check that changed nothing still moves on (e.g. an auction that started).
-        if change == Change::None && tender.compute_next_check(now) != tender.next_check {
-            Change::Silent
-        } else {
-            change
-        }
+        let change =
+            if change == Change::None && tender.compute_next_check(now) != tender.next_check {
+                Change::Silent
+            } else {
+                change
+            };
+        (change, snapshot)
     }
 
-    fn save(&self, entry: &mut Entry, mut tender: Tender, change: Change, now: Timestamp) {
+    /// Commits `tender`, then makes it the current state.
+    fn save(
+        &self,
+        entry: &mut Entry,
+        mut tender: Tender,
+        change: Change,
+        now: Timestamp,
+        calendar: Option<Write>,
+    ) -> Result<(), Refusal> {
         tender.next_check = if tender.status == TenderStatus::Draft {
             None
         } else {
             tender.compute_next_check(now)
         };
-        let mut indexes = lock(&self.indexes);
-        if change == Change::Public {
-            tender.date_modified = indexes.stamp(&self.zone, now);
+        let stamped = change == Change::Public;
+        if stamped {
+            tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        let earlier = indexes.put(&tender, Some(&entry.tender));
-        drop(indexes);
-        if earlier {
-            self.rescheduled.notify_one();
-        }
+        self.commit_and_index(&tender, Some(&entry.tender), stamped, calendar)?;
         entry.tender = tender;
         entry.public = None;
+        Ok(())
     }
 
     /// Applies every transition due at `now`; returns how many tenders moved.
     pub fn run_due(&self, now: Timestamp) -> usize {
         let due = lock(&self.indexes).due(now);
-        due.iter()
-            .filter(|id| self.update(id, now, |_| Ok(Change::None), |_| ()).is_ok())
-            .count()
+        let run = |ids: &[String]| {
+            ids.iter()
+                .filter(|id| self.update(id, now, |_| Ok(Change::None), |_| ()).is_ok())
+                .count()
+        };
+        if self.durable.is_none() || due.len() < 2 {
+            return run(&due);
+        }
+        // Side by side, so that the commits of many due tenders share their syncs.
+        blocking(|| {
+            std::thread::scope(|scope| {
+                let chunk = due.len().div_ceil(DUE_WRITERS);
+                let parts: Vec<_> = due
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || run(part)))
+                    .collect();
+                parts.into_iter().map(|p| p.join().unwrap_or(0)).sum()
+            })
+        })
     }
 
     /// Resolves when a check earlier than every known one is scheduled.
@@ -220,5 +398,120 @@ impl Store {
     /// A page of the listing; `fields` picks extra fields of each row under its lock.
     pub fn page(&self, request: &PageRequest) -> Page {
         lock(&self.indexes).page(request)
+    }
+}
+
+/// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
+/// parser on every core and are dropped once read, so start-up holds few of them at a time.
+fn read_all<T>(open: impl FnOnce(database::OnTender<'_>) -> T) -> (T, Result<Vec<Tender>, String>) {
+    const CHUNK: usize = 256;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(threads * 2);
+    let queue = Mutex::new(queue);
+    std::thread::scope(|scope| {
+        let parsers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut parsed = Vec::new();
+                    // After an error the queue is still drained, so that the reader never waits.
+                    let mut error = None;
+                    loop {
+                        let Ok(chunk) = lock(&queue).recv() else {
+                            return error.map_or(Ok(parsed), Err);
+                        };
+                        for (id, json) in &chunk {
+                            if error.is_some() {
+                                break;
+                            }
+                            match stored::from_json::<Tender>(json) {
+                                Ok(tender) => parsed.push(tender),
+                                Err(e) => {
+                                    error = Some(format!("the tender {id} cannot be read: {e}"))
+                                }
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let opened = open(&mut |id, json| {
+            chunk.push((id, json));
+            if chunk.len() == CHUNK {
+                let _ = chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
+            }
+        });
+        let _ = chunks.send(chunk);
+        drop(chunks);
+        let mut all = Vec::new();
+        let mut failed = None;
+        for parser in parsers {
+            match parser.join() {
+                Ok(Ok(part)) => all.extend(part),
+                Ok(Err(e)) => failed = failed.or(Some(e)),
+                Err(_) => failed = failed.or(Some("reading the tenders failed".to_string())),
+            }
+        }
+        (opened, failed.map_or(Ok(all), Err))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::tests::published;
+
+    fn stored_form(store: &Store, id: &str) -> String {
+        store
+            .read(id, |t| stored::to_json(t).expect("serialises"))
+            .expect("held")
+    }
+
+    #[test]
+    fn a_reopened_store_holds_every_tender_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).unwrap();
+        let written = stored_form(&store, &id);
+        drop(store);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), written);
+        assert!(written.contains("ownerToken"), "{written}");
+        let public = store
+            .read(&id, |t| serde_json::to_string(t).unwrap())
+            .unwrap();
+        assert!(!public.contains("ownerToken"), "{public}");
+    }
+
+    #[test]
+    fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).unwrap();
+        let before = stored_form(&store, &id);
+        let huge = "x".repeat(1 << 20);
+        let refused = store.update(
+            &id,
+            now,
+            |t| {
+                t.terms.description = Some(huge.clone());
+                Ok(Change::Public)
+            },
+            |_| (),
+        );
+        assert!(
+            matches!(&refused, Err(Refusal::Unavailable(reason)) if reason.contains("full")),
+            "{refused:?}"
+        );
+        assert_eq!(stored_form(&store, &id), before);
+        drop(store);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), before);
     }
 }

@@ -663,3 +663,38 @@ async fn an_absurd_clock_move_is_refused_not_fatal() {
     );
     assert_eq!(s.get("/testing/clock").send().await.status, 200);
 }
+
+#[tokio::test]
+async fn the_end_of_the_calendar_is_refused_not_fatal() {
+    let s = TestServer::start().await;
+    let (id, _, _) = s.published().await;
+    let r = s
+        .post("/testing/clock")
+        .data(json!({"now": "9999-12-31T23:59:59+02:00"}))
+        .send()
+        .await;
+    assert_eq!(
+        (r.status, r.error().1),
+        (422, "now".to_string()),
+        "{}",
+        r.text
+    );
+    let now = s.now().await;
+    let mut body = tender_body(&now, 7, 14);
+    body["tenderPeriod"]["endDate"] = json!("9999-12-31T23:59:59Z");
+    let r = s.try_create(body).await;
+    assert_eq!(
+        (r.status, r.error().1),
+        (422, "tenderPeriod.endDate".to_string()),
+        "{}",
+        r.text
+    );
+    let listing = s
+        .get("/api/2.3/tenders?offset=9999-12-31T23:59:59Z")
+        .send()
+        .await;
+    assert_eq!(listing.status, 200, "{}", listing.text);
+    // The server and its scheduler are still there: time moves the tender on.
+    s.advance("P1D").await;
+    s.until_status(&id, "active.tendering").await;
+}

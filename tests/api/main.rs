@@ -9,6 +9,7 @@ mod common;
 mod conventions;
 mod docservice;
 mod documents;
+mod faces;
 mod faults;
 mod lifecycle;
 mod listing;

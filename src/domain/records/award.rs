@@ -13,13 +13,13 @@ use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, Obj};
 use crate::domain::values::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// The stand-still after a decision, in working days.
 pub const STAND_STILL_DAYS: u32 = 2;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AwardStatus {
     Pending,
@@ -39,7 +39,7 @@ impl AwardStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Award {
     pub id: String,
@@ -58,10 +58,11 @@ pub struct Award {
     pub suppliers: Vec<Organization>,
     pub complaint_period: Period,
     /// The qualification decision protocol and other documents of the decision.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     /// Claims on the decision; their authors are always shown.
     #[serde(
+        default,
         skip_serializing_if = "Vec::is_empty",
         serialize_with = "super::views::complaints_with_authors"
     )]

@@ -13,17 +13,17 @@ use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BidStatus {
     Draft,
     Active,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Parameter {
     pub code: String,
     pub value: f64,
@@ -43,7 +43,7 @@ impl FromJson for Parameter {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Bid {
     pub id: String,
@@ -52,24 +52,24 @@ pub struct Bid {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Money>,
     /// The offers of a bid in a tender with lots, one per lot it covers.
-    #[serde(rename = "lotValues", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "lotValues", default, skip_serializing_if = "Vec::is_empty")]
     pub lot_values: Vec<LotValue>,
     pub tenderers: Vec<Organization>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     pub date: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub participation_url: Option<String>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub owner: String,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub token: TokenHash,
 }
 
 /// A bid's offer on one lot.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LotValue {
     pub value: Money,

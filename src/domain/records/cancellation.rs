@@ -13,10 +13,10 @@ use crate::domain::values::ids;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CancellationStatus {
     Pending,
@@ -24,7 +24,7 @@ pub enum CancellationStatus {
 }
 
 /// What a cancellation cancels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CancellationOf {
     Tender,
@@ -34,7 +34,7 @@ pub enum CancellationOf {
 const STATUSES: [&str; 2] = ["pending", "active"];
 const OF: [&str; 2] = ["tender", "lot"];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cancellation {
     pub id: String,
@@ -44,7 +44,7 @@ pub struct Cancellation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related_lot: Option<String>,
     pub date: Timestamp,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
 }
 

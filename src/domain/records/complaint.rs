@@ -15,14 +15,14 @@ use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use time::Duration;
 
 /// How long an answer waits for the claimant before it takes effect, in calendar days.
 pub const STAND_STILL_DAYS: i64 = 3;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ComplaintStatus {
     Draft,
@@ -118,7 +118,7 @@ impl ComplaintStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Complaint {
     pub id: String,
@@ -126,10 +126,13 @@ pub struct Complaint {
     pub complaint_id: String,
     pub date: Timestamp,
     pub status: ComplaintStatus,
-    #[serde(rename = "type")]
-    pub kind: &'static str,
+    #[serde(
+        rename = "type",
+        deserialize_with = "crate::domain::stored::static_str"
+    )]
+    pub kind: crate::domain::stored::Word,
     /// Shown or hidden by the views, by the tender's status.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub author: Organization,
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -137,7 +140,7 @@ pub struct Complaint {
     /// The lot the claim is about (an award claim: the award's lot); none for the tender.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related_lot: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_submitted: Option<Timestamp>,
@@ -157,9 +160,9 @@ pub struct Complaint {
     pub cancellation_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_canceled: Option<Timestamp>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub owner: String,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub token: TokenHash,
 }
 

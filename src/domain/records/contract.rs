@@ -10,10 +10,10 @@ use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContractStatus {
     Pending,
@@ -33,7 +33,7 @@ impl ContractStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contract {
     pub id: String,
@@ -55,7 +55,7 @@ pub struct Contract {
     pub date_signed: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<Period>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     pub date: Timestamp,
 }

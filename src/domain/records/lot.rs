@@ -11,10 +11,10 @@ use crate::domain::values::money::Money;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LotStatus {
     Active,
@@ -35,7 +35,7 @@ impl LotStatus {
 }
 
 /// What the owner states about a lot.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LotTerms {
     pub title: String,
@@ -55,7 +55,7 @@ pub struct LotTerms {
     pub guarantee: Option<Money>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Lot {
     pub id: String,
@@ -63,7 +63,7 @@ pub struct Lot {
     pub terms: LotTerms,
     pub status: LotStatus,
     pub date: Timestamp,
-    #[serde(skip_serializing_if = "AuctionPeriod::is_empty")]
+    #[serde(default, skip_serializing_if = "AuctionPeriod::is_empty")]
     pub auction_period: AuctionPeriod,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auction_url: Option<String>,

@@ -7,10 +7,10 @@ use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
     pub id: String,
@@ -18,7 +18,7 @@ pub struct Question {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Hidden from everyone but the asker until qualification: the views decide.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub author: Organization,
     pub question_of: String,
     #[serde(skip_serializing_if = "Option::is_none")]

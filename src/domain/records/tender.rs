@@ -16,7 +16,7 @@ use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringE
 use crate::domain::values::parse::{Cx, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 pub const PROCUREMENT_METHOD_TYPE: &str = "belowThreshold";
@@ -24,7 +24,7 @@ const TEST_PREFIX: &str = "[ТЕСТУВАННЯ] ";
 const TEST_PREFIX_EN: &str = "[TESTING] ";
 const TEST_PREFIX_RU: &str = "[ТЕСТИРОВАНИЕ] ";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TenderStatus {
     #[serde(rename = "draft")]
     Draft,
@@ -99,7 +99,7 @@ impl std::fmt::Display for TenderStatus {
 }
 
 /// What the owner states about the tender and may change while enquiries are open.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TenderTerms {
     pub title: String,
@@ -123,7 +123,7 @@ pub struct TenderTerms {
     pub tender_period: Period,
     pub procuring_entity: Organization,
     pub items: Vec<Item>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<Feature>,
 }
 
@@ -248,7 +248,7 @@ impl TenderTerms {
 }
 
 /// The embedded auction's period: planned start, end, and the earliest allowed start.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuctionPeriod {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -258,7 +258,7 @@ pub struct AuctionPeriod {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub should_start_after: Option<Timestamp>,
     /// When the running auction settles, fixed as it starts; not shown.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub planned_end: Option<Timestamp>,
 }
 
@@ -268,7 +268,7 @@ impl AuctionPeriod {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tender {
     pub id: String,
@@ -279,48 +279,51 @@ pub struct Tender {
     pub mode: Option<String>,
     #[serde(flatten)]
     pub terms: TenderTerms,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lots: Vec<Lot>,
     pub procurement_method_type: String,
-    pub procurement_method: &'static str,
-    pub award_criteria: &'static str,
-    pub submission_method: &'static str,
+    #[serde(deserialize_with = "crate::domain::stored::static_str")]
+    pub procurement_method: crate::domain::stored::Word,
+    #[serde(deserialize_with = "crate::domain::stored::static_str")]
+    pub award_criteria: crate::domain::stored::Word,
+    #[serde(deserialize_with = "crate::domain::stored::static_str")]
+    pub submission_method: crate::domain::stored::Word,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub procurement_method_details: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub submission_method_details: Option<String>,
-    #[serde(skip_serializing_if = "AuctionPeriod::is_empty")]
+    #[serde(default, skip_serializing_if = "AuctionPeriod::is_empty")]
     pub auction_period: AuctionPeriod,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auction_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub award_period: Option<Period>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub documents: Vec<DocumentRecord>,
     /// Shown by the views, with or without their authors.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub questions: Vec<Question>,
     /// Shown only from qualification on, by the views.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub bids: Vec<Bid>,
     /// Claims on the tender itself, shown by the views with or without their authors.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub complaints: Vec<Complaint>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub awards: Vec<Award>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contracts: Vec<Contract>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancellations: Vec<Cancellation>,
     pub owner: String,
     pub date: Timestamp,
     pub date_modified: Timestamp,
     #[serde(rename = "next_check", skip_serializing_if = "Option::is_none")]
     pub next_check: Option<Timestamp>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub owner_token: TokenHash,
     /// The base address the owner used, for the auction's addresses.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub origin: String,
 }
 

@@ -12,7 +12,7 @@ use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
 use crate::files::address;
 use crate::files::signing::Signer;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value as Json;
 
 pub const DOCUMENT_TYPES: [&str; 29] = [
@@ -57,7 +57,7 @@ const READ_ONLY: [&str; 5] = [
 ];
 
 /// Document metadata as the client sends it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentInput {
     pub title: String,
@@ -230,7 +230,7 @@ impl Filing<'_> {
 }
 
 /// One version of a document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Document {
     pub id: String,
@@ -241,16 +241,20 @@ pub struct Document {
     pub date_published: Timestamp,
     pub date_modified: Timestamp,
     /// The role that uploaded it, where the holder records one (award documents).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author: Option<&'static str>,
-    #[serde(skip)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::stored::static_opt"
+    )]
+    pub author: Option<super::stored::Word>,
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub source_url: String,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::stored::hidden")]
     pub key: String,
 }
 
 /// Everything in [`DocumentInput`] but the file itself.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct DocumentMeta {
     title: String,
@@ -338,9 +342,33 @@ pub struct DocumentRecord {
     pub previous: Vec<Document>,
 }
 
+/// Both versions lists as stored; the public form shows the latest version alone.
+#[derive(Serialize, Deserialize)]
+struct StoredRecord<C, P> {
+    current: C,
+    previous: P,
+}
+
 impl Serialize for DocumentRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if super::stored::storing() {
+            return StoredRecord {
+                current: &self.current,
+                previous: &self.previous,
+            }
+            .serialize(serializer);
+        }
         self.current.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for DocumentRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = StoredRecord::<Document, Vec<Document>>::deserialize(deserializer)?;
+        Ok(DocumentRecord {
+            current: stored.current,
+            previous: stored.previous,
+        })
     }
 }
 

@@ -1,5 +1,6 @@
 //! Service-assigned identifiers and access tokens.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -17,6 +18,42 @@ pub fn new_token() -> (String, TokenHash) {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenHash([u8; 32]);
+
+/// Only the stored form writes a hash (views skip it): as 64 hexadecimal digits.
+impl Serialize for TokenHash {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}", Hex(&self.0)))
+    }
+}
+
+impl<'de> Deserialize<'de> for TokenHash {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let mut bytes = [0u8; 32];
+        let valid = text.len() == 64
+            && bytes.iter_mut().enumerate().all(|(i, b)| {
+                text.get(2 * i..2 * i + 2)
+                    .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                    .map(|v| *b = v)
+                    .is_some()
+            });
+        if valid {
+            Ok(TokenHash(bytes))
+        } else {
+            Err(serde::de::Error::custom(
+                "a token hash is 64 hexadecimal digits",
+            ))
+        }
+    }
+}
+
+struct Hex<'a>(&'a [u8]);
+
+impl std::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
 
 impl TokenHash {
     pub fn of(token: &str) -> TokenHash {

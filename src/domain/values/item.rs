@@ -4,7 +4,7 @@ use super::ids;
 use super::money::Period;
 use super::organization::Address;
 use super::parse::{Cx, FromJson, Obj, Problem, one_of, rules};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 pub const CLASSIFICATION_SCHEMES: [&str; 2] = ["CPV", "ДК021"];
@@ -13,7 +13,7 @@ pub const ADDITIONAL_SCHEMES: [&str; 6] =
 /// The classification code that needs an additional classification.
 const OTHER_CODE: &str = "99999999-9";
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Classification {
     pub scheme: String,
@@ -80,7 +80,7 @@ fn is_cpv_code(id: &str) -> bool {
     b.len() == 10 && b[8] == b'-' && b[..8].iter().chain(&b[9..]).all(u8::is_ascii_digit)
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unit {
     pub code: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,7 +97,7 @@ impl FromJson for Unit {
 }
 
 /// Latitude and longitude as sent: numbers or numeric strings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Location {
     pub latitude: Json,
     pub longitude: Json,
@@ -140,7 +140,7 @@ impl FromJson for Location {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Item {
     pub id: String,
@@ -150,7 +150,7 @@ pub struct Item {
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
     pub description_ru: Option<String>,
     pub classification: Classification,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_classifications: Vec<Classification>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<Unit>,
@@ -252,7 +252,7 @@ pub fn check_items(items: &[Item]) -> Result<(), Problem> {
     Ok(())
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FeatureValue {
     pub value: f64,
@@ -291,7 +291,7 @@ impl FromJson for FeatureValue {
 pub const MAX_FEATURES_SUM: f64 = 0.3;
 pub const FEATURE_OF: [&str; 3] = ["tenderer", "lot", "item"];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Feature {
     pub code: String,

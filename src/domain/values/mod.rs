@@ -8,12 +8,13 @@ pub mod merge;
 pub mod money;
 pub mod organization;
 pub mod parse;
+pub mod stored;
 pub mod time;
 
 #[cfg(test)]
 mod tests {
     /// The room's sources, read at compile time.
-    const FILES: [(&str, &str); 8] = [
+    const FILES: [(&str, &str); 9] = [
         ("document.rs", include_str!("document.rs")),
         ("ids.rs", include_str!("ids.rs")),
         ("item.rs", include_str!("item.rs")),
@@ -21,6 +22,7 @@ mod tests {
         ("money.rs", include_str!("money.rs")),
         ("organization.rs", include_str!("organization.rs")),
         ("parse.rs", include_str!("parse.rs")),
+        ("stored.rs", include_str!("stored.rs")),
         ("time.rs", include_str!("time.rs")),
     ];
 

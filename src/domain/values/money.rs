@@ -2,12 +2,12 @@
 
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 pub const DEFAULT_CURRENCY: &str = "UAH";
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Money {
     pub amount: f64,
@@ -75,7 +75,7 @@ impl FromJson for Money {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Period {
     #[serde(skip_serializing_if = "Option::is_none")]

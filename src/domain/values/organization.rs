@@ -1,13 +1,13 @@
 //! Organizations: procuring entity, question author, tenderer, supplier.
 
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// Kinds of procuring entity allowed to publish a belowThreshold tender.
 pub const ENTITY_KINDS: [&str; 4] = ["general", "special", "defense", "other"];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Identifier {
     pub scheme: String,
@@ -47,7 +47,7 @@ impl FromJson for Identifier {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Address {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,7 +89,7 @@ impl FromJson for Address {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContactPoint {
     pub name: String,
@@ -143,7 +143,7 @@ impl FromJson for ContactPoint {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Organization {
     pub name: String,
@@ -152,7 +152,7 @@ pub struct Organization {
     #[serde(rename = "name_ru", skip_serializing_if = "Option::is_none")]
     pub name_ru: Option<String>,
     pub identifier: Identifier,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_identifiers: Vec<Identifier>,
     pub address: Address,
     pub contact_point: ContactPoint,

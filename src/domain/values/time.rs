@@ -3,10 +3,11 @@
 //! Every timestamp the service stores has already been converted into the server zone, so
 //! serialising one needs no context: `2017-07-25T17:36:55.659566+03:00`.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use time::format_description::FormatItem;
-use time::macros::format_description;
+use time::format_description::well_known::Rfc3339;
+use time::macros::{datetime, format_description};
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 use time_tz::{OffsetDateTimeExt, PrimitiveDateTimeExt, Tz, timezones};
 
@@ -18,6 +19,11 @@ const DATE_TIME: &[FormatItem<'static>] = format_description!(
 /// A moment, held in the server zone's offset for that moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(OffsetDateTime);
+
+/// The span of moments the server handles: a day inside each end of the calendar, so that the
+/// local time of any of them is a date in every zone. Later or earlier input is refused.
+pub const EARLIEST: OffsetDateTime = datetime!(-9999-01-02 00:00 UTC);
+pub const LATEST: OffsetDateTime = datetime!(9999-12-30 00:00 UTC);
 
 impl Timestamp {
     pub fn instant(&self) -> OffsetDateTime {
@@ -65,6 +71,16 @@ impl Serialize for Timestamp {
     }
 }
 
+/// Reads a stored timestamp back with the offset it was written in.
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        OffsetDateTime::parse(&text, &Rfc3339)
+            .map(Timestamp)
+            .map_err(|e| serde::de::Error::custom(format!("timestamp {text:?}: {e}")))
+    }
+}
+
 /// The server's time zone (default Europe/Kyiv), with its daylight-saving rules.
 #[derive(Clone, Copy)]
 pub struct Zone(&'static Tz);
@@ -80,8 +96,10 @@ impl Zone {
         timezones::get_by_name(name).map(Zone)
     }
 
-    /// The moment `t`, truncated to microseconds and shown in this zone.
+    /// The moment `t`, truncated to microseconds and shown in this zone; a moment past either
+    /// end of the calendar stops at [`EARLIEST`] or [`LATEST`].
     pub fn at(&self, t: OffsetDateTime) -> Timestamp {
+        let t = t.clamp(EARLIEST, LATEST);
         let micros = t.unix_timestamp_nanos() / 1_000 * 1_000;
         let t = OffsetDateTime::from_unix_timestamp_nanos(micros).unwrap_or(t);
         Timestamp(t.to_timezone(self.0))
@@ -95,17 +113,19 @@ impl Zone {
     /// A local wall-clock time in this zone; in a DST gap the later offset is used, in an
     /// overlap the earlier moment.
     pub fn local(&self, date: Date, time: Time) -> Timestamp {
-        let local = PrimitiveDateTime::new(date, time);
-        let moment = local
+        self.at(self.local_moment(PrimitiveDateTime::new(date, time)))
+    }
+
+    fn local_moment(&self, local: PrimitiveDateTime) -> OffsetDateTime {
+        local
             .assume_timezone(self.0)
             .take_first()
-            .unwrap_or_else(|| local.assume_timezone_utc(self.0));
-        self.at(moment)
+            .unwrap_or_else(|| local.assume_timezone_utc(self.0))
     }
 
     /// The local calendar date of a moment in this zone.
     pub fn date_of(&self, t: Timestamp) -> Date {
-        t.0.to_timezone(self.0).date()
+        self.at(t.0).0.date()
     }
 
     /// Reads ISO 8601 input: a date, or a date and time with optional seconds, fraction and
@@ -119,10 +139,13 @@ impl Zone {
         } else {
             PrimitiveDateTime::parse(&body, DATE_TIME).ok()?
         };
-        match offset {
-            Some(offset) => Some(self.at(local.assume_offset(offset))),
-            None => Some(self.local(local.date(), local.time())),
-        }
+        let moment = match offset {
+            Some(offset) => local.assume_offset(offset),
+            None => self.local_moment(local),
+        };
+        (EARLIEST..=LATEST)
+            .contains(&moment)
+            .then(|| self.at(moment))
     }
 }
 
@@ -161,6 +184,23 @@ mod tests {
 
     fn kyiv() -> Zone {
         Zone::named("Europe/Kyiv").expect("zone in the database")
+    }
+
+    #[test]
+    fn moments_past_the_calendar_are_refused_on_input_and_stop_at_its_end_when_computed() {
+        let zone = kyiv();
+        for text in ["9999-12-31T23:59:59Z", "9999-12-31T23:00", "9999-12-31"] {
+            assert_eq!(zone.parse(text), None, "{text}");
+        }
+        assert!(zone.parse("9999-12-29T10:00:00+02:00").is_some());
+        let late = zone.at(OffsetDateTime::new_utc(
+            Date::from_calendar_date(9999, time::Month::December, 31).expect("a date"),
+            Time::MIDNIGHT,
+        ));
+        assert_eq!(late.instant(), LATEST);
+        let far = zone.shift(late, Duration::days(400));
+        assert_eq!(far.instant(), LATEST);
+        assert_eq!(zone.date_of(late.plus(Duration::days(3))).year(), 9999);
     }
 
     #[test]

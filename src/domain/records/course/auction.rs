@@ -24,6 +24,27 @@ pub struct AuctionCalendar {
 }
 
 impl AuctionCalendar {
+    /// The booked slots of each day (by Julian day number), for keeping across restarts.
+    pub fn booked(&self) -> Vec<(i32, u32)> {
+        let mut days: Vec<(i32, u32)> = self
+            .booked
+            .iter()
+            .map(|(d, n)| (d.to_julian_day(), *n))
+            .collect();
+        days.sort_unstable();
+        days
+    }
+
+    /// A calendar of an earlier run, from its [`AuctionCalendar::booked`].
+    pub fn restore(days: &[(i32, u32)]) -> AuctionCalendar {
+        AuctionCalendar {
+            booked: days
+                .iter()
+                .filter_map(|(d, n)| Some((Date::from_julian_day(*d).ok()?, *n)))
+                .collect(),
+        }
+    }
+
     /// Plans a start at or after `earliest`: on a working day from the slot grid, the
     /// same day only while the candidate (an hour after `earliest`) is before 11:00.
     pub fn plan(&mut self, zone: &Zone, earliest: Timestamp) -> Timestamp {

@@ -1,0 +1,69 @@
+//! The dashboard at `/`: one page, its script and its style sheet, compiled into the binary.
+//! `/` is also the document service's status probe: a request that does not ask for HTML
+//! (a service's probe, curl) gets the probe's answer, a browser the page.
+//!
+//! The page is static; its script reads the public JSON API as any anonymous client does,
+//! so it can show nothing the API hides from the public. A strict Content-Security-Policy
+//! keeps the page to its own assets.
+
+use super::error::ApiError;
+use super::param;
+use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use salvo::prelude::*;
+
+const PAGE: &str = include_str!("page.html");
+
+/// `(name, media type, text)` of each asset.
+const ASSETS: [(&str, &str, &str); 2] = [
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("style.css"),
+    ),
+    (
+        "script.js",
+        "text/javascript; charset=utf-8",
+        include_str!("script.js"),
+    ),
+];
+
+const POLICY: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+     object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+fn write(res: &mut Response, media_type: &'static str, text: &'static str) {
+    res.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res.write_body(text).ok();
+}
+
+fn wants_html(req: &Request) -> bool {
+    req.headers()
+        .get_all(salvo::http::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/html"))
+}
+
+#[handler]
+pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+    if !wants_html(req) {
+        super::docservice::probe.handle(req, depot, res, ctrl).await;
+        return;
+    }
+    res.headers_mut()
+        .insert("Content-Security-Policy", HeaderValue::from_static(POLICY));
+    write(res, "text/html; charset=utf-8", PAGE);
+}
+
+#[handler]
+pub async fn asset(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+    let name = param(req, "asset");
+    let (_, media_type, text) = ASSETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .ok_or_else(|| ApiError::not_found("asset"))?;
+    write(res, media_type, text);
+    Ok(())
+}

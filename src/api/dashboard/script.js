@@ -1,0 +1,368 @@
+// The dashboard: reads only the public JSON API (and the clock control API when the server
+// offers it), so it shows nothing the API hides from an anonymous reader. Every text from the
+// server is put on the page as text (textContent), never as markup.
+"use strict";
+
+const API = "/api/2.3";
+const FIELDS = "tenderID,title,status,owner,mode,next_check";
+const STATUSES = ["active.enquiries", "active.tendering", "active.auction", "active.qualification",
+  "active.awarded", "complete", "unsuccessful", "cancelled"];
+const REFRESH_MS = 2000;
+
+const state = {
+  clock: null,        // {now: ms, text, frozen, testing}
+  rows: new Map(),    // id -> listing row, newest change first
+  olderOffset: null,  // next_page.offset of the last page loaded
+  tender: null,       // the tender shown, as the API represents it
+  shownKey: "",       // what the tender page was last drawn from
+};
+
+const $ = (id) => document.getElementById(id);
+
+/** An element with attributes and children; strings become text nodes. */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "style") el.setAttribute("style", v);
+    else if (k === "href") el.setAttribute("href", safeHref(v));
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Only web addresses and the server's own paths are links; anything else goes nowhere. */
+function safeHref(url) {
+  const s = String(url);
+  return /^(https?:\/\/|\/|#)/i.test(s) ? s : "#";
+}
+
+/** Milliseconds of an API timestamp (microseconds are cut to what Date reads). */
+function ms(text) {
+  if (typeof text !== "string") return NaN;
+  return Date.parse(text.replace(/(\.\d{3})\d+/, "$1"));
+}
+
+/** A timestamp as the server wrote it, shortened: `2026-11-23 10:00`. */
+function shortTime(text) {
+  return typeof text === "string" ? text.slice(0, 16).replace("T", " ") : "";
+}
+
+/** A moment in the offset `sample` (a server timestamp) carries, shortened like shortTime. */
+function inZoneOf(sample, when) {
+  const m = /([+-])(\d\d):(\d\d)$/.exec(sample || "");
+  const offset = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  return shortTime(new Date(when + offset * 60000).toISOString()) + (m ? " " + m[0] : " UTC");
+}
+
+function relative(when) {
+  if (!state.clock || Number.isNaN(when)) return "";
+  let d = Math.round((when - state.clock.now) / 60000);
+  const past = d < 0;
+  d = Math.abs(d);
+  const days = Math.floor(d / 1440), hours = Math.floor((d % 1440) / 60), mins = d % 60;
+  const parts = [];
+  if (days) parts.push(days + " d");
+  if (hours) parts.push(hours + " h");
+  if (!days && (mins || !parts.length)) parts.push(mins + " min");
+  return past ? parts.join(" ") + " ago" : "in " + parts.join(" ");
+}
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+  const body = await res.json().catch(() => null);
+  return { status: res.status, body, date: res.headers.get("Date") };
+}
+
+function showProblem(text) {
+  const p = $("problem");
+  p.textContent = text || "";
+  p.hidden = !text;
+}
+
+// ---- the clock --------------------------------------------------------------------------
+
+async function loadClock() {
+  const { status, body, date } = await getJson("/testing/clock");
+  if (status === 200 && body && body.data) {
+    state.clock = { now: ms(body.data.now), text: body.data.now, frozen: body.data.frozen, testing: true };
+  } else {
+    // Without --testing the clock is the server's own: read it from the Date header.
+    const now = date ? Date.parse(date) : Date.now();
+    state.clock = { now, text: new Date(now).toISOString(), frozen: false, testing: false };
+  }
+  drawClock();
+}
+
+function drawClock() {
+  const c = state.clock;
+  $("clock-now").textContent = c.testing ? shortTime(c.text) + " " + c.text.slice(26) : new Date(c.now).toUTCString();
+  const badge = $("clock-state");
+  badge.textContent = c.frozen ? "frozen" : "running";
+  badge.className = "badge" + (c.frozen ? " frozen" : "");
+  $("clock-buttons").hidden = !c.testing;
+  $("freeze").textContent = c.frozen ? "Release" : "Freeze";
+  $("clock-note").textContent = c.testing ? "" : "read-only: start the server with --testing to move it";
+  const next = state.tender && state.tender.next_check;
+  const jump = $("jump-next");
+  jump.disabled = !next || ms(next) <= c.now;
+  jump.title = next ? "to " + next : "open a tender that has a next check";
+}
+
+async function moveClock(data) {
+  const res = await fetch("/testing/clock", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ data }),
+  });
+  const body = await res.json().catch(() => null);
+  if (res.status !== 200) {
+    const e = body && body.errors && body.errors[0];
+    showProblem("The clock did not move: " + (e ? e.description : res.status));
+  } else {
+    showProblem("");
+  }
+  await refresh();
+}
+
+// ---- the tender list --------------------------------------------------------------------
+
+function listPath(offset) {
+  let path = API + "/tenders?descending=1&limit=100&opt_fields=" + FIELDS;
+  if (offset) path += "&offset=" + encodeURIComponent(offset);
+  return path;
+}
+
+/** The newest page again; rows already loaded from older pages stay below it. */
+async function loadNewest() {
+  const { status, body } = await getJson(listPath(null));
+  if (status !== 200 || !body) return;
+  const fresh = new Map(body.data.map((row) => [row.id, row]));
+  for (const [id, row] of state.rows) if (!fresh.has(id)) fresh.set(id, row);
+  state.rows = new Map([...fresh.entries()].sort((a, b) => (a[1].dateModified < b[1].dateModified ? 1 : -1)));
+  if (state.olderOffset === null) state.olderOffset = body.data.length === 100 ? body.next_page.offset : "";
+}
+
+async function loadOlder() {
+  if (!state.olderOffset) return;
+  const { status, body } = await getJson(listPath(state.olderOffset));
+  if (status !== 200 || !body) return;
+  for (const row of body.data) if (!state.rows.has(row.id)) state.rows.set(row.id, row);
+  state.olderOffset = body.data.length === 100 ? body.next_page.offset : "";
+  drawList();
+}
+
+function fillSelect(select, values) {
+  const chosen = select.value;
+  const known = new Set([...select.options].map((o) => o.value));
+  for (const v of new Set(values)) if (!known.has(v)) select.append(h("option", { value: v }, v));
+  select.value = chosen;
+}
+
+function drawList() {
+  const rows = [...state.rows.values()];
+  fillSelect($("filter-status"), STATUSES.concat(rows.map((r) => r.status)).filter(Boolean));
+  fillSelect($("filter-owner"), [...new Set(rows.map((r) => r.owner).filter(Boolean))].sort());
+  const status = $("filter-status").value, owner = $("filter-owner").value;
+  const shown = rows.filter((r) => (!status || r.status === status) && (!owner || r.owner === owner));
+  const body = $("tenders").tBodies[0];
+  body.replaceChildren(...shown.map((r) => h("tr", { "data-id": r.id },
+    h("td", {}, h("a", { href: "#/tenders/" + encodeURIComponent(r.id) }, r.tenderID || r.id)),
+    h("td", {}, r.title || "", r.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
+    h("td", { class: "status" }, r.status || ""),
+    h("td", {}, r.owner || ""),
+    h("td", {}, r.next_check ? relative(ms(r.next_check)) : "—", r.next_check ? h("div", { class: "note" }, shortTime(r.next_check)) : null),
+    h("td", { class: "note" }, shortTime(r.dateModified)),
+  )));
+  $("list-count").textContent = shown.length + " of " + rows.length + " loaded";
+  $("more").hidden = !state.olderOffset;
+}
+
+// ---- one tender -------------------------------------------------------------------------
+
+function selectedId() {
+  const m = location.hash.match(/^#\/tenders\/([^/?]+)/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+async function loadTender(id) {
+  const { status, body } = await getJson(API + "/tenders/" + encodeURIComponent(id));
+  if (status !== 200 || !body) {
+    state.tender = null;
+    showProblem("Tender " + id + " is not found (drafts are not public).");
+    return;
+  }
+  state.tender = body.data;
+}
+
+/** Lanes of the timeline: the periods the record holds. */
+function lanes(t) {
+  const out = [];
+  const add = (name, period) => { if (period && (period.startDate || period.endDate)) out.push({ name, period }); };
+  add("Enquiries", t.enquiryPeriod);
+  add("Tendering", t.tenderPeriod);
+  add("Auction", t.auctionPeriod);
+  for (const lot of t.lots || []) add("Auction: " + (lot.title || lot.id), lot.auctionPeriod);
+  add("Awarding", t.awardPeriod);
+  (t.awards || []).forEach((a, i) => add("Stand-still, award " + (i + 1), a.complaintPeriod));
+  (t.complaints || []).forEach((c, i) => add("Claim " + (i + 1) + " " + (c.status || ""), { startDate: c.dateSubmitted || c.date, endDate: c.dateAnswered }));
+  return out;
+}
+
+function drawTimeline(t) {
+  const now = state.clock.now;
+  const list = lanes(t);
+  const points = [now];
+  for (const l of list) for (const p of [l.period.startDate, l.period.endDate]) if (!Number.isNaN(ms(p))) points.push(ms(p));
+  if (t.next_check) points.push(ms(t.next_check));
+  let lo = Math.min(...points), hi = Math.max(...points);
+  const pad = Math.max((hi - lo) * 0.04, 3600000);
+  lo -= pad; hi += pad;
+  const at = (x) => ((x - lo) / (hi - lo)) * 100 + "%";
+  const lanesEl = list.map((l) => {
+    const s = ms(l.period.startDate), e = ms(l.period.endDate);
+    const start = Number.isNaN(s) ? e : s, end = Number.isNaN(e) ? hi : e;
+    const cls = end <= now ? "bar past" : start <= now ? "bar current" : "bar";
+    return h("div", { class: "lane" },
+      h("div", { class: "name", title: l.name }, l.name),
+      h("div", { class: "track" },
+        h("div", { class: cls, style: "left:" + at(start) + ";width:calc(" + at(end) + " - " + at(start) + ")",
+          title: shortTime(l.period.startDate) + " → " + shortTime(l.period.endDate) })));
+  });
+  const overlay = h("div", { style: "position:absolute;top:0;bottom:0;left:11rem;right:0;pointer-events:none" },
+    h("div", { class: "now-line", style: "left:" + at(now) }, h("span", {}, "now")),
+    t.next_check ? h("div", { class: "check-line", style: "left:" + at(ms(t.next_check)), title: "next check " + t.next_check }) : null);
+  return h("div", {},
+    h("div", { class: "timeline", id: "timeline" }, lanesEl, overlay),
+    h("div", { class: "axis" }, h("div"), h("div", { class: "ends" },
+      h("span", {}, inZoneOf(t.dateModified, lo)),
+      h("span", {}, inZoneOf(t.dateModified, hi)))),
+    list.length ? null : h("p", { class: "note" }, "No periods yet."));
+}
+
+/** Statuses the tender has been through, as far as its dates tell. */
+function history(t) {
+  const now = state.clock.now;
+  const steps = [];
+  const step = (status, when) => { if (when && ms(when) <= now) steps.push([status, when]); };
+  step("active.enquiries", (t.enquiryPeriod && t.enquiryPeriod.startDate) || t.date);
+  step("active.tendering", t.tenderPeriod && t.tenderPeriod.startDate);
+  step("active.auction", t.auctionPeriod && t.auctionPeriod.startDate);
+  step("active.qualification", t.awardPeriod && t.awardPeriod.startDate);
+  const won = (t.awards || []).find((a) => a.status === "active");
+  step("active.awarded", won && won.date);
+  const seen = new Set(steps.map((s) => s[0]));
+  if (!seen.has(t.status)) steps.push([t.status, t.dateModified]);
+  return h("ol", { class: "history" }, steps.map(([s, when]) =>
+    h("li", {}, h("span", { class: "status" }, s), " since ", shortTime(when))));
+}
+
+function money(v) {
+  return v && v.amount !== undefined ? v.amount + " " + (v.currency || "") : "";
+}
+
+function names(orgs) {
+  return (orgs || []).map((o) => o.name).filter(Boolean).join(", ");
+}
+
+function records(title, list, line) {
+  if (!list || !list.length) return null;
+  return h("div", {}, h("h3", {}, title + " (" + list.length + ")"),
+    h("ul", { class: "records" }, list.map((x) => h("li", {}, line(x)))));
+}
+
+function docLine(d) {
+  return [h("a", { href: d.url }, d.title || d.id), " ", h("span", { class: "note" }, (d.format || "") + " · " + shortTime(d.datePublished))];
+}
+
+function drawTender() {
+  const t = state.tender;
+  const view = $("tender-view");
+  if (!t) { view.replaceChildren(h("p", {}, h("a", { href: "#/" }, "← all tenders"))); return; }
+  const facts = [
+    ["Status", h("span", { class: "status", id: "tender-status" }, t.status)],
+    ["Next move", t.next_check ? relative(ms(t.next_check)) + " (" + shortTime(t.next_check) + ")" : "none due"],
+    ["Owner", t.owner], ["Procuring entity", t.procuringEntity && t.procuringEntity.name],
+    ["Value", money(t.value)], ["Minimal step", money(t.minimalStep)],
+    ["Method", t.procurementMethodType + (t.procurementMethodDetails ? " · " + t.procurementMethodDetails : "")],
+    ["Bids", t.numberOfBids !== undefined ? String(t.numberOfBids) : "confidential until qualification"],
+    ["Auction", t.auctionUrl ? h("a", { href: t.auctionUrl }, t.auctionUrl) : null],
+    ["Changed", shortTime(t.dateModified)],
+  ].filter(([, v]) => v !== undefined && v !== null && v !== "");
+  view.replaceChildren(
+    h("p", {}, h("a", { href: "#/" }, "← all tenders")),
+    h("div", { class: "card" },
+      h("h2", {}, (t.tenderID || t.id) + " · " + (t.title || ""), t.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
+      h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
+    h("div", { class: "card" }, h("h3", {}, "Timeline"), drawTimeline(t)),
+    h("div", { class: "card" }, h("h3", {}, "Status history (from the record's dates)"), history(t),
+      records("Documents", t.documents, docLine),
+      records("Questions", t.questions, (q) => [h("strong", {}, q.title || ""), " ", q.description || "",
+        q.author ? h("span", { class: "note" }, " — " + (q.author.name || "")) : null,
+        h("div", {}, q.answer ? "Answer: " + q.answer : h("span", { class: "note" }, "not answered"))]),
+      records("Lots", t.lots, (l) => [h("strong", {}, l.title || l.id), " ", h("span", { class: "status" }, l.status || ""), " ", money(l.value)]),
+      records("Bids", t.bids, (b) => [names(b.tenderers), " ", money(b.value), " ", h("span", { class: "status" }, b.status || "")]),
+      records("Awards", t.awards, (a) => [h("span", { class: "status" }, a.status), " ", names(a.suppliers), " ", money(a.value),
+        a.complaintPeriod ? h("span", { class: "note" }, " stand-still until " + shortTime(a.complaintPeriod.endDate)) : null]),
+      records("Contracts", t.contracts, (c) => [c.contractID || c.id, " ", h("span", { class: "status" }, c.status), " ", money(c.value)]),
+      records("Cancellations", t.cancellations, (c) => [h("span", { class: "status" }, c.status), " ", c.reason || ""]),
+      records("Claims", t.complaints, (c) => [h("span", { class: "status" }, c.status), " ", c.title || "",
+        c.resolution ? h("span", { class: "note" }, " — " + c.resolution) : null])),
+    h("details", { class: "card" }, h("summary", {}, "Raw JSON"), h("pre", { class: "raw" }, JSON.stringify(t, null, 2))),
+  );
+}
+
+// ---- the loop ---------------------------------------------------------------------------
+
+function route() {
+  const id = selectedId();
+  $("list-view").hidden = !!id;
+  $("tender-view").hidden = !id;
+  return id;
+}
+
+let busy = false;
+async function refresh() {
+  if (busy) return;
+  busy = true;
+  try {
+    await loadClock();
+    const id = route();
+    if (id) {
+      await loadTender(id);
+      // Redrawn only when the tender or the clock changed, so an open <details> stays open.
+      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now;
+      if (key !== state.shownKey) { state.shownKey = key; drawTender(); }
+    } else {
+      state.tender = null;
+      await loadNewest();
+      drawList();
+    }
+    drawClock();
+  } catch (e) {
+    showProblem("The server did not answer: " + e);
+  } finally {
+    busy = false;
+  }
+}
+
+function start() {
+  $("advance-hour").addEventListener("click", () => moveClock({ advance: "PT1H" }));
+  $("advance-day").addEventListener("click", () => moveClock({ advance: "P1D" }));
+  $("jump-next").addEventListener("click", () => state.tender && state.tender.next_check && moveClock({ now: state.tender.next_check }));
+  $("freeze").addEventListener("click", () => moveClock({ frozen: !state.clock.frozen }));
+  $("filter-status").addEventListener("change", drawList);
+  $("filter-owner").addEventListener("change", drawList);
+  $("more").addEventListener("click", loadOlder);
+  window.addEventListener("hashchange", () => { state.shownKey = ""; showProblem(""); refresh(); });
+  refresh();
+  setInterval(refresh, REFRESH_MS);
+}
+
+start();

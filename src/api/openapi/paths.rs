@@ -1,0 +1,493 @@
+//! Every route of the server, in the order of [`crate::api::router`]: adding a route there
+//! means adding its line here, next to its neighbours.
+
+use super::operation::{Op, delete, get, head, item, patch, post, put};
+use super::schemas;
+use serde_json::{Value as Json, json};
+
+const API: &str = "/api/2.3";
+
+/// `documents` and `documents/{document_id}` under `parent`, as `api::documents()` routes
+/// them; `writer` says whose token writes them; `confidential` reads (a bid's, before
+/// qualification) are refused with 403 without that token.
+fn documents(parent: &str, tag: &str, writer: &str, confidential: bool) -> Vec<(String, Json)> {
+    let list = format!("{parent}/documents");
+    let one = format!("{list}/{{document_id}}");
+    let refused: &[u16] = if confidential { &[403] } else { &[] };
+    vec![
+        item(
+            &list,
+            vec![
+                get(tag, "Documents, each once in its latest version")
+                    .ok_list("Document")
+                    .errors(refused),
+                post(tag, &format!("Upload a document ({writer})"))
+                    .token()
+                    .body_example("DocumentInput", schemas::document_example())
+                    .created("Document", false),
+            ],
+        ),
+        item(
+            &one,
+            vec![
+                get(tag, "A document with its previous versions")
+                    .ok("Document")
+                    .errors(refused)
+                    .query(
+                        "download",
+                        json!({"type": "string"}),
+                        "The download key of a bid document: answered with a redirect to \
+                         the stored file",
+                    )
+                    .redirect(),
+                patch(tag, &format!("Describe a document ({writer})"))
+                    .token()
+                    .body("DocumentInput")
+                    .ok("Document"),
+                put(
+                    tag,
+                    &format!("Upload a new version of a document ({writer})"),
+                )
+                .token()
+                .body("DocumentInput")
+                .ok("Document"),
+            ],
+        ),
+    ]
+}
+
+/// `complaints` and `complaints/{complaint_id}` under `parent`, as `api::complaints()`
+/// routes them.
+fn complaints(parent: &str) -> Vec<(String, Json)> {
+    let list = format!("{parent}/complaints");
+    let one = format!("{list}/{{complaint_id}}");
+    let mut routes = vec![
+        item(
+            &list,
+            vec![
+                get("claims", "Claims").ok_list("Complaint"),
+                post(
+                    "claims",
+                    "File a claim (a broker; answers the claim's token)",
+                )
+                .broker()
+                .body("ComplaintInput")
+                .created("Complaint", true),
+            ],
+        ),
+        item(
+            &one,
+            vec![
+                get("claims", "A claim").ok("Complaint"),
+                patch(
+                    "claims",
+                    "Submit, answer, resolve or withdraw a claim (its author's or the \
+                     tender owner's token)",
+                )
+                .token()
+                .body("ComplaintInput")
+                .ok("Complaint"),
+            ],
+        ),
+    ];
+    routes.extend(documents(&one, "claims", "the claim's author", false));
+    routes
+}
+
+fn tender_routes() -> Vec<(String, Json)> {
+    let tender = format!("{API}/tenders/{{tender_id}}");
+    let lot = format!("{tender}/lots/{{lot_id}}");
+    let question = format!("{tender}/questions/{{question_id}}");
+    let bid = format!("{tender}/bids/{{bid_id}}");
+    let award = format!("{tender}/awards/{{award_id}}");
+    let contract = format!("{tender}/contracts/{{contract_id}}");
+    let cancellation = format!("{tender}/cancellations/{{cancellation_id}}");
+    let mut routes = vec![item(
+        &tender,
+        vec![
+            get("tenders", "A tender as the public sees it").ok("Tender"),
+            patch("tenders", "Change or publish a tender (the tender's token)")
+                .token()
+                .body("TenderInput")
+                .ok("Tender"),
+        ],
+    )];
+    routes.extend(documents(&tender, "documents", "the tender's owner", false));
+    routes.push(item(
+        &format!("{tender}/lots"),
+        vec![
+            get("lots", "Lots").ok_list("Lot"),
+            post(
+                "lots",
+                "Add a lot while enquiries are open (the tender's token)",
+            )
+            .token()
+            .body("LotInput")
+            .created("Lot", false),
+        ],
+    ));
+    routes.push(item(
+        &lot,
+        vec![
+            get("lots", "A lot").ok("Lot"),
+            patch("lots", "Change a lot (the tender's token)")
+                .token()
+                .body("LotInput")
+                .ok("Lot"),
+            delete(
+                "lots",
+                "Remove a lot while enquiries are open (the tender's token)",
+            )
+            .token()
+            .ok("Lot"),
+        ],
+    ));
+    routes.push(item(
+        &format!("{tender}/questions"),
+        vec![
+            get("questions", "Questions").ok_list("Question"),
+            post("questions", "Ask a question (no token)")
+                .body_example("QuestionInput", schemas::question_example())
+                .created("Question", false),
+        ],
+    ));
+    routes.push(item(
+        &question,
+        vec![
+            get("questions", "A question").ok("Question"),
+            patch("questions", "Answer a question (the tender's token)")
+                .token()
+                .body("QuestionInput")
+                .ok("Question"),
+        ],
+    ));
+    routes.push(item(
+        &format!("{tender}/bids"),
+        vec![
+            get("bids", "Bids, once they are public")
+                .ok_list("Bid")
+                .errors(&[403]),
+            post("bids", "Place a bid (a broker; answers the bid's token)")
+                .broker()
+                .body("BidInput")
+                .created("Bid", true),
+        ],
+    ));
+    routes.push(item(
+        &bid,
+        vec![
+            get(
+                "bids",
+                "A bid: whole with its token, else as the public sees it",
+            )
+            .token()
+            .ok("Bid")
+            .errors(&[403]),
+            patch("bids", "Change or activate a bid (the bid's token)")
+                .token()
+                .body("BidInput")
+                .ok("Bid"),
+            delete("bids", "Withdraw a bid (the bid's token)")
+                .token()
+                .ok("Bid"),
+        ],
+    ));
+    routes.extend(documents(&bid, "bids", "the bid's owner", true));
+    routes.push(item(
+        &format!("{tender}/awards"),
+        vec![get("awards", "Awards").ok_list("Award")],
+    ));
+    routes.push(item(
+        &award,
+        vec![
+            get("awards", "An award").ok("Award"),
+            patch("awards", "Decide an award (the tender's token)")
+                .token()
+                .body("AwardInput")
+                .ok("Award"),
+        ],
+    ));
+    routes.extend(documents(&award, "awards", "the tender's owner", false));
+    routes.extend(complaints(&award));
+    routes.push(item(
+        &format!("{tender}/contracts"),
+        vec![get("contracts", "Contracts").ok_list("Contract")],
+    ));
+    routes.push(item(
+        &contract,
+        vec![
+            get("contracts", "A contract").ok("Contract"),
+            patch(
+                "contracts",
+                "Change or sign a contract (the tender's token)",
+            )
+            .token()
+            .body("ContractInput")
+            .ok("Contract"),
+        ],
+    ));
+    routes.extend(documents(
+        &contract,
+        "contracts",
+        "the tender's owner",
+        false,
+    ));
+    routes.push(item(
+        &format!("{tender}/cancellations"),
+        vec![
+            get("cancellations", "Cancellations").ok_list("Cancellation"),
+            post(
+                "cancellations",
+                "Propose a cancellation (the tender's token)",
+            )
+            .token()
+            .body("CancellationInput")
+            .created("Cancellation", false),
+        ],
+    ));
+    routes.push(item(
+        &cancellation,
+        vec![
+            get("cancellations", "A cancellation").ok("Cancellation"),
+            patch(
+                "cancellations",
+                "Change or activate a cancellation (the tender's token)",
+            )
+            .token()
+            .body("CancellationInput")
+            .ok("Cancellation"),
+        ],
+    ));
+    routes.extend(documents(
+        &cancellation,
+        "cancellations",
+        "the tender's owner",
+        false,
+    ));
+    routes.extend(complaints(&tender));
+    routes
+}
+
+fn listing_parameters(op: Op) -> Op {
+    op.query(
+        "offset",
+        json!({"type": "string"}),
+        "The dateModified to continue after (next_page.offset of the previous page)",
+    )
+    .query(
+        "limit",
+        json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+        "Page size (default 100; at most 100 with opt_fields)",
+    )
+    .query(
+        "descending",
+        json!({"type": "string"}),
+        "Any value: newest change first",
+    )
+    .query(
+        "opt_fields",
+        json!({"type": "string"}),
+        "Comma-separated tender fields to add to each row",
+    )
+    .query(
+        "mode",
+        json!({"type": "string", "enum": ["test", "_all_"]}),
+        "test: test-mode tenders only; _all_: every tender (the default)",
+    )
+    .query(
+        "feed",
+        json!({"type": "string", "enum": ["changes"]}),
+        "changes: the feed of changes",
+    )
+}
+
+/// Every path item of a server, with the clock control and fault APIs when it has them.
+pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
+    let mut routes = vec![
+        item(
+            "/",
+            vec![
+                get(
+                    "faces",
+                    "The dashboard (text/html, to a request that accepts it); otherwise the \
+                     document service's status probe (an empty text/plain)",
+                )
+                .ok_page(&["text/html", "text/plain"]),
+            ],
+        ),
+        item(
+            "/assets/{asset}",
+            vec![
+                get("faces", "The dashboard's script and style sheet")
+                    .ok_page(&["text/css", "text/javascript"]),
+            ],
+        ),
+        item(
+            "/openapi.json",
+            vec![get("faces", "This description").ok_whole("OpenApi")],
+        ),
+        item(
+            "/keys",
+            vec![
+                get(
+                    "documents",
+                    "The public key that verifies every signed address",
+                )
+                .ok_list("Key"),
+            ],
+        ),
+        item(
+            "/register",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post(
+                    "documents",
+                    "Register a file by its hash (a broker); answers its upload address",
+                )
+                .broker()
+                .body("Registration")
+                .created("StoredFile", false),
+            ],
+        ),
+        item(
+            "/upload",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post("documents", "Upload a file (a broker; multipart)")
+                    .broker()
+                    .multipart()
+                    .ok_whole("Uploaded"),
+            ],
+        ),
+        item(
+            "/upload/{key}",
+            vec![
+                get("documents", "Not offered").plain(404, "Not Found"),
+                post(
+                    "documents",
+                    "Upload the bytes of a registered file (a broker; multipart)",
+                )
+                .broker()
+                .multipart()
+                .ok_whole("Uploaded"),
+            ],
+        ),
+        item(
+            "/get/{key}",
+            vec![
+                get("documents", "A stored file, by its signed address")
+                    .query("KeyID", json!({"type": "string"}), "The signing key's id")
+                    .query(
+                        "Signature",
+                        json!({"type": "string"}),
+                        "The address's signature",
+                    )
+                    .query(
+                        "Expires",
+                        json!({"type": "string"}),
+                        "When a temporary address expires",
+                    )
+                    .file()
+                    .errors(&[403]),
+            ],
+        ),
+        item(
+            &format!("{API}/spore"),
+            vec![
+                get("tenders", "The API's name, version and root").ok("Spore"),
+                head("tenders", "The same, headers only"),
+            ],
+        ),
+        item(
+            &format!("{API}/tenders"),
+            vec![
+                listing_parameters(get("tenders", "Published tenders, by dateModified"))
+                    .ok_whole("TenderListing"),
+                listing_parameters(head("tenders", "The same, headers only")),
+                post(
+                    "tenders",
+                    "Create a tender (a broker; answers the tender's token)",
+                )
+                .broker()
+                .body_example("TenderInput", schemas::tender_example())
+                .created("Tender", true),
+            ],
+        ),
+    ];
+    routes.extend(tender_routes());
+    routes.push(item(
+        "/auctions/{tender_id}",
+        vec![get("auctions", "The embedded auction's page").ok_page(&["text/html"])],
+    ));
+    if clock_api {
+        routes.push(item(
+            "/testing/clock",
+            vec![
+                get("testing", "The server clock")
+                    .ok("Clock")
+                    .only_with(&["--testing"]),
+                post(
+                    "testing",
+                    "Move the clock to a moment or by a duration, freeze or release it; \
+                     answers once every transition that fell due is applied",
+                )
+                .body_example("ClockInput", json!({"advance": "PT1H"}))
+                .ok("Clock")
+                .only_with(&["--testing"]),
+            ],
+        ));
+    }
+    if faults_api {
+        routes.push(item(
+            "/testing/faults",
+            vec![
+                get("testing", "Fault rules")
+                    .ok_list("FaultRule")
+                    .only_with(&["--testing", "--sandbox"]),
+                post("testing", "Add a fault rule")
+                    .body("FaultRuleInput")
+                    .created("FaultRule", false)
+                    .only_with(&["--testing", "--sandbox"]),
+                delete("testing", "Remove every fault rule")
+                    .ok_empty()
+                    .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/faults/{fault_id}",
+            vec![
+                get("testing", "A fault rule")
+                    .ok("FaultRule")
+                    .only_with(&["--testing", "--sandbox"]),
+                delete("testing", "Remove a fault rule")
+                    .ok_empty()
+                    .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+    }
+    routes
+}
+
+pub fn tags(testing_apis: bool) -> Json {
+    let mut tags = vec![
+        json!({"name": "tenders", "description": "Tenders and their listing (the spec's core)"}),
+        json!({"name": "documents", "description": "Tender documents"}),
+        json!({"name": "lots", "description": "Lots of a tender (upstream extension)"}),
+        json!({"name": "questions", "description": "Questions and answers"}),
+        json!({"name": "bids", "description": "Bids and their documents"}),
+        json!({"name": "awards", "description": "Awards and their decisions (upstream extension)"}),
+        json!({"name": "contracts", "description": "Contracts"}),
+        json!({"name": "cancellations", "description": "Cancellations (upstream extension)"}),
+        json!({"name": "claims", "description": "Claims on tenders and awards (upstream extension)"}),
+        json!({"name": "auctions", "description": "The embedded auction"}),
+        json!({"name": "faces", "description": "The dashboard and this description"}),
+    ];
+    if testing_apis {
+        tags.push(json!({
+            "name": "testing",
+            "description": "Only on a server started with --testing: the clock control API; \
+                with --testing or --sandbox: the fault API",
+        }));
+    }
+    Json::Array(tags)
+}

@@ -1,0 +1,445 @@
+//! The shapes the API exchanges, its error answers and its security schemes.
+//!
+//! Output schemas name what every representation carries and type the rest loosely enough
+//! that an extension adding fields still conforms; input schemas name the fields a client
+//! sends (anything else is refused with 422 `Rogue field`).
+
+use serde_json::{Map, Value as Json, json};
+
+fn r(name: &str) -> Json {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+fn list_of(name: &str) -> Json {
+    json!({"type": "array", "items": r(name)})
+}
+
+fn text() -> Json {
+    json!({"type": "string"})
+}
+
+fn moment() -> Json {
+    json!({"type": "string", "format": "date-time", "description": "ISO 8601 with offset and microseconds; input may omit the offset"})
+}
+
+fn object(required: &[&str], properties: Json) -> Json {
+    json!({"type": "object", "required": required, "properties": properties})
+}
+
+pub fn schemas() -> Map<String, Json> {
+    let entries = [
+        (
+            "Error",
+            object(
+                &["status", "errors"],
+                json!({
+                    "status": {"const": "error"},
+                    "errors": {"type": "array", "minItems": 1, "items": object(
+                        &["location", "name", "description"],
+                        json!({
+                            "location": {"type": "string", "description": "body, url, query, header or params"},
+                            "name": {"type": "string", "description": "The field, header or parameter at fault"},
+                            "description": {"type": "string"},
+                        }),
+                    )},
+                }),
+            ),
+        ),
+        ("Access", object(&["token"], json!({"token": text()}))),
+        (
+            "Spore",
+            object(
+                &["name", "apiVersion", "apiRoot"],
+                json!({"name": text(), "apiVersion": text(), "apiRoot": text()}),
+            ),
+        ),
+        (
+            "PageLink",
+            object(
+                &["offset", "path", "uri"],
+                json!({"offset": text(), "path": text(), "uri": text()}),
+            ),
+        ),
+        (
+            "TenderListing",
+            object(
+                &["next_page", "data"],
+                json!({
+                    "next_page": r("PageLink"),
+                    "prev_page": r("PageLink"),
+                    "data": {"type": "array", "items": object(
+                        &["id", "dateModified"],
+                        json!({"id": text(), "dateModified": moment()}),
+                    )},
+                }),
+            ),
+        ),
+        (
+            "Value",
+            object(
+                &["amount"],
+                json!({"amount": {"type": "number"}, "currency": text(), "valueAddedTaxIncluded": {"type": "boolean"}}),
+            ),
+        ),
+        (
+            "Period",
+            object(&[], json!({"startDate": moment(), "endDate": moment()})),
+        ),
+        (
+            "Organization",
+            object(
+                &[],
+                json!({
+                    "name": text(),
+                    "identifier": {"type": "object"},
+                    "address": {"type": "object"},
+                    "contactPoint": {"type": "object"},
+                    "kind": text(),
+                }),
+            ),
+        ),
+        (
+            "Item",
+            object(
+                &[],
+                json!({
+                    "id": text(), "description": text(), "classification": {"type": "object"},
+                    "additionalClassifications": {"type": "array"}, "deliveryAddress": {"type": "object"},
+                    "deliveryDate": r("Period"), "unit": {"type": "object"}, "quantity": {"type": "number"},
+                }),
+            ),
+        ),
+        (
+            "Document",
+            object(
+                &["id", "title", "url", "datePublished", "dateModified"],
+                json!({
+                    "id": text(), "title": text(), "url": text(), "hash": text(), "format": text(),
+                    "description": text(), "documentType": text(), "documentOf": text(),
+                    "datePublished": moment(), "dateModified": moment(),
+                    "previousVersions": {"type": "array"},
+                }),
+            ),
+        ),
+        (
+            "DocumentInput",
+            object(
+                &[],
+                json!({"url": text(), "title": text(), "hash": text(), "format": text(), "description": text(), "documentType": text()}),
+            ),
+        ),
+        (
+            "Question",
+            object(
+                &["id", "title", "date"],
+                json!({"id": text(), "title": text(), "description": text(), "answer": text(), "author": r("Organization"), "date": moment(), "questionOf": text()}),
+            ),
+        ),
+        (
+            "QuestionInput",
+            object(
+                &[],
+                json!({"title": text(), "description": text(), "author": r("Organization"), "answer": text()}),
+            ),
+        ),
+        (
+            "Bid",
+            object(
+                &["id"],
+                json!({
+                    "id": text(), "status": text(), "value": r("Value"),
+                    "tenderers": list_of("Organization"), "documents": list_of("Document"),
+                    "date": moment(), "participationUrl": text(),
+                }),
+            ),
+        ),
+        (
+            "BidInput",
+            object(
+                &[],
+                json!({"status": text(), "value": r("Value"), "tenderers": list_of("Organization"), "documents": list_of("DocumentInput")}),
+            ),
+        ),
+        (
+            "Award",
+            object(
+                &["id", "status"],
+                json!({
+                    "id": text(), "status": text(), "bid_id": text(), "suppliers": list_of("Organization"),
+                    "value": r("Value"), "date": moment(), "complaintPeriod": r("Period"),
+                    "documents": list_of("Document"), "complaints": list_of("Complaint"),
+                }),
+            ),
+        ),
+        (
+            "AwardInput",
+            object(
+                &[],
+                json!({"status": text(), "qualified": {"type": "boolean"}, "eligible": {"type": "boolean"}, "title": text(), "description": text()}),
+            ),
+        ),
+        (
+            "Contract",
+            object(
+                &["id", "status"],
+                json!({
+                    "id": text(), "contractID": text(), "awardID": text(), "status": text(),
+                    "items": list_of("Item"), "suppliers": list_of("Organization"), "value": r("Value"),
+                    "contractNumber": text(), "dateSigned": moment(), "period": r("Period"),
+                    "documents": list_of("Document"), "date": moment(),
+                }),
+            ),
+        ),
+        (
+            "ContractInput",
+            object(
+                &[],
+                json!({"status": text(), "contractNumber": text(), "value": r("Value"), "dateSigned": moment(), "period": r("Period")}),
+            ),
+        ),
+        (
+            "Cancellation",
+            object(
+                &["id", "status", "reason"],
+                json!({"id": text(), "reason": text(), "status": text(), "cancellationOf": text(), "date": moment(), "documents": list_of("Document")}),
+            ),
+        ),
+        (
+            "CancellationInput",
+            object(
+                &[],
+                json!({"reason": text(), "status": text(), "cancellationOf": text()}),
+            ),
+        ),
+        (
+            "Complaint",
+            object(
+                &["id", "status", "title"],
+                json!({
+                    "id": text(), "complaintID": text(), "status": text(), "type": text(),
+                    "title": text(), "description": text(), "author": r("Organization"),
+                    "date": moment(), "dateSubmitted": moment(), "dateAnswered": moment(),
+                    "resolution": text(), "resolutionType": text(), "satisfied": {"type": "boolean"},
+                    "documents": list_of("Document"),
+                }),
+            ),
+        ),
+        (
+            "ComplaintInput",
+            object(
+                &[],
+                json!({
+                    "title": text(), "description": text(), "author": r("Organization"), "status": text(),
+                    "resolution": text(), "resolutionType": text(), "satisfied": {"type": "boolean"},
+                    "tendererAction": text(), "cancellationReason": text(),
+                }),
+            ),
+        ),
+        (
+            "Lot",
+            object(
+                &["id", "title", "status"],
+                json!({
+                    "id": text(), "title": text(), "description": text(), "status": text(),
+                    "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                    "auctionPeriod": r("Period"), "auctionUrl": text(), "date": moment(),
+                }),
+            ),
+        ),
+        (
+            "LotInput",
+            object(
+                &[],
+                json!({"title": text(), "description": text(), "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value")}),
+            ),
+        ),
+        (
+            "Tender",
+            object(
+                &[
+                    "id",
+                    "tenderID",
+                    "status",
+                    "title",
+                    "owner",
+                    "date",
+                    "dateModified",
+                ],
+                json!({
+                    "id": text(), "tenderID": text(), "status": text(), "mode": text(),
+                    "title": text(), "description": text(), "owner": text(),
+                    "procurementMethodType": text(), "value": r("Value"), "minimalStep": r("Value"),
+                    "guarantee": r("Value"), "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": list_of("Lot"),
+                    "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"), "auctionPeriod": r("Period"),
+                    "awardPeriod": r("Period"), "auctionUrl": text(),
+                    "documents": list_of("Document"), "questions": list_of("Question"),
+                    "bids": list_of("Bid"), "numberOfBids": {"type": "integer"},
+                    "awards": list_of("Award"), "contracts": list_of("Contract"),
+                    "cancellations": list_of("Cancellation"), "complaints": list_of("Complaint"),
+                    "date": moment(), "dateModified": moment(), "next_check": moment(),
+                }),
+            ),
+        ),
+        (
+            "TenderInput",
+            object(
+                &[],
+                json!({
+                    "procurementMethodType": {"type": "string", "enum": ["belowThreshold"]},
+                    "title": text(), "title_en": text(), "title_ru": text(), "description": text(),
+                    "status": text(), "mode": {"type": "string", "enum": ["test"]},
+                    "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                    "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"),
+                    "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": {"type": "array"},
+                    "features": {"type": "array"},
+                    "procurementMethodDetails": text(), "submissionMethodDetails": text(),
+                }),
+            ),
+        ),
+        (
+            "Clock",
+            object(
+                &["now", "frozen"],
+                json!({"now": moment(), "frozen": {"type": "boolean"}}),
+            ),
+        ),
+        (
+            "ClockInput",
+            object(
+                &[],
+                json!({
+                    "now": moment(),
+                    "advance": {"type": "string", "description": "ISO 8601 duration, e.g. P2DT3H"},
+                    "frozen": {"type": "boolean"},
+                }),
+            ),
+        ),
+        ("FaultRule", object(&["id"], json!({"id": text()}))),
+        (
+            "Key",
+            object(
+                &["KeyID", "algorithm", "publicKey"],
+                json!({"KeyID": text(), "algorithm": text(), "publicKey": text()}),
+            ),
+        ),
+        ("Registration", object(&["hash"], json!({"hash": text()}))),
+        (
+            "StoredFile",
+            object(
+                &["url"],
+                json!({"url": text(), "hash": text(), "format": text(), "title": text()}),
+            ),
+        ),
+        (
+            "Uploaded",
+            object(
+                &["data"],
+                json!({"data": r("StoredFile"), "get_url": text()}),
+            ),
+        ),
+        (
+            "FaultRuleInput",
+            object(
+                &["match", "fault"],
+                json!({"match": {"type": "object"}, "fault": {}, "times": {"type": "integer"}, "probability": {"type": "number"}, "seed": {"type": "integer"}}),
+            ),
+        ),
+        (
+            "OpenApi",
+            object(
+                &["openapi", "info", "paths"],
+                json!({"openapi": text(), "info": {"type": "object"}, "paths": {"type": "object"}}),
+            ),
+        ),
+    ];
+    entries
+        .into_iter()
+        .map(|(name, schema)| (name.to_string(), schema))
+        .collect()
+}
+
+/// One reusable answer per error status, each the envelope.
+pub fn responses() -> Map<String, Json> {
+    [
+        (400, "The body could not be read"),
+        (403, "No or wrong credentials or token: url/permission/Forbidden"),
+        (404, "Unknown path or record: url/not_found or url/<id parameter>"),
+        (413, "The body is larger than --max-body"),
+        (415, "Content-Type is not application/json: header/Content-Type"),
+        (422, "Invalid body or a rule of the current phase: one entry per field at fault"),
+    ]
+    .into_iter()
+    .map(|(code, description)| {
+        (
+            format!("Error{code}"),
+            json!({"description": description, "content": {"application/json": {"schema": r("Error")}}}),
+        )
+    })
+    .collect()
+}
+
+pub fn headers() -> Json {
+    json!({"Location": {"required": true, "description": "The full address of the created object or of the file", "schema": text()}})
+}
+
+pub fn parameters() -> Json {
+    json!({"opt_pretty": {"name": "opt_pretty", "in": "query", "required": false, "schema": text(), "description": "1: indented JSON"}})
+}
+
+pub fn security_schemes() -> Json {
+    json!({
+        "broker": {"type": "http", "scheme": "basic", "description": "A broker: the user name is the broker's key (password ignored); it becomes the owner of what it creates"},
+        "acc_token": {"type": "apiKey", "in": "query", "name": "acc_token", "description": "The access token returned when the object was created"},
+        "X-Access-Token": {"type": "apiKey", "in": "header", "name": "X-Access-Token", "description": "The same token as a header (or access.token in the body)"},
+    })
+}
+
+/// A tender the server accepts whatever its clock says (its periods lie far ahead).
+pub fn tender_example() -> Json {
+    let address = json!({"countryName": "Україна", "postalCode": "01220", "region": "м. Київ", "streetAddress": "вул. Банкова, 11", "locality": "м. Київ"});
+    json!({
+        "procurementMethodType": "belowThreshold",
+        "title": "Шкільні обіди",
+        "value": {"amount": 500, "currency": "UAH"},
+        "minimalStep": {"amount": 15, "currency": "UAH"},
+        "enquiryPeriod": {"endDate": "2099-01-10T10:00:00+02:00"},
+        "tenderPeriod": {"endDate": "2099-01-20T10:00:00+02:00"},
+        "procuringEntity": {
+            "name": "Київська школа № 1", "kind": "general",
+            "identifier": {"scheme": "UA-EDR", "id": "00037256", "uri": "http://school.example.net/"},
+            "address": address,
+            "contactPoint": {"name": "Олена Петренко", "telephone": "0440000000"},
+        },
+        "items": [{
+            "id": "item-1", "description": "Шкільні обіди", "quantity": 5,
+            "classification": {"scheme": "ДК021", "id": "55523100-3", "description": "Послуги з харчування у школах"},
+            "unit": {"code": "44617100-9", "name": "item"},
+            "deliveryDate": {"endDate": "2099-02-01T10:00:00+02:00"},
+            "deliveryAddress": address,
+        }],
+    })
+}
+
+/// A question anyone may ask while enquiries are open.
+pub fn question_example() -> Json {
+    json!({
+        "title": "Чи можна доставляти обіди двічі на день?",
+        "description": "Уточніть, будь ласка, графік доставки.",
+        "author": {
+            "name": "ТОВ «Смачно»",
+            "identifier": {"scheme": "UA-EDR", "id": "00037257", "legalName": "ТОВ «Смачно»"},
+            "address": {"countryName": "Україна", "postalCode": "01221", "region": "м. Київ", "streetAddress": "вул. Хрещатик, 1", "locality": "м. Київ"},
+            "contactPoint": {"name": "Іван Коваль", "telephone": "0440000001", "email": "ivan@smachno.example.net"},
+        },
+    })
+}
+
+/// A document as uploaded to the document service.
+pub fn document_example() -> Json {
+    json!({
+        "title": "specification.pdf",
+        "url": "http://docs.example.net/get/specification.pdf",
+        "hash": "md5:00000000000000000000000000000000",
+        "format": "application/pdf",
+    })
+}

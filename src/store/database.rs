@@ -1,0 +1,221 @@
+//! The durable store's file: `DIR/registry.sqlite3`, SQLite in WAL mode.
+//!
+//! One writer thread owns the connection. A write waits until the transaction holding it is
+//! committed; the writes that queue up meanwhile are committed together (group commit), so
+//! one sync of the log serves every writer waiting at that moment.
+
+use rusqlite::{Connection, OpenFlags, params};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread;
+
+pub const FILE_NAME: &str = "registry.sqlite3";
+
+/// The schema this server writes. Each step of [`MIGRATIONS`] takes a file one version up.
+pub const SCHEMA_VERSION: i64 = 1;
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
+    // 0 → 1: tenders in their stored JSON form; the server's own state by name.
+    "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+     CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
+];
+
+/// The most writes committed in one transaction.
+const MAX_BATCH: usize = 512;
+
+/// One row to write.
+#[derive(Debug)]
+pub enum Write {
+    Tender {
+        id: String,
+        record: String,
+    },
+    /// A named piece of server state; of two writes with versions, the later version wins.
+    State {
+        name: &'static str,
+        value: String,
+        version: u64,
+    },
+}
+
+struct Job {
+    writes: Vec<Write>,
+    done: mpsc::SyncSender<Result<(), String>>,
+}
+
+/// The server state the file held when the server started (its tenders go to a callback).
+pub struct Loaded {
+    pub state: Vec<(String, String)>,
+}
+
+/// Takes each stored tender as `(id, record)` while the file is read.
+pub type OnTender<'a> = &'a mut dyn FnMut(String, String);
+
+pub struct Database {
+    path: PathBuf,
+    jobs: mpsc::Sender<Job>,
+}
+
+fn describe(path: &Path, e: rusqlite::Error) -> String {
+    format!("{}: {e}", path.display())
+}
+
+impl Database {
+    /// Opens (creating if need be) the file in `dir`, migrates it to [`SCHEMA_VERSION`],
+    /// reads it whole, and starts the writer.
+    pub fn open(dir: &Path, on_tender: OnTender<'_>) -> Result<(Database, Loaded), String> {
+        Database::open_limited(dir, None, on_tender)
+    }
+
+    /// [`Database::open`], the file held to `max_pages` pages: a full disk, for tests.
+    pub(crate) fn open_limited(
+        dir: &Path,
+        max_pages: Option<u32>,
+        on_tender: OnTender<'_>,
+    ) -> Result<(Database, Loaded), String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
+        let path = dir.join(FILE_NAME);
+        let at = |e| describe(&path, e);
+        let mut conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(at)?;
+        // WAL: readers of the file (sqlite3, a backup) never block the server's writes.
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(at)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(format!("{}: cannot use WAL mode ({mode})", path.display()));
+        }
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
+            .map_err(at)?;
+        migrate(&mut conn).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(pages) = max_pages {
+            conn.pragma_update(None, "max_page_count", pages)
+                .map_err(at)?;
+        }
+        let loaded = load(&conn, on_tender).map_err(at)?;
+        let (jobs, queue) = mpsc::channel();
+        let writer_path = path.clone();
+        thread::Builder::new()
+            .name("registry-writer".into())
+            .spawn(move || write_loop(conn, queue, &writer_path))
+            .map_err(|e| format!("cannot start the database writer: {e}"))?;
+        Ok((Database { path, jobs }, loaded))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Commits `writes` in one transaction, waiting until they are durable.
+    pub fn commit(&self, writes: Vec<Write>) -> Result<(), String> {
+        let (done, outcome) = mpsc::sync_channel(1);
+        self.jobs
+            .send(Job { writes, done })
+            .map_err(|_| "the database writer has stopped".to_string())?;
+        outcome
+            .recv()
+            .unwrap_or_else(|_| Err("the database writer has stopped".into()))
+    }
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), String> {
+    let found: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| e.to_string())?;
+    if found > SCHEMA_VERSION {
+        return Err(format!(
+            "written by a newer server (schema version {found}; this server reads up to \
+             {SCHEMA_VERSION})"
+        ));
+    }
+    if found < 0 {
+        return Err(format!("unknown schema version {found}"));
+    }
+    for (from, step) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction().map_err(|e| e.to_string())?;
+        tx.execute_batch(step)
+            .and_then(|()| tx.pragma_update(None, "user_version", from as i64 + 1))
+            .and_then(|()| tx.commit())
+            .map_err(|e| format!("migrating from schema version {from}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn load(conn: &Connection, on_tender: OnTender<'_>) -> rusqlite::Result<Loaded> {
+    let mut tenders = conn.prepare("SELECT id, record FROM tenders")?;
+    let mut rows = tenders.query([])?;
+    while let Some(row) = rows.next()? {
+        on_tender(row.get(0)?, row.get(1)?);
+    }
+    let mut state = conn.prepare("SELECT name, value FROM state")?;
+    let state = state
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Loaded { state })
+}
+
+fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
+    let mut versions = std::collections::HashMap::new();
+    while let Ok(first) = queue.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let mut kept = versions.clone();
+        let outcome = commit(&mut conn, &batch, &mut kept).map_err(|e| {
+            tracing::error!(file = %path.display(), error = %e, "a write could not be committed");
+            e.to_string()
+        });
+        if outcome.is_ok() {
+            versions = kept;
+        }
+        for job in batch {
+            let _ = job.done.send(outcome.clone());
+        }
+    }
+}
+
+fn commit(
+    conn: &mut Connection,
+    batch: &[Job],
+    versions: &mut std::collections::HashMap<&'static str, u64>,
+) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    {
+        let mut tender = tx.prepare(
+            "INSERT INTO tenders (id, record) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+        )?;
+        let mut state = tx.prepare(
+            "INSERT INTO state (name, value) VALUES (?1, ?2)
+             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        )?;
+        for write in batch.iter().flat_map(|j| &j.writes) {
+            match write {
+                Write::Tender { id, record } => {
+                    tender.execute(params![id, record])?;
+                }
+                Write::State {
+                    name,
+                    value,
+                    version,
+                } => {
+                    let last = versions.entry(name).or_default();
+                    if *version >= *last {
+                        *last = *version;
+                        state.execute(params![name, value])?;
+                    }
+                }
+            }
+        }
+    }
+    tx.commit()
+}

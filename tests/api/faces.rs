@@ -1,0 +1,141 @@
+//! The faces of the server beside the JSON API: the OpenAPI description agrees with the
+//! router, and the dashboard and its assets are served.
+
+use crate::common::TestServer;
+use std::collections::BTreeSet;
+use tender_registry::Settings;
+use tender_registry::api::openapi::{described_routes, routes_of};
+use tender_registry::api::router;
+
+type Routes = BTreeSet<(String, String)>;
+
+async fn described(server: &TestServer) -> serde_json::Value {
+    let reply = server.get("/openapi.json").send().await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.body["openapi"], "3.1.0");
+    reply.body
+}
+
+fn assert_same(routed: Routes, described: Routes) {
+    let undescribed: Vec<_> = routed.difference(&described).collect();
+    let unrouted: Vec<_> = described.difference(&routed).collect();
+    assert!(
+        undescribed.is_empty() && unrouted.is_empty(),
+        "routed but not described in /openapi.json: {undescribed:?}\n\
+         described but not routed: {unrouted:?}"
+    );
+}
+
+#[tokio::test]
+async fn every_route_is_described_and_every_described_path_is_routed() {
+    let server = TestServer::start().await;
+    let document = described(&server).await;
+    let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
+    assert!(routed.contains(&("/testing/clock".to_string(), "post".to_string())));
+    assert!(routed.len() > 40, "the walk found only {routed:?}");
+    assert_same(routed, described_routes(&document).into_iter().collect());
+    for method in ["get", "post"] {
+        assert_eq!(
+            document["paths"]["/testing/clock"][method]["x-only-with"],
+            serde_json::json!(["--testing"])
+        );
+    }
+    assert_eq!(
+        document["paths"]["/testing/faults"]["post"]["x-only-with"],
+        serde_json::json!(["--testing", "--sandbox"])
+    );
+}
+
+#[tokio::test]
+async fn without_testing_the_description_has_no_testing_paths() {
+    let server = TestServer::start_with(Settings::default()).await;
+    let document = described(&server).await;
+    let routed: Routes = routes_of(&router(false, false)).into_iter().collect();
+    assert_same(routed, described_routes(&document).into_iter().collect());
+    assert!(document["paths"].get("/testing/clock").is_none());
+    assert_eq!(server.get("/testing/clock").send().await.status, 404);
+}
+
+#[tokio::test]
+async fn a_sandbox_describes_its_fault_api_and_no_clock_api() {
+    let server = TestServer::start_with(Settings {
+        sandbox: true,
+        ..Settings::default()
+    })
+    .await;
+    let document = described(&server).await;
+    let routed: Routes = routes_of(&router(false, true)).into_iter().collect();
+    assert!(routed.contains(&("/testing/faults".to_string(), "post".to_string())));
+    assert_same(routed, described_routes(&document).into_iter().collect());
+    assert!(document["paths"].get("/testing/clock").is_none());
+}
+
+#[tokio::test]
+async fn every_reference_of_the_description_resolves() {
+    let server = TestServer::start().await;
+    let document = described(&server).await;
+    let mut missing = Vec::new();
+    fn walk(value: &serde_json::Value, root: &serde_json::Value, missing: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(target) = map.get("$ref").and_then(|r| r.as_str()) {
+                    let pointer = target.trim_start_matches('#');
+                    if root.pointer(pointer).is_none() {
+                        missing.push(target.to_string());
+                    }
+                }
+                map.values().for_each(|v| walk(v, root, missing));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, root, missing)),
+            _ => {}
+        }
+    }
+    walk(&document, &document, &mut missing);
+    assert!(missing.is_empty(), "unresolved references: {missing:?}");
+    for scheme in ["broker", "acc_token", "X-Access-Token"] {
+        assert!(
+            document["components"]["securitySchemes"][scheme].is_object(),
+            "{scheme}"
+        );
+    }
+    assert_eq!(
+        document["components"]["schemas"]["Error"]["required"],
+        serde_json::json!(["status", "errors"])
+    );
+}
+
+#[tokio::test]
+async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
+    let server = TestServer::start().await;
+    let page = server
+        .get("/")
+        .header("Accept", "text/html,application/xhtml+xml")
+        .send()
+        .await;
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.text.contains("/assets/script.js"), "{}", page.text);
+    assert!(
+        page.header("content-security-policy")
+            .is_some_and(|p| p.starts_with("default-src 'self'"))
+    );
+    for (name, media_type) in [
+        ("style.css", "text/css; charset=utf-8"),
+        ("script.js", "text/javascript; charset=utf-8"),
+    ] {
+        let asset = server.get(&format!("/assets/{name}")).send().await;
+        assert_eq!(asset.status, 200, "{name}");
+        assert_eq!(asset.header("content-type"), Some(media_type), "{name}");
+        assert!(!asset.text.is_empty());
+    }
+    // Without asking for HTML, `/` is the document service's status probe.
+    let probe = server.get("/").send().await;
+    assert_eq!(probe.status, 200);
+    assert!(probe.text.is_empty(), "{}", probe.text);
+    let missing = server.get("/assets/secret.txt").send().await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.error().0, "url");
+}

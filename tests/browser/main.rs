@@ -1,0 +1,181 @@
+//! The dashboard in a real browser: headless Chromium, driven through chromedriver, follows a
+//! tender the test created and moves the server clock with the dashboard's own button.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
+//! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
+
+mod webdriver;
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tender_registry::{Application, Settings};
+use webdriver::{Driver, Session};
+
+/// The server's clock stands here until the dashboard moves it, whatever today is.
+const START: &str = "2026-11-23T09:00:00+02:00";
+
+fn binary(variable: &str, default: &str) -> Option<String> {
+    let path = std::env::var(variable).unwrap_or_else(|_| default.to_string());
+    Path::new(&path).exists().then_some(path)
+}
+
+fn tender_body() -> Value {
+    let entity = json!({
+        "name": "Київська міська школа № 1",
+        "kind": "general",
+        "identifier": {"scheme": "UA-EDR", "id": "00037256", "uri": "http://school.example.net/"},
+        "address": {"countryName": "Україна", "postalCode": "01220", "region": "м. Київ", "streetAddress": "вул. Банкова, 11", "locality": "м. Київ"},
+        "contactPoint": {"name": "Олена Петренко", "telephone": "0440000000"}
+    });
+    json!({"data": {
+        "procurementMethodType": "belowThreshold",
+        "title": "Шкільні обіди на зиму",
+        "value": {"amount": 500, "currency": "UAH"},
+        "minimalStep": {"amount": 15, "currency": "UAH"},
+        "enquiryPeriod": {"endDate": "2026-11-24T09:00:00+02:00"},
+        "tenderPeriod": {"endDate": "2026-11-30T18:00:00+02:00"},
+        "procuringEntity": entity,
+        "items": [{
+            "id": "item-1",
+            "description": "Шкільні обіди",
+            "classification": {"scheme": "ДК021", "id": "55523100-3", "description": "Послуги з харчування у школах"},
+            "unit": {"code": "44617100-9", "name": "item"},
+            "quantity": 5,
+            "deliveryDate": {"endDate": "2026-12-31T18:00:00+02:00"},
+            "deliveryAddress": {"countryName": "Україна", "postalCode": "79000", "region": "м. Київ", "streetAddress": "вул. Банкова 1", "locality": "м. Київ"}
+        }]
+    }})
+}
+
+/// Waits until `element`'s text is `expected`, answering the last text seen.
+async fn wait_for_text(session: &Session, css: &str, expected: &str) -> String {
+    let started = Instant::now();
+    let mut seen = String::new();
+    while started.elapsed() < Duration::from_secs(15) {
+        if let Some(element) = session.find(css).await {
+            seen = session.text(&element).await;
+            if seen == expected {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if seen != expected {
+        eprintln!(
+            "{css} is {seen:?}, not {expected:?}, in:\n{}",
+            session.source().await
+        );
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_button_moves_a_tender_on_without_a_reload() {
+    let (Some(chromium), Some(chromedriver)) = (
+        binary("CHROMIUM", "/usr/bin/chromium"),
+        binary("CHROMEDRIVER", "/usr/bin/chromedriver"),
+    ) else {
+        let message = "the browser test needs Chromium and chromedriver (Debian packages \
+                       chromium and chromium-driver, or CHROMIUM and CHROMEDRIVER)";
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        // Straight to stderr: the test harness would swallow eprintln! of a passing test.
+        let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+        return;
+    };
+    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
+        .expect("a moment");
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        clock_start: Some(start),
+        ..Settings::default()
+    })
+    .await
+    .expect("the server builds");
+    let server = app.spawn();
+    let base = server.base_url();
+
+    let client = reqwest::Client::new();
+    let created: Value = client
+        .post(format!("{base}/api/2.3/tenders"))
+        .basic_auth("broker", Some(""))
+        .json(&tender_body())
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("JSON");
+    let id = created["data"]["id"]
+        .as_str()
+        .expect("a tender")
+        .to_string();
+    let token = created["access"]["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    assert_eq!(created["data"]["status"], "active.enquiries");
+
+    let driver = Driver::start(&chromedriver).await;
+    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    session.goto(&format!("{base}/")).await;
+
+    // The list shows the tender; its link opens the tender's page.
+    let link = session
+        .wait_for(&format!("tr[data-id='{id}'] a"), Duration::from_secs(15))
+        .await;
+    session.click(&link).await;
+    let status = wait_for_text(&session, "#tender-status", "active.enquiries").await;
+    assert_eq!(status, "active.enquiries");
+    session
+        .wait_for("#timeline .lane", Duration::from_secs(5))
+        .await;
+    session.run("window.stillThisPage = true;").await;
+
+    // A day later by the dashboard's button: the enquiries are over.
+    let advance = session
+        .wait_for("#advance-day", Duration::from_secs(5))
+        .await;
+    session.click(&advance).await;
+    let status = wait_for_text(&session, "#tender-status", "active.tendering").await;
+    assert_eq!(
+        status, "active.tendering",
+        "the page did not follow the clock"
+    );
+    assert_eq!(
+        session.run("return window.stillThisPage === true;").await,
+        true,
+        "the page was reloaded"
+    );
+    let clock: Value = client
+        .get(format!("{base}/testing/clock"))
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("JSON");
+    assert!(
+        clock["data"]["now"]
+            .as_str()
+            .is_some_and(|now| now.starts_with("2026-11-24T09:00:00")),
+        "{clock}"
+    );
+    let source = session.source().await;
+    assert!(
+        !source.contains(&token),
+        "the page shows the tender's token"
+    );
+
+    let shot = session.screenshot().await;
+    assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
+    std::fs::write(&path, shot).expect("the screenshot is written");
+    let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
+
+    session.close().await;
+    drop(driver);
+    server.stop().await;
+}

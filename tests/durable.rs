@@ -1,0 +1,652 @@
+//! The server with `--data-dir`, run as its own process: what it acknowledged survives a
+//! stop and a SIGKILL, and it refuses to start on a data directory it cannot use.
+
+#[path = "api/common.rs"]
+#[allow(dead_code)]
+mod common;
+
+use common::{bid_body, days_after, tender_body};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const START: &str = "2026-11-23T09:00:00+02:00";
+const LOT_A: &str = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a";
+const LOT_B: &str = "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b";
+
+/// A tender of two lots, one item each, like [`tender_body`] otherwise.
+fn lot_tender(now: &str) -> Value {
+    let mut body = tender_body(now, 1, 4);
+    let item = body["items"][0].clone();
+    let items: Vec<Value> = [LOT_A, LOT_B]
+        .iter()
+        .map(|lot| {
+            let mut i = item.clone();
+            i["id"] = json!(format!("item-{lot}"));
+            i["relatedLot"] = json!(lot);
+            i
+        })
+        .collect();
+    body["items"] = json!(items);
+    body["lots"] = json!([
+        {"id": LOT_A, "title": "Лот A", "value": {"amount": 100}, "minimalStep": {"amount": 5}},
+        {"id": LOT_B, "title": "Лот B", "value": {"amount": 200}, "minimalStep": {"amount": 5}}
+    ]);
+    body
+}
+
+/// The server as a child process on a free port.
+struct Server {
+    child: Child,
+    base: String,
+    client: reqwest::Client,
+}
+
+fn command(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tender-registry"));
+    c.args(["--listen", "127.0.0.1:0", "--testing", "--log", "info"])
+        .args(["--public-url", "http://registry.example"])
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["--clock-start", START])
+        .env_remove("TENDER_DATA_DIR");
+    c
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = command(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .expect("the server announces its address")
+                .expect("a line");
+            if let Some((_, rest)) = line.split_once("address=") {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        };
+        // Keeps reading the log, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(20))
+            .build()
+            .expect("client");
+        Server {
+            child,
+            base,
+            client,
+        }
+    }
+
+    /// Ends the process as an operator would (SIGTERM) and waits for it.
+    fn stop(&mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let exit = self.child.wait().expect("the server exits");
+        assert!(exit.success(), "a stopped server exits cleanly: {exit:?}");
+    }
+
+    /// SIGKILL: no chance to flush or finish anything.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .basic_auth("broker", Some(""));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await?;
+        let status = response.status().as_u16();
+        let text = response.text().await?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let (status, body) = self
+            .send(reqwest::Method::GET, path, None)
+            .await
+            .expect("the server answers");
+        assert_eq!(status, 200, "GET {path}: {body}");
+        body
+    }
+
+    async fn write(&self, method: reqwest::Method, path: &str, data: Value) -> Value {
+        let (status, body) = self
+            .send(method.clone(), path, Some(json!({ "data": data })))
+            .await
+            .expect("the server answers");
+        assert!(
+            status == 200 || status == 201,
+            "{method} {path}: {status} {body}"
+        );
+        body
+    }
+}
+
+/// A failing test leaves no server behind.
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+type Reply = Result<(u16, Value), reqwest::Error>;
+
+fn url(id: &str, token: &str) -> String {
+    format!("/api/2.3/tenders/{id}?acc_token={token}")
+}
+
+/// Everything a client can read about the given tenders and bids, and the clock.
+async fn snapshot(
+    s: &Server,
+    tenders: &[(String, String)],
+    bids: &[(String, String, String)],
+) -> Value {
+    let mut all = serde_json::Map::new();
+    for (id, token) in tenders {
+        all.insert(id.clone(), s.get(&url(id, token)).await);
+    }
+    for (tender, bid, token) in bids {
+        let path = format!("/api/2.3/tenders/{tender}/bids/{bid}?acc_token={token}");
+        all.insert(bid.clone(), s.get(&path).await);
+    }
+    all.insert("clock".into(), s.get("/testing/clock").await);
+    all.insert(
+        "listing".into(),
+        s.get("/api/2.3/tenders?opt_fields=status,tenderID").await,
+    );
+    Value::Object(all)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    let now = START;
+    let created = s
+        .write(
+            reqwest::Method::POST,
+            "/api/2.3/tenders",
+            tender_body(now, 1, 4),
+        )
+        .await;
+    let (a, a_token) = (
+        created["data"]["id"].as_str().unwrap().to_string(),
+        created["access"]["token"].as_str().unwrap().to_string(),
+    );
+    let created = s
+        .write(
+            reqwest::Method::POST,
+            "/api/2.3/tenders",
+            tender_body(now, 1, 4),
+        )
+        .await;
+    let (b, b_token) = (
+        created["data"]["id"].as_str().unwrap().to_string(),
+        created["access"]["token"].as_str().unwrap().to_string(),
+    );
+    let created = s
+        .write(reqwest::Method::POST, "/api/2.3/tenders", lot_tender(now))
+        .await;
+    let (lots, lots_token) = (
+        created["data"]["id"].as_str().unwrap().to_string(),
+        created["access"]["token"].as_str().unwrap().to_string(),
+    );
+    let mut draft_body = tender_body(now, 2, 6);
+    draft_body["status"] = json!("draft");
+    let created = s
+        .write(reqwest::Method::POST, "/api/2.3/tenders", draft_body)
+        .await;
+    let (draft, draft_token) = (
+        created["data"]["id"].as_str().unwrap().to_string(),
+        created["access"]["token"].as_str().unwrap().to_string(),
+    );
+    let asked = s
+        .write(
+            reqwest::Method::POST,
+            &format!("/api/2.3/tenders/{a}/questions"),
+            json!({"title": "Чи можна?", "description": "Питання", "author": common::organization()}),
+        )
+        .await;
+    assert_eq!(asked["data"]["title"], "Чи можна?");
+    s.write(
+        reqwest::Method::PATCH,
+        &url(&a, &a_token),
+        json!({"description": "Змінено"}),
+    )
+    .await;
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "P1DT1M"}),
+    )
+    .await;
+    let mut bids = Vec::new();
+    let on_lots = json!({
+        "tenderers": [common::organization()],
+        "lotValues": [{"relatedLot": LOT_A, "value": {"amount": 90}}, {"relatedLot": LOT_B, "value": {"amount": 180}}]
+    });
+    for (tender, body) in [
+        (&a, bid_body(450.0)),
+        (&a, bid_body(440.0)),
+        (&b, bid_body(430.0)),
+        (&lots, on_lots),
+    ] {
+        let bid = s
+            .write(
+                reqwest::Method::POST,
+                &format!("/api/2.3/tenders/{tender}/bids"),
+                body,
+            )
+            .await;
+        bids.push((
+            tender.clone(),
+            bid["data"]["id"].as_str().unwrap().to_string(),
+            bid["access"]["token"].as_str().unwrap().to_string(),
+        ));
+    }
+    let tenders = [
+        (a.clone(), a_token.clone()),
+        (b.clone(), b_token.clone()),
+        (draft.clone(), draft_token.clone()),
+        (lots.clone(), lots_token.clone()),
+    ];
+    let before = snapshot(&s, &tenders, &bids).await;
+    assert_eq!(before[&a]["data"]["status"], "active.tendering");
+    assert_eq!(before[&draft]["data"]["status"], "draft");
+    s.stop();
+
+    let mut s = Server::start(dir.path());
+    let after = snapshot(&s, &tenders, &bids).await;
+    pretty_assertions::assert_eq!(before, after);
+    // The kept token hashes still open the owners' writes.
+    s.write(
+        reqwest::Method::PATCH,
+        &url(&draft, &draft_token),
+        json!({"status": "active.enquiries"}),
+    )
+    .await;
+    // The scheduler goes on: past the tendering end, both tenders move by themselves.
+    let end = before[&a]["data"]["tenderPeriod"]["endDate"]
+        .as_str()
+        .unwrap();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"now": days_after(end, 0).replace('Z', "+00:00")}),
+    )
+    .await;
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "PT1S"}),
+    )
+    .await;
+    let a_now = s.get(&format!("/api/2.3/tenders/{a}")).await;
+    assert_eq!(a_now["data"]["status"], "active.auction", "{a_now}");
+    assert_eq!(
+        a_now["data"]["auctionPeriod"]["startDate"],
+        before[&a]["data"]["auctionPeriod"]["startDate"]
+    );
+    let lots_now = s.get(&format!("/api/2.3/tenders/{lots}")).await;
+    assert_eq!(
+        lots_now["data"]["lots"][0]["status"], "active",
+        "{lots_now}"
+    );
+    assert_ne!(lots_now["data"]["status"], "active.tendering", "{lots_now}");
+    let b_now = s.get(&format!("/api/2.3/tenders/{b}")).await;
+    assert_eq!(b_now["data"]["status"], "active.qualification", "{b_now}");
+    let clock = s.get("/testing/clock").await;
+    s.stop();
+
+    // The moved clock and the transitions are kept too.
+    let mut s = Server::start(dir.path());
+    assert_eq!(s.get("/testing/clock").await, clock);
+    assert_eq!(
+        s.get(&format!("/api/2.3/tenders/{b}")).await["data"]["status"],
+        "active.qualification"
+    );
+
+    // A running clock runs on while the server is down; what fell due meanwhile is applied.
+    let published = s.get(&format!("/api/2.3/tenders/{draft}")).await;
+    assert_eq!(published["data"]["status"], "active.tendering");
+    let end = common::moment(
+        published["data"]["tenderPeriod"]["endDate"]
+            .as_str()
+            .unwrap(),
+    );
+    let just_before = (end - time::Duration::milliseconds(300))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"now": just_before, "frozen": false}),
+    )
+    .await;
+    s.stop();
+    std::thread::sleep(Duration::from_millis(400));
+    let mut s = Server::start(dir.path());
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = s.get(&format!("/api/2.3/tenders/{draft}")).await["data"]["status"].clone();
+        if status == "unsuccessful" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        status, "unsuccessful",
+        "tendering without bids ended while down"
+    );
+    let clock = s.get("/testing/clock").await;
+    assert!(
+        common::moment(clock["data"]["now"].as_str().unwrap()) > end,
+        "the clock ran on: {clock}"
+    );
+    s.stop();
+}
+
+/// What a client learnt from the writes it sent before the crash.
+#[derive(Default, Clone)]
+struct Ledger {
+    /// Tender id → (owner token, last acknowledged description, description in flight).
+    tenders: HashMap<String, (String, String, Option<String>)>,
+    /// (tender, bid id, bid token, amount) of every acknowledged bid.
+    bids: Vec<(String, String, String, f64)>,
+    /// Descriptions of creations sent but not acknowledged.
+    unsure: Vec<String>,
+    acknowledged: usize,
+}
+
+/// One client: creations, PATCHes of its own tenders and bids, until the server dies.
+async fn client(s: Arc<Server>, n: usize, tendering: Vec<String>, ledger: Arc<Mutex<Ledger>>) {
+    let mut mine: Vec<String> = Vec::new();
+    for step in 0usize.. {
+        let mark = format!("c{n}-s{step}-{}", uuid_like(n, step));
+        let reply = match step % 4 {
+            0 | 2 if mine.is_empty() || step % 4 == 0 => {
+                let mut body = tender_body(START, 10, 40);
+                body["description"] = json!(mark);
+                ledger.lock().unwrap().unsure.push(mark.clone());
+                let r = s
+                    .send(
+                        reqwest::Method::POST,
+                        "/api/2.3/tenders",
+                        Some(json!({ "data": body })),
+                    )
+                    .await;
+                if let Ok((201, body)) = &r {
+                    let id = body["data"]["id"].as_str().unwrap().to_string();
+                    let token = body["access"]["token"].as_str().unwrap().to_string();
+                    let mut l = ledger.lock().unwrap();
+                    l.unsure.retain(|m| *m != mark);
+                    l.tenders.insert(id.clone(), (token, mark.clone(), None));
+                    l.acknowledged += 1;
+                    mine.push(id);
+                }
+                r
+            }
+            1 | 2 => {
+                let id = mine[step % mine.len()].clone();
+                let token = {
+                    let mut l = ledger.lock().unwrap();
+                    let entry = l.tenders.get_mut(&id).unwrap();
+                    entry.2 = Some(mark.clone());
+                    entry.0.clone()
+                };
+                let r = s
+                    .send(
+                        reqwest::Method::PATCH,
+                        &url(&id, &token),
+                        Some(json!({"data": {"description": mark}})),
+                    )
+                    .await;
+                if let Ok((200, body)) = &r {
+                    assert_eq!(body["data"]["description"], json!(mark), "patched: {body}");
+                    let mut l = ledger.lock().unwrap();
+                    let entry = l.tenders.get_mut(&id).unwrap();
+                    *entry = (token, mark.clone(), None);
+                    l.acknowledged += 1;
+                }
+                r
+            }
+            _ => {
+                let tender = tendering[step % tendering.len()].clone();
+                let amount = (100 + (n * 1000 + step) % 300) as f64;
+                let r = s
+                    .send(
+                        reqwest::Method::POST,
+                        &format!("/api/2.3/tenders/{tender}/bids"),
+                        Some(json!({ "data": bid_body(amount) })),
+                    )
+                    .await;
+                if let Ok((201, body)) = &r {
+                    let id = body["data"]["id"].as_str().unwrap().to_string();
+                    let token = body["access"]["token"].as_str().unwrap().to_string();
+                    let mut l = ledger.lock().unwrap();
+                    l.bids.push((tender, id, token, amount));
+                    l.acknowledged += 1;
+                }
+                r
+            }
+        };
+        match reply {
+            Ok((status, body)) => assert!(status < 300, "a write refused: {status} {body}"),
+            Err(_) => return, // the server is gone
+        }
+    }
+}
+
+fn uuid_like(n: usize, step: usize) -> String {
+    format!("{:08x}", (n * 7919 + step * 104_729) % 0xffff_ffff)
+}
+
+/// Every acknowledged write is there, and every tender reads whole.
+async fn check(s: &Server, ledger: &Ledger) -> usize {
+    let mut seen = 0;
+    let listing = s
+        .get("/api/2.3/tenders?limit=1000&opt_fields=description")
+        .await;
+    let listed = listing["data"].as_array().unwrap();
+    for row in listed {
+        let t = &s
+            .get(&format!("/api/2.3/tenders/{}", row["id"].as_str().unwrap()))
+            .await["data"];
+        assert!(
+            t["tenderID"].as_str().is_some()
+                && t["items"].as_array().is_some_and(|i| !i.is_empty())
+                && t["procuringEntity"]["name"].as_str().is_some(),
+            "a whole tender: {t}"
+        );
+        let description = t["description"].as_str().unwrap_or_default();
+        match ledger.tenders.get(t["id"].as_str().unwrap()) {
+            Some(_) => {}
+            None => assert!(
+                description == "Опис"
+                    || description.is_empty()
+                    || ledger.unsure.iter().any(|m| m == description),
+                "a tender nobody sent: {t}"
+            ),
+        }
+    }
+    for (id, (token, acked, in_flight)) in &ledger.tenders {
+        let t = &s.get(&url(id, token)).await["data"];
+        let description = t["description"].as_str().unwrap_or_default();
+        assert!(
+            description == acked || in_flight.as_deref() == Some(description),
+            "tender {id}: acknowledged {acked:?} (or {in_flight:?} in flight), found {description:?}"
+        );
+        seen += 1;
+    }
+    for (tender, bid, token, amount) in &ledger.bids {
+        let b = &s
+            .get(&format!(
+                "/api/2.3/tenders/{tender}/bids/{bid}?acc_token={token}"
+            ))
+            .await["data"];
+        assert_eq!(
+            b["value"]["amount"].as_f64(),
+            Some(*amount),
+            "bid {bid}: {b}"
+        );
+        seen += 1;
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_acknowledged_write_survives_a_sigkill() {
+    const RUNS: usize = 20;
+    const CLIENTS: usize = 6;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    let mut tendering = Vec::new();
+    for _ in 0..3 {
+        let created = s
+            .write(
+                reqwest::Method::POST,
+                "/api/2.3/tenders",
+                tender_body(START, 1, 60),
+            )
+            .await;
+        tendering.push(created["data"]["id"].as_str().unwrap().to_string());
+    }
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "P1DT1M"}),
+    )
+    .await;
+    s.stop();
+    let ledger = Arc::new(Mutex::new(Ledger::default()));
+    let mut verified = 0;
+    for run in 0..RUNS {
+        let s = Arc::new(Server::start(dir.path()));
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|n| {
+                tokio::spawn(client(
+                    s.clone(),
+                    run * CLIENTS + n,
+                    tendering.clone(),
+                    ledger.clone(),
+                ))
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(40 + (run as u64 * 37) % 120)).await;
+        // SIGKILL while the clients are writing.
+        let pid = s.child.id();
+        let killed = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        for c in clients {
+            c.await.unwrap();
+        }
+        drop(s);
+
+        let mut s = Server::start(dir.path());
+        let snapshot = ledger.lock().unwrap().clone();
+        verified = check(&s, &snapshot).await;
+        s.kill();
+    }
+    let l = ledger.lock().unwrap();
+    eprintln!(
+        "crash test: {RUNS} SIGKILLs, {} acknowledged writes ({} tenders, {} bids), {} records checked after the last restart",
+        l.acknowledged,
+        l.tenders.len(),
+        l.bids.len(),
+        verified
+    );
+    assert!(
+        l.acknowledged >= RUNS,
+        "the clients wrote: {}",
+        l.acknowledged
+    );
+}
+
+#[test]
+fn a_data_directory_it_cannot_use_stops_the_start_with_a_message() {
+    let place = tempfile::tempdir().unwrap();
+    let run = |dir: &Path| {
+        let out = command(dir).output().expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    // A directory that cannot be made: its parent is a file.
+    let file = place.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let (code, message) = run(&file.join("data"));
+    assert_eq!(code, Some(1), "{message}");
+    assert!(
+        message.contains("cannot create the data directory"),
+        "{message}"
+    );
+
+    // A file that is not a database.
+    let corrupt = place.path().join("corrupt");
+    std::fs::create_dir(&corrupt).unwrap();
+    std::fs::write(corrupt.join("registry.sqlite3"), vec![0x5a; 8192]).unwrap();
+    let (code, message) = run(&corrupt);
+    assert_eq!(code, Some(1), "{message}");
+    assert!(
+        message.contains("registry.sqlite3") && message.contains("not a database"),
+        "{message}"
+    );
+
+    // A file written by a newer server.
+    let newer = place.path().join("newer");
+    std::fs::create_dir(&newer).unwrap();
+    let conn = rusqlite::Connection::open(newer.join("registry.sqlite3")).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    let (code, message) = run(&newer);
+    assert_eq!(code, Some(1), "{message}");
+    assert!(
+        message.contains("newer server (schema version 99"),
+        "{message}"
+    );
+
+    // A record that cannot be read.
+    let broken = place.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    let conn = rusqlite::Connection::open(broken.join("registry.sqlite3")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+         CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO tenders VALUES ('abc', '{\"id\": \"abc\"}');
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(conn);
+    let (code, message) = run(&broken);
+    assert_eq!(code, Some(1), "{message}");
+    assert!(
+        message.contains("the tender abc cannot be read"),
+        "{message}"
+    );
+}
