@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The qualification and cancellation flow of a broker, driven by the upstream Python client.
+"""The qualification, cancellation and lot flows of a broker, driven by the upstream Python client.
 
 Runs `openprocurement_client` (the reference broker client, `pip install
 openprocurement-client`) against a tender-registry started with `--testing`:
@@ -7,9 +7,12 @@ openprocurement-client`) against a tender-registry started with `--testing`:
     cargo run --release -- --testing &
     python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543]
 
-It uses the client's own calls: create_tender, create_bid, upload_award_document,
-patch_award, patch_contract, create_cancellation, upload_cancellation_document and
-patch_cancellation. Time moves through the server's clock control API. Documents are
+It uses the client's own calls: create_tender, create_bid, get_bid, get_lot,
+upload_award_document, patch_award, patch_contract, create_cancellation,
+upload_cancellation_document and patch_cancellation. The lot flow creates a tender with a lot
+inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each bid's
+participationUrl for the lot, and drives the lot's award and contract to complete. Time moves
+through the server's clock control API. Documents are
 "uploaded" through a stand-in for the document service that only describes the file (the
 registry registers document addresses; it stores no files). Exits non-zero on the first
 unexpected answer.
@@ -17,6 +20,7 @@ unexpected answer.
 import builtins
 import io
 import sys
+import uuid
 from datetime import datetime, timedelta
 
 import requests
@@ -87,6 +91,16 @@ def organization():
     }
 
 
+def move_clock_to_next_check(tender_id, leaving):
+    """Moves the clock to each next_check of the tender until it leaves the status `leaving`."""
+    for _ in range(10):
+        state = requests.get(f"{BASE}/api/2.3/tenders/{tender_id}", timeout=10).json()["data"]
+        if state["status"] != leaving:
+            return state
+        move_clock_past(state["next_check"])
+    sys.exit(f"the tender stayed in {leaving} through ten checks")
+
+
 def tender_data():
     now = server_now()
     entity = dict(organization(), name="Школа №1", kind="general")
@@ -114,6 +128,64 @@ def tender_data():
             ],
         }
     }
+
+
+def lot_tender_data(lot_id):
+    """The tender of tender_data() as one lot, created inline as robot_tests' below.txt does."""
+    data = tender_data()
+    data["data"]["lots"] = [
+        {
+            "id": lot_id,
+            "title": "Лот 1: папір А4",
+            "description": "Поставка паперу А4",
+            "value": {"amount": 500, "currency": "UAH"},
+            "minimalStep": {"amount": 15, "currency": "UAH"},
+        }
+    ]
+    data["data"]["items"][0]["relatedLot"] = lot_id
+    return data
+
+
+def lot_flow(owner, bidder):
+    lot_id = uuid.uuid4().hex
+    tender = owner.create_tender(lot_tender_data(lot_id))
+    tid = tender.data.id
+    check("the lot's id", tender.data.lots[0].id, lot_id)
+    check("the item's lot", tender.data["items"][0].relatedLot, lot_id)
+    check("the lot read alone", owner.get_lot(tender, lot_id).data.title, "Лот 1: папір А4")
+    move_clock_past(tender.data.enquiryPeriod.endDate)
+    bids = []
+    for amount in (480, 470):
+        offer = {"value": {"amount": amount}, "relatedLot": lot_id}
+        bids.append(
+            bidder.create_bid(tender, {"data": {"lotValues": [offer], "tenderers": [organization()]}})
+        )
+    check("the bid's lot", bids[0].data.lotValues[0].relatedLot, lot_id)
+    move_clock_past(tender.data.tenderPeriod.endDate)
+    state = owner.get_tender(tid).data
+    check("the tender after tendering", state.status, "active.auction")
+    auction = state.lots[0].auctionUrl
+    for bid in bids:
+        read = bidder.get_bid(tender, bid.data.id, bid.access.token).data
+        url = read.lotValues[0].participationUrl
+        check(
+            "the bid's participationUrl for the lot",
+            url,
+            f"{auction}?key_for_bid={bid.data.id}",
+        )
+    state = move_clock_to_next_check(tid, "active.auction")
+    check("the tender after the lot's auction", state["status"], "active.qualification")
+    award = owner.get_tender(tid).data.awards[-1]
+    check("the award's lot", award.lotID, lot_id)
+    check("the award's bid", award.bid_id, bids[1].data.id)
+    approved = owner.patch_award(tender, {"data": {"id": award.id, "status": "active"}})
+    move_clock_past(approved.data.complaintPeriod.endDate)
+    contract = owner.get_tender(tid).data.contracts[-1]
+    check("the contract's item", contract["items"][0].relatedLot, lot_id)
+    owner.patch_contract(tender, {"data": {"id": contract.id, "status": "active"}})
+    state = owner.get_tender(tid).data
+    check("the lot after signing", state.lots[0].status, "complete")
+    check("the lot tender after signing", state.status, "complete")
 
 
 def main():
@@ -156,6 +228,9 @@ def main():
     state = owner.get_tender(tid).data
     check("the cancelled tender", state.status, "cancelled")
     check("the cancellation's documents", len(state.cancellations[0].documents), 1)
+
+    # Lots: one lot inline, two bids with lotValues, the lot's auction, award and contract.
+    lot_flow(owner, bidder)
     print("the upstream client's flow ran to the end")
 
 

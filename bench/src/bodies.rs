@@ -209,6 +209,42 @@ impl Bodies {
         Ok(TenderBody { body, value_amount })
     }
 
+    /// A published tender divided into `lots` lots (ids of the client's own, one item per lot,
+    /// as brokers create them inline); the tender's value is their sum, its minimal step the
+    /// least of theirs.
+    pub fn lot_tender(
+        &mut self,
+        now: OffsetDateTime,
+        periods: Periods,
+        lots: u64,
+    ) -> Result<TenderBody, Error> {
+        let mut tender = self.tender(now, periods, false)?;
+        let base = tender.value_amount;
+        let data = &mut tender.body["data"];
+        let item = data["items"][0].clone();
+        let (mut all, mut items) = (Vec::new(), Vec::new());
+        for i in 0..lots {
+            let id = format!("{:016x}{:016x}", self.rng.next_u64(), self.rng.next_u64());
+            let value = base * (i + 2) / 2;
+            all.push(json!({
+                "id": id,
+                "title": format!("Лот {}: {}", i + 1, item["description"].as_str().unwrap_or("")),
+                "value": {"amount": value, "currency": "UAH", "valueAddedTaxIncluded": true},
+                "minimalStep": {"amount": value / 100, "currency": "UAH", "valueAddedTaxIncluded": true},
+            }));
+            let mut lot_item = item.clone();
+            lot_item["relatedLot"] = json!(id);
+            items.push(lot_item);
+        }
+        let sum: u64 = (0..lots).map(|i| base * (i + 2) / 2).sum();
+        data["value"]["amount"] = json!(sum);
+        data["minimalStep"]["amount"] = json!(base / 100);
+        data["lots"] = json!(all);
+        data["items"] = json!(items);
+        tender.value_amount = sum;
+        Ok(tender)
+    }
+
     /// A bid (as `scenarios/bid.json` has it: step by step, `draft`) from a new firm,
     /// 80–98 % of the tender's value.
     pub fn bid(&mut self, value_amount: u64) -> Result<Value, Error> {
@@ -333,6 +369,33 @@ mod tests {
             bodies.answer().unwrap(),
         ] {
             assert!(!body.to_string().contains("{{"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_lot_tender_sums_its_lots() {
+        let mut bodies = Bodies::new(templates(), 2);
+        let now = parse_time("2026-11-21T10:00:00+02:00").unwrap();
+        let periods = Periods {
+            enquiry: Duration::days(1),
+            tender: Duration::days(4),
+        };
+        let tender = bodies.lot_tender(now, periods, 3).unwrap();
+        let data = &tender.body["data"];
+        let lots = data["lots"].as_array().unwrap();
+        assert_eq!(lots.len(), 3);
+        let sum: u64 = lots
+            .iter()
+            .map(|l| l["value"]["amount"].as_u64().unwrap())
+            .sum();
+        assert_eq!(data["value"]["amount"], sum);
+        assert_eq!(
+            data["minimalStep"]["amount"],
+            lots[0]["minimalStep"]["amount"]
+        );
+        for (lot, item) in lots.iter().zip(data["items"].as_array().unwrap()) {
+            assert_eq!(lot["id"].as_str().unwrap().len(), 32);
+            assert_eq!(item["relatedLot"], lot["id"]);
         }
     }
 

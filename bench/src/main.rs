@@ -820,6 +820,7 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
 
     let make = b.tender_generator().await?;
     b.case(TENDER_CASE, make).await;
+    lot_cases(b).await?;
     // Tenders created during warm-ups are held too: count the feed.
     b.listed = count_listed(b).await?;
 
@@ -843,6 +844,96 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         .case("baseline again (drift check)", Bench::baseline_generator())
         .await;
     b.report.baseline_again = again.per_second();
+    Ok(())
+}
+
+/// Lots in the tender.
+const LOTS: u64 = 3;
+/// Lot tenders created for the GET case.
+const LOT_TENDERS: usize = 256;
+
+/// A tender divided into lots, created inline and read; a target that does not offer lots
+/// (`422 Rogue field` for them) gets the cases reported as skipped.
+async fn lot_cases(b: &mut Bench) -> Result<(), Error> {
+    let post = format!("lot tender: POST with {LOTS} lots");
+    let get = format!("lot tender: GET with {LOTS} lots");
+    if !b.wanted(&post) && !b.wanted(&get) {
+        return Ok(());
+    }
+    let now = b.server_now().await?;
+    let pool: Vec<Bytes> = (0..1024)
+        .map(|_| {
+            let t = b.bodies.lot_tender(now, preload_periods(), LOTS)?;
+            Ok(Bytes::from(t.body.to_string()))
+        })
+        .collect::<Result<_, Error>>()?;
+    let owner = b.owner.clone();
+    let probe = b
+        .control
+        .send(
+            &Call::new(Method::POST, "/api/2.3/tenders")
+                .by(&owner)
+                .json(pool[0].clone()),
+        )
+        .await?;
+    if probe.status != 201 {
+        let line = format!(
+            "the target refuses a tender with lots ({}): the lot cases are skipped",
+            probe.status
+        );
+        println!("{line}");
+        b.report.notes.push(line);
+        b.report
+            .rows
+            .push(Row::skipped(&format!("{post} (lots not offered)")));
+        b.report
+            .rows
+            .push(Row::skipped(&format!("{get} (lots not offered)")));
+        return Ok(());
+    }
+    let pool = Arc::new(pool);
+    let bodies = pool.clone();
+    let by = owner.clone();
+    b.case(
+        &post,
+        Arc::new(move |rng: &mut Rng| {
+            Call::new(Method::POST, "/api/2.3/tenders")
+                .by(&by)
+                .json(bodies[rng.below(bodies.len())].clone())
+        }),
+    )
+    .await;
+    if !b.wanted(&get) {
+        return Ok(());
+    }
+    let bodies = pool.clone();
+    let make = Arc::new(move |i: usize| {
+        Call::new(Method::POST, "/api/2.3/tenders")
+            .by(&owner)
+            .json(bodies[i % bodies.len()].clone())
+    });
+    let (kept, failures, _) = load::counted(&mut b.conns, make, LOT_TENDERS, true).await;
+    if failures.count() > 0 {
+        return Err(Error::new(format!(
+            "creating lot tenders failed: {}",
+            failures.summary()
+        )));
+    }
+    let ids: Arc<Vec<String>> = Arc::new(
+        kept.iter()
+            .filter_map(|(_, reply)| reply.json()["data"]["id"].as_str().map(str::to_owned))
+            .collect(),
+    );
+    if ids.is_empty() {
+        return Err(Error::new("no lot tender could be created"));
+    }
+    b.case(
+        &get,
+        Arc::new(move |rng: &mut Rng| {
+            Call::get(format!("/api/2.3/tenders/{}", ids[rng.below(ids.len())]))
+        }),
+    )
+    .await;
     Ok(())
 }
 

@@ -43,6 +43,8 @@ fn a_quick_run_measures_every_case_without_errors() {
         "POST bid",
         "whole flows",
         "POST tender",
+        "lot tender: POST with 3 lots",
+        "lot tender: GET with 3 lots",
     ] {
         assert!(report.contains(case), "{case} is missing from:\n{report}");
     }

@@ -44,6 +44,22 @@ struct TenderFacts {
     /// draft then.
     date: Option<(bool, String)>,
     status: Option<String>,
+    /// Whether the tender was created divided into lots, when its creation was seen.
+    lots: Option<bool>,
+}
+
+/// Fields that exist only in a tender divided into lots.
+const LOT_FIELDS: [&str; 4] = ["lots", "lotID", "lotValues", "relatedLot"];
+
+/// The lot fields anywhere in `value`, by path.
+fn lot_fields(value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    crate::shape::walk(value, &mut |path, key, _| {
+        if LOT_FIELDS.contains(&key) {
+            found.push(path.to_string());
+        }
+    });
+    found
 }
 
 /// What the scenario has learned so far about the records it created.
@@ -96,24 +112,37 @@ impl Facts {
             }
             self.tender(id, data, &mut found);
         }
-        if let ["bids", bid] = rest.as_slice()
-            && let Some(url) = data.get("participationUrl")
-        {
-            let key = url
-                .as_str()
-                .and_then(|u| reqwest::Url::parse(u).ok())
-                .and_then(|u| {
-                    u.query_pairs()
-                        .find(|(k, _)| k == "key_for_bid")
-                        .map(|(_, v)| v.into_owned())
-                });
-            if key.as_deref() != Some(*bid) {
-                found.push(Violation::new(
-                    &rules::FACT_PARTICIPATION,
-                    format!(
-                        "bid {bid} shows participationUrl {url}, not one with key_for_bid={bid}"
-                    ),
-                ));
+        if let ["bids", bid] = rest.as_slice() {
+            let lot_urls = data["lotValues"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.get("participationUrl"));
+            for url in data.get("participationUrl").into_iter().chain(lot_urls) {
+                let key = url
+                    .as_str()
+                    .and_then(|u| reqwest::Url::parse(u).ok())
+                    .and_then(|u| {
+                        u.query_pairs()
+                            .find(|(k, _)| k == "key_for_bid")
+                            .map(|(_, v)| v.into_owned())
+                    });
+                if key.as_deref() != Some(*bid) {
+                    found.push(Violation::new(
+                        &rules::FACT_PARTICIPATION,
+                        format!(
+                            "bid {bid} shows participationUrl {url}, not one with key_for_bid={bid}"
+                        ),
+                    ));
+                }
+            }
+            if self.tenders.get(id).and_then(|t| t.lots) == Some(false) {
+                for path in lot_fields(data) {
+                    found.push(Violation::new(
+                        &rules::FACT_NO_LOTS,
+                        format!("bid {bid} of a tender without lots shows {path}"),
+                    ));
+                }
             }
         }
         if rest.first() == Some(&"questions") && request.method != "POST" {
@@ -267,6 +296,14 @@ impl Facts {
                 ));
             }
         }
+        if facts.lots == Some(false) {
+            for path in lot_fields(tender) {
+                found.push(Violation::new(
+                    &rules::FACT_NO_LOTS,
+                    format!("the tender created without lots shows {path}"),
+                ));
+            }
+        }
         facts.status = Some(status.to_owned());
     }
 }
@@ -281,6 +318,7 @@ impl TenderFacts {
                 .unwrap_or_default(),
             date: None,
             status: None,
+            lots: Some(sent["lots"].as_array().is_some_and(|lots| !lots.is_empty())),
         }
     }
 
@@ -413,6 +451,49 @@ mod tests {
         assert!(read(&mut facts, published.clone()).is_empty());
         published["date"] = json!("2026-01-01T12:00:00.000001+02:00");
         assert_eq!(read(&mut facts, published), ["res-date"]);
+    }
+
+    #[test]
+    fn a_tender_created_without_lots_never_shows_lot_fields() {
+        let mut facts = created();
+        let mut shown = tender("active.qualification");
+        shown["awards"] = json!([{"id": D, "lotID": D}]);
+        shown["lots"] = json!([]);
+        assert_eq!(read(&mut facts, shown), ["ep-get", "ep-get"]);
+        let path = format!("/api/2.3/tenders/{T}/bids/{D}?acc_token=x");
+        let bid = json!({"data": {"id": D, "lotValues": []}});
+        let found = facts.observe(&request("GET", &path, None), 200, &bid);
+        assert_eq!(found[0].check.rule, "ep-get");
+
+        let mut lots = Facts::default();
+        let sent = json!({"data": {"lots": [{"id": D}]}});
+        let mut with_lots = tender("active.enquiries");
+        with_lots["lots"] = json!([{"id": D}]);
+        with_lots["items"][0]["relatedLot"] = json!(D);
+        with_lots.as_object_mut().unwrap().remove("items");
+        let found = lots.observe(
+            &request("POST", "/api/2.3/tenders", Some(sent)),
+            201,
+            &json!({ "data": with_lots }),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_lot_value_participation_url_carries_its_own_bid() {
+        let mut facts = Facts::default();
+        let path = format!("/api/2.3/tenders/{T}/bids/{D}?acc_token=x");
+        let own = json!({"data": {"id": D, "lotValues": [
+            {"relatedLot": T, "participationUrl": format!("http://auction/t_l?key_for_bid={D}")}]}});
+        assert!(
+            facts
+                .observe(&request("GET", &path, None), 200, &own)
+                .is_empty()
+        );
+        let other = json!({"data": {"id": D, "lotValues": [
+            {"relatedLot": T, "participationUrl": format!("http://auction/t_l?key_for_bid={T}")}]}});
+        let found = facts.observe(&request("GET", &path, None), 200, &other);
+        assert_eq!(found[0].check.rule, "res-participation");
     }
 
     #[test]

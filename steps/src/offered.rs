@@ -31,6 +31,28 @@ pub async fn check(w: &mut TenderWorld, extension: &str, collection: &str) -> Re
     }
 }
 
+/// After a write refused with 422: fails the step as "not offered" when the target does not
+/// know `field` at all (upstream's `Rogue field` for it), as a target without lots answers a
+/// tender sent with `lots`.
+pub fn rogue_field(w: &TenderWorld, extension: &str, field: &str) -> Result<(), String> {
+    if w.status()? != 422 {
+        return Ok(());
+    }
+    let rogue = |e: &serde_json::Value| {
+        e["name"] == field && crate::checks::as_text(&e["description"]).contains("Rogue field")
+    };
+    let unknown = w.body["errors"]
+        .as_array()
+        .is_some_and(|errors| errors.iter().any(rogue));
+    if unknown {
+        Err(format!(
+            "{NOT_OFFERED}{extension}: a body with {field} answers 422 Rogue field"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// The extension named by a not-offered reason.
 pub fn extension(reason: &str) -> Option<&str> {
     reason.strip_prefix(NOT_OFFERED)?.split(':').next()

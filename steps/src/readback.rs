@@ -157,6 +157,18 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             plan.listed =
                 token.and_then(|t| with_token(&format!("{tender}/bids/{bid}/documents"), Some(t)));
         }
+        ("POST", ["lots"]) => {
+            plan.check = &rules::STORED_LOT_POST;
+            plan.object = location.and_then(|l| on_target(&origin, l, None));
+            plan.location = location.and_then(|l| with_token(l, None));
+            plan.in_tender = Some("lots");
+        }
+        ("PATCH", ["lots", id]) => {
+            plan.check = &rules::STORED_LOT_PATCH;
+            plan.id = (*id).to_owned();
+            plan.object = with_token(&here, None);
+            plan.in_tender = Some("lots");
+        }
         ("PATCH", ["awards", id]) => {
             plan.check = &rules::STORED_AWARD;
             plan.id = (*id).to_owned();
@@ -266,6 +278,12 @@ pub fn changed_besides(before: &Value, after: &Value, sent: &Value) -> Vec<Strin
             continue;
         }
         let mut old = old.clone();
+        let mut new = after.get(key).cloned();
+        // A lot's status, auction and dates are the service's, as the tender's own are.
+        if key == "lots" {
+            old = without_managed_lot_fields(&old);
+            new = new.map(|n| without_managed_lot_fields(&n));
+        }
         // The tender period starts when the enquiry period ends, so it moves with it.
         if key == "tenderPeriod"
             && !sent["enquiryPeriod"].is_null()
@@ -275,13 +293,32 @@ pub fn changed_besides(before: &Value, after: &Value, sent: &Value) -> Vec<Strin
         }
         unchanged(
             &old,
-            after.get(key),
+            new.as_ref(),
             sent.get(key),
             &format!(".{key}"),
             &mut found,
         );
     }
     found
+}
+
+/// Fields of a lot that the service sets (status, date, auction); the rest is the owner's.
+const MANAGED_LOT: [&str; 5] = [
+    "status",
+    "date",
+    "auctionPeriod",
+    "auctionUrl",
+    "numberOfBids",
+];
+
+fn without_managed_lot_fields(lots: &Value) -> Value {
+    let mut lots = lots.clone();
+    for lot in lots.as_array_mut().into_iter().flatten() {
+        if let Some(fields) = lot.as_object_mut() {
+            fields.retain(|k, _| !MANAGED_LOT.contains(&k.as_str()));
+        }
+    }
+    lots
 }
 
 fn unchanged(
@@ -398,6 +435,39 @@ mod tests {
         assert_eq!(p.object.as_deref(), Some(base.as_str()));
         assert!(p.merge);
 
+        let p = plan(
+            &request(
+                "POST",
+                &format!("{base}/lots?acc_token=t"),
+                json!({"title": "Лот"}),
+            ),
+            &ok(201, Some(format!("{base}/lots/{B}"))),
+            &json!({"data": {"id": B}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.check.rule, p.in_tender, p.object.as_deref()),
+            (
+                "conv-5",
+                Some("lots"),
+                Some(format!("{base}/lots/{B}").as_str())
+            )
+        );
+        let p = plan(
+            &request(
+                "PATCH",
+                &format!("{base}/lots/{B}?acc_token=t"),
+                json!({"value": {"amount": 10}}),
+            ),
+            &ok(200, None),
+            &json!({"data": {"id": B}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.check.rule, p.id.as_str(), p.object.as_deref()),
+            ("conv-10", B, Some(format!("{base}/lots/{B}").as_str()))
+        );
+
         let refused = plan(
             &request("PATCH", &base, json!({"title": "x"})),
             &ok(403, None),
@@ -455,6 +525,17 @@ mod tests {
             .unwrap()
             .remove("name");
         assert_eq!(changed_besides(&before, &replaced, &sent).len(), 1);
+
+        let mut lots_before = before.clone();
+        lots_before["lots"] = json!([{"id": "l", "title": "a", "status": "active"}]);
+        let mut lots_after = lots_before.clone();
+        lots_after["lots"][0]["status"] = json!("cancelled");
+        lots_after["lots"][0]["auctionPeriod"] = json!({"startDate": "s"});
+        let title = json!({"title": "b"});
+        lots_after["title"] = json!("b");
+        assert!(changed_besides(&lots_before, &lots_after, &title).is_empty());
+        lots_after["lots"][0]["title"] = json!("c");
+        assert_eq!(changed_besides(&lots_before, &lots_after, &title).len(), 1);
 
         let moved = json!({"enquiryPeriod": {"endDate": "e2"}});
         let mut after = before.clone();

@@ -309,7 +309,7 @@ pub const CHECK_VALUES: Check = check(
 );
 pub const CHECK_IDS: Check = check(
     "conv-9",
-    "every id of a tender, document, question, bid, award or contract is 32 lowercase hex",
+    "every id of a tender, lot, document, question, bid, award or contract, and every reference to one, is 32 lowercase hex",
 );
 
 // After every write, the object (and the tender that holds it) is read back.
@@ -349,6 +349,14 @@ pub const STORED_BIDDOC_POST: Check = check(
     "ep-biddoc-post",
     "an uploaded bid document reads back and is listed with the bid's documents",
 );
+pub const STORED_LOT_POST: Check = check(
+    "conv-5",
+    "an added lot reads back at its Location and in the tender",
+);
+pub const STORED_LOT_PATCH: Check = check(
+    "conv-10",
+    "a lot change reads back, alone and in the tender",
+);
 pub const STORED_AWARD: Check = check("ep-award-patch", "an award change reads back in the tender");
 pub const STORED_CONTRACT: Check = check(
     "ep-contract-patch",
@@ -380,7 +388,11 @@ pub const FACT_NEXT_CHECK: Check = check(
 );
 pub const FACT_PARTICIPATION: Check = check(
     "res-participation",
-    "a bid's participationUrl, whenever shown, carries key_for_bid with its own id",
+    "a bid's participationUrl, and each of its lot values', whenever shown, carries key_for_bid with its own id",
+);
+pub const FACT_NO_LOTS: Check = check(
+    "ep-get",
+    "a tender created without lots never shows lots, lotID, lotValues or relatedLot",
 );
 pub const FACT_QUESTION_AUTHOR: Check = check(
     "res-question-author",
@@ -408,6 +420,8 @@ pub const GLOBAL_CHECKS: &[&Check] = &[
     &STORED_BID_POST,
     &STORED_BID_PATCH,
     &STORED_BIDDOC_POST,
+    &STORED_LOT_POST,
+    &STORED_LOT_PATCH,
     &STORED_AWARD,
     &STORED_CONTRACT,
     &FACT_TEST_MODE,
@@ -417,6 +431,7 @@ pub const GLOBAL_CHECKS: &[&Check] = &[
     &FACT_PERIODS,
     &FACT_NEXT_CHECK,
     &FACT_PARTICIPATION,
+    &FACT_NO_LOTS,
     &FACT_QUESTION_AUTHOR,
 ];
 

@@ -208,8 +208,10 @@ pub fn values_without_vat(body: &Value) -> Vec<String> {
     wrong
 }
 
-/// Collections whose members are records with service-assigned ids (convention 9).
-const RECORD_LISTS: [&str; 6] = [
+/// Collections whose members are records with 32-hex ids (convention 9); a lot's id may come
+/// from the client, and must have that form too.
+const RECORD_LISTS: [&str; 7] = [
+    "lots",
     "documents",
     "questions",
     "bids",
@@ -218,9 +220,10 @@ const RECORD_LISTS: [&str; 6] = [
     "previousVersions",
 ];
 /// Fields that hold the id of another record.
-const RECORD_REFERENCES: [&str; 2] = ["bid_id", "awardID"];
+const RECORD_REFERENCES: [&str; 4] = ["bid_id", "awardID", "lotID", "relatedLot"];
 
-/// Convention 9: ids of tenders, documents, questions, bids, awards and contracts. Item ids are
+/// Convention 9: ids of tenders, lots, documents, questions, bids, awards and contracts, and
+/// the references to them. Item ids are
 /// left out (a client may supply them), as are the ids of identifiers and classifications.
 pub fn ids_in(body: &Value) -> Vec<String> {
     fn record(v: &Value, path: &dyn Fn() -> String, wrong: &mut Vec<String>) {
@@ -489,6 +492,19 @@ mod tests {
         assert_eq!(ids_in(&body).len(), 2);
         let rows = json!({"data": [{"id": "ABCDEF0123456789ABCDEF0123456789"}]});
         assert_eq!(ids_in(&rows).len(), 1);
+    }
+
+    #[test]
+    fn lot_ids_and_the_references_to_lots_are_hex() {
+        let mut body = good_tender();
+        body["data"]["lots"] = json!([{"id": ID}]);
+        body["data"]["items"][0]["relatedLot"] = json!(ID);
+        body["data"]["awards"][0]["lotID"] = json!(ID);
+        assert!(ids_in(&body).is_empty());
+        body["data"]["lots"][0]["id"] = json!("lot-1");
+        body["data"]["items"][0]["relatedLot"] = json!("lot-1");
+        body["data"]["awards"][0]["lotID"] = json!("lot-1");
+        assert_eq!(ids_in(&body).len(), 3);
     }
 
     #[test]

@@ -182,12 +182,26 @@ impl TenderWorld {
         }
     }
 
-    /// Lets the auction run to its end: the tender leaves `active.auction`.
+    /// The earliest auction start of the tender's lots, for a tender divided into lots.
+    fn first_lot_auction(&self) -> Result<OffsetDateTime, String> {
+        self.tender_field("/lots")?
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|lot| lot.pointer("/auctionPeriod/startDate")?.as_str())
+            .filter_map(timestamps::parse)
+            .min()
+            .ok_or_else(|| "no lot of the tender has an auction start".to_owned())
+    }
+
+    /// Lets the auction run to its end (every lot's, for a tender divided into lots): the
+    /// tender leaves `active.auction`.
     pub async fn run_auction(&mut self) -> Result<(), String> {
         self.require_clock_tag()?;
         let in_auction = |t: &Value| t["status"] != "active.auction";
         let start = self
             .tender_instant("/auctionPeriod/startDate")
+            .or_else(|_| self.first_lot_auction())
             .or_else(|_| self.tender_instant("/tenderPeriod/endDate"))?;
         let target = self.target()?;
         if target.clock == ClockMode::RealTime {

@@ -9,7 +9,7 @@ use crate::{
     world::{Actor, Payload, Record, TenderWorld, short},
 };
 
-async fn register(w: &mut TenderWorld, body: Value) -> Result<(), String> {
+pub(super) async fn register(w: &mut TenderWorld, body: Value) -> Result<(), String> {
     let path = format!("{}/bids", w.tender_path()?);
     w.send(
         Actor::Other,
@@ -34,7 +34,7 @@ async fn register(w: &mut TenderWorld, body: Value) -> Result<(), String> {
     Ok(())
 }
 
-fn require_registered(w: &TenderWorld, what: &str) -> Result<(), String> {
+pub(super) fn require_registered(w: &TenderWorld, what: &str) -> Result<(), String> {
     match w.status()? {
         201 => Ok(()),
         status => Err(format!(

@@ -34,7 +34,12 @@ fn cancellation_id(w: &TenderWorld, which: &str) -> Result<String, String> {
 }
 
 /// Posts a cancellation as `actor` with `token`; keeps its id when it was created.
-async fn post(w: &mut TenderWorld, actor: Actor, token: &str, data: Value) -> Result<(), String> {
+pub(super) async fn post(
+    w: &mut TenderWorld,
+    actor: Actor,
+    token: &str,
+    data: Value,
+) -> Result<(), String> {
     let collection = collection(w)?;
     let path = format!("{collection}?acc_token={token}");
     w.send(
@@ -53,7 +58,7 @@ async fn post(w: &mut TenderWorld, actor: Actor, token: &str, data: Value) -> Re
     Ok(())
 }
 
-fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
+pub(super) fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
     match w.status()? {
         s if s == expected => Ok(()),
         s => Err(format!(

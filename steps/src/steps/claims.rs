@@ -74,20 +74,24 @@ async fn collection(w: &mut TenderWorld, on: &str) -> Result<String, String> {
     Ok(format!("{tender}/awards/{award}/complaints"))
 }
 
-/// Files a claim as the other broker, with `token` where one is presented; keeps its address
-/// and token when it was created.
-async fn file(
+/// Files a claim as the other broker, with `token` where one is presented and on `lot` where
+/// one is named; keeps its address and token when it was created.
+pub(super) async fn file(
     w: &mut TenderWorld,
     on: &str,
     token: Option<String>,
     status: &str,
+    lot: Option<String>,
 ) -> Result<(), String> {
     let collection = collection(w, on).await?;
     let path = match &token {
         Some(t) => format!("{collection}?acc_token={t}"),
         None => collection.clone(),
     };
-    let data = claim_body(w, status);
+    let mut data = claim_body(w, status);
+    if let Some(lot) = lot {
+        data["relatedLot"] = json!(lot);
+    }
     w.send(
         Actor::Other,
         Method::POST,
@@ -110,7 +114,7 @@ async fn file(
     Ok(())
 }
 
-fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
+pub(super) fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
     match w.status()? {
         s if s == expected => Ok(()),
         s => Err(format!(
@@ -134,7 +138,7 @@ async fn files_on_tender(w: &mut TenderWorld, how: String) -> Result<(), String>
     } else {
         "claim"
     };
-    file(w, "tender", None, status).await
+    file(w, "tender", None, status, None).await
 }
 
 #[given(regex = r"^a participant has (filed a draft|submitted a) claim on the tender$")]
@@ -144,14 +148,14 @@ async fn has_filed_on_tender(w: &mut TenderWorld, how: String) -> Result<(), Str
     } else {
         "claim"
     };
-    file(w, "tender", None, status).await?;
+    file(w, "tender", None, status, None).await?;
     require(w, 201, "filing a claim on the tender")
 }
 
 #[when("the bidder submits a claim on the award with its bid token")]
 async fn files_on_award(w: &mut TenderWorld) -> Result<(), String> {
     let token = bid_token(w)?;
-    file(w, "award", Some(token), "claim").await
+    file(w, "award", Some(token), "claim", None).await
 }
 
 #[given("the bidder has submitted a claim on the award with its bid token")]
@@ -162,7 +166,7 @@ async fn has_filed_on_award(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("a participant submits a claim on the award without a token")]
 async fn files_on_award_anonymously(w: &mut TenderWorld) -> Result<(), String> {
-    file(w, "award", None, "claim").await
+    file(w, "award", None, "claim", None).await
 }
 
 /// A PATCH of the first or last claim by `actor` with `token`.

@@ -34,7 +34,11 @@ fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
     }
 }
 
-async fn upload_to_tender(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), String> {
+pub(super) async fn upload_to_tender(
+    w: &mut TenderWorld,
+    actor: Actor,
+    body: Value,
+) -> Result<(), String> {
     let path = format!(
         "{}/documents?acc_token={}",
         w.tender_path()?,

@@ -10,6 +10,7 @@ mod docservice;
 mod documents;
 mod faults;
 mod listing;
+mod lots;
 mod periods;
 mod qualification;
 mod questions;

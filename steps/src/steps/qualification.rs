@@ -29,7 +29,7 @@ fn decision(verb: &str) -> &'static str {
 }
 
 /// The latest award in `status`, read afresh from the tender.
-async fn award_in(w: &mut TenderWorld, status: &str) -> Result<Value, String> {
+pub(super) async fn award_in(w: &mut TenderWorld, status: &str) -> Result<Value, String> {
     w.refresh_tender().await?;
     let awards = w.tender_field("/awards")?;
     awards
@@ -46,7 +46,7 @@ fn noted_award_id(w: &TenderWorld) -> Result<String, String> {
         .ok_or_else(|| "harness: no award was decided".to_owned())
 }
 
-async fn decide(
+pub(super) async fn decide(
     w: &mut TenderWorld,
     award: Value,
     status: &str,

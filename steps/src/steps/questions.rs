@@ -10,6 +10,11 @@ use crate::{
 
 async fn ask(w: &mut TenderWorld, actor: Actor) -> Result<(), String> {
     let body = w.fakes.question();
+    ask_with(w, actor, body).await
+}
+
+/// Asks the question `body`; keeps it when it was created.
+pub(super) async fn ask_with(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), String> {
     let path = format!("{}/questions", w.tender_path()?);
     w.send(actor, Method::POST, &path, Payload::Json(body.clone()))
         .await?;

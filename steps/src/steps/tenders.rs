@@ -10,7 +10,7 @@ use crate::{
 };
 
 /// Sends a creation request; on 201 the created tender becomes the scenario's tender.
-async fn create(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), String> {
+pub(super) async fn create(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), String> {
     w.last_creation = Some(body.clone());
     w.send(
         actor,
@@ -25,7 +25,7 @@ async fn create(w: &mut TenderWorld, actor: Actor, body: Value) -> Result<(), St
     Ok(())
 }
 
-fn draft(mut body: Value) -> Value {
+pub(super) fn draft(mut body: Value) -> Value {
     body["data"]["status"] = json!("draft");
     body
 }
@@ -35,7 +35,7 @@ fn test_mode(mut body: Value) -> Value {
     body
 }
 
-fn require_created(w: &TenderWorld, what: &str) -> Result<(), String> {
+pub(super) fn require_created(w: &TenderWorld, what: &str) -> Result<(), String> {
     match w.status()? {
         201 if w.tender.is_some() => Ok(()),
         status => Err(format!(
@@ -274,7 +274,7 @@ async fn posts_raw_body(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> 
         .await
 }
 
-async fn publish(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn publish(w: &mut TenderWorld) -> Result<(), String> {
     w.remember_tender();
     let path = w.tender_path_with_token()?;
     let body = json!({"data": {"status": "active.enquiries"}});
