@@ -40,7 +40,6 @@ Feature: Tenders divided into lots
     And the added lot keeps the id that was sent
     And reading the tender shows 2 lots
 
-  @pending
   Scenario: A lot sent back unchanged answers the lot
     Given the owner has published a tender with 1 lot
     When the owner sends the title of lot 1 back unchanged
@@ -122,7 +121,7 @@ Feature: Tenders divided into lots
       | with a value of its own                | value                  | value should be posted for each lot of bid                                                |
       | with two lot values for one lot        | lotValues              | bids don't allow duplicated proposals                                                     |
 
-  @clock @serial @pending
+  @clock @serial
   Scenario: A bid on a tender with lots is refused with a participation address of its own
     Given the owner has published a tender with 2 lots
     And the tender period has started

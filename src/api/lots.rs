@@ -66,7 +66,8 @@ pub async fn add(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     Ok(())
 }
 
-/// A PATCH that changes nothing answers a body of `null`, as upstream.
+/// A PATCH that changes nothing answers the lot as it is: upstream answered `null`, but the
+/// spec's conventions give every success a `{"data": …}` body.
 #[handler]
 pub async fn change(
     req: &mut Request,
@@ -84,21 +85,13 @@ pub async fn change(
     )
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let mut outcome = Change::None;
     let view = app.store.update(
         &tender_id,
         now,
-        |t| {
-            outcome = t.change_lot(&id, data, &cx)?;
-            Ok(outcome)
-        },
+        |t| t.change_lot(&id, data, &cx),
         |t| t.lot(&id).map(to_json),
     )??;
-    if outcome == Change::None {
-        reply::ok_rendered(res, "null".into());
-    } else {
-        reply::ok(req, res, view);
-    }
+    reply::ok(req, res, view);
     Ok(())
 }
 

@@ -163,12 +163,8 @@ fn main() -> ExitCode {
 
 /// `--list`: the scenarios the same options would run, one a line.
 fn list(features: Option<&Path>, opts: &Opts<cli::Empty>) -> ExitCode {
-    let tags = opts
-        .tags_filter
-        .clone()
-        .unwrap_or_else(tender_certify::runner::default_tags);
     let listed = FeatureSet::choose(features)
-        .and_then(|set| set.scenarios(Some(&tags), opts.re_filter.as_ref()));
+        .and_then(|set| set.scenarios(opts.tags_filter.as_ref(), opts.re_filter.as_ref()));
     match listed {
         Ok(scenarios) => {
             for s in &scenarios {

@@ -77,14 +77,6 @@ fn fresh_seed() -> u64 {
     (nanos ^ (u64::from(std::process::id()) << 32)) % 1_000_000_000
 }
 
-/// The selection of a run that names none: every scenario but the `@pending` ones, which state
-/// upstream behaviour the reference server does not have yet and run only when selected.
-pub fn default_tags() -> gherkin::tagexpr::TagOperation {
-    gherkin::tagexpr::TagOperation::Not(Box::new(gherkin::tagexpr::TagOperation::Tag(
-        "pending".into(),
-    )))
-}
-
 /// A tag expression written back as text, for the report.
 fn tag_expression(op: &gherkin::tagexpr::TagOperation) -> String {
     use gherkin::tagexpr::TagOperation::{And, Not, Or, Tag};
@@ -143,7 +135,7 @@ pub async fn certify<Custom: clap::Args>(
                 text.parse()
                     .map_err(|e| format!("bad tag expression {text:?}: {e}"))?,
             ),
-            None => Some(default_tags()),
+            None => None,
         },
     };
     let tags_text = tags.as_ref().map(tag_expression);
