@@ -7,15 +7,15 @@ openprocurement-client`) against a tender-registry started with `--testing`:
     cargo run --release -- --testing &
     python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543]
 
-It uses the client's own calls: create_tender, create_bid, get_bid, get_lot,
-upload_award_document, patch_award, patch_contract, create_cancellation,
-upload_cancellation_document and patch_cancellation. The lot flow creates a tender with a lot
-inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each bid's
-participationUrl for the lot, and drives the lot's award and contract to complete. Time moves
-through the server's clock control API. Documents are
-"uploaded" through a stand-in for the document service that only describes the file (the
-registry registers document addresses; it stores no files). Exits non-zero on the first
-unexpected answer.
+It uses the client's own calls: create_tender, upload_document, get_file, create_bid,
+upload_bid_document, update_bid_document, get_bid, get_lot, upload_award_document, patch_award,
+patch_contract, create_cancellation, upload_cancellation_document and patch_cancellation. Files
+go through the server's embedded document service (the client's DS host is the server's base
+URL): registered uploads, an unregistered one and a legacy multipart upload to the API, each
+read back byte for byte from the address the API shows. The lot flow creates a tender with a
+lot inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each
+bid's participationUrl for the lot, and drives the lot's award and contract to complete. Time
+moves through the server's clock control API. Exits non-zero on the first unexpected answer.
 """
 import builtins
 import io
@@ -24,6 +24,7 @@ import uuid
 from datetime import datetime, timedelta
 
 import requests
+from munch import munchify
 
 # The client was written for Python 2.
 builtins.basestring = str
@@ -34,24 +35,6 @@ from openprocurement_client.document_service_client import (  # noqa: E402
 )
 
 BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:6543"
-
-
-class DescribingDocumentService(DocumentServiceClient):
-    """Describes a file as the document service would after storing it."""
-
-    def __init__(self):
-        super().__init__(host_url="http://docs.example.net", auth_ds=("", ""))
-
-    def document_upload_registered(self, file_, headers=None):
-        digest = self._hashfile(file_)
-        return {
-            "data": {
-                "url": f"http://docs.example.net/get/{digest}",
-                "hash": f"md5:{digest}",
-                "title": file_.name,
-                "format": "application/pdf",
-            }
-        }
 
 
 def server_now():
@@ -70,16 +53,68 @@ def move_clock_past(moment):
     answer.raise_for_status()
 
 
-def pdf(name):
-    file_ = io.BytesIO(b"%PDF-1.4 " + name.encode())
+def pdf(name, body=b""):
+    file_ = io.BytesIO(b"%PDF-1.4 " + name.encode() + body)
     file_.name = name
     return file_
+
+
+def download(url, token=None, broker=None):
+    """The bytes an address serves, following a hidden bid document's redirect (which wants
+    the bid's broker and token)."""
+    headers = {"X-Access-Token": token} if token else {}
+    auth = (broker, "") if broker else None
+    answer = requests.get(url, headers=headers, auth=auth, timeout=10)
+    if answer.status_code != 200:
+        sys.exit(f"GET {url}: {answer.status_code} {answer.text[:200]}")
+    return answer.content
+
+
+def documents_flow(owner, bidder, bidder_plain):
+    """Files through the document service and the legacy upload, read back from every address."""
+    tender = owner.create_tender(tender_data())
+    tid = tender.data.id
+    notice = owner.upload_document(pdf("Notice.pdf", bytes(range(256))), tender)
+    check("the notice's address", notice.data.url.startswith(f"{BASE}/get/"), True)
+    check("the notice's bytes", download(notice.data.url), pdf("Notice.pdf", bytes(range(256))).read())
+    _, name = owner.get_file(notice.data.url)
+    check("the notice's file name", name, "Notice.pdf")
+    plain = owner.upload_document(pdf("Annex.pdf"), tender, doc_registration=False)
+    check("the unregistered upload's bytes", download(plain.data.url), pdf("Annex.pdf").read())
+    move_clock_past(tender.data.enquiryPeriod.endDate)
+    bid = bidder.create_bid(tender, {"data": {"value": {"amount": 480}, "tenderers": [organization()]}})
+    # The client sends the token of the object it is given: the bid's, with the tender's id.
+    as_bid = munchify({"data": {"id": tid}, "access": {"token": bid.access.token}})
+    proposal = bidder.upload_bid_document(pdf("Proposal.pdf"), as_bid, bid.data.id)
+    address = proposal.data.url
+    check("the bid document's address", "?download=" in address, True)
+    check("the bid document's bytes", download(address, bid.access.token, "broker1"), pdf("Proposal.pdf").read())
+    check(
+        "a stranger's read of the hidden bid document",
+        requests.get(address, timeout=10, allow_redirects=False).status_code,
+        403,
+    )
+    updated = bidder.update_bid_document(
+        pdf("Proposal.pdf", b" v2"), as_bid, bid.data.id, proposal.data.id
+    )
+    check("the new version's id", updated.data.id, proposal.data.id)
+    check(
+        "the new version's bytes",
+        download(updated.data.url, bid.access.token, "broker1"),
+        pdf("Proposal.pdf", b" v2").read(),
+    )
+    legacy = bidder_plain.upload_bid_document(
+        pdf("Legacy.pdf"), as_bid, bid.data.id, use_ds_client=False
+    )
+    check("the legacy upload's hash", legacy.data.hash.startswith("md5:"), True)
+    check("the legacy upload's bytes", download(legacy.data.url, bid.access.token, "broker1"), pdf("Legacy.pdf").read())
 
 
 def check(what, actual, expected):
     if actual != expected:
         sys.exit(f"{what}: expected {expected!r}, got {actual!r}")
-    print(f"ok: {what} is {actual!r}")
+    shown = repr(actual)
+    print(f"ok: {what} is {shown if len(shown) <= 80 else shown[:77] + '...'}")
 
 
 def organization():
@@ -189,9 +224,14 @@ def lot_flow(owner, bidder):
 
 
 def main():
-    ds = DescribingDocumentService()
-    owner = TendersClient("broker", host_url=BASE, api_version="2.3", ds_client=ds)
-    bidder = TendersClient("broker1", host_url=BASE, api_version="2.3")
+    # The document service is the server itself, with the brokers' own credentials.
+    owner_ds = DocumentServiceClient(host_url=BASE, auth_ds=("broker", ""))
+    bidder_ds = DocumentServiceClient(host_url=BASE, auth_ds=("broker1", ""))
+    owner = TendersClient("broker", host_url=BASE, api_version="2.3", ds_client=owner_ds)
+    bidder = TendersClient("broker1", host_url=BASE, api_version="2.3", ds_client=bidder_ds)
+    bidder_plain = TendersClient("broker1", host_url=BASE, api_version="2.3")
+
+    documents_flow(owner, bidder, bidder_plain)
 
     # Qualification: protocol, approve, cancel the approval, approve anew, sign.
     tender = owner.create_tender(tender_data())
