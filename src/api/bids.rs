@@ -24,7 +24,7 @@ pub async fn list(
     let app = app(depot)?;
     let bids = app.store.read(&param(req, "tender_id"), |t: &Tender| {
         if t.status.reveals_bids() || t.status == TenderStatus::ActiveEnquiries {
-            Ok(Json::Array(t.bids.iter().map(bid_json).collect()))
+            Ok(Json::Array(t.bids.iter().map(|b| bid_json(b)).collect()))
         } else {
             Err(Refusal::phase(format!(
                 "Can't view bids in current ({}) tender status",
@@ -147,7 +147,8 @@ pub async fn withdraw(
         &tender_id,
         now,
         |t| {
-            removed = bid_json(&t.withdraw_bid(&id, now)?);
+            let bid = t.withdraw_bid(&id, now)?;
+            removed = bid_json(&bid);
             Ok(Change::Silent)
         },
         |_| (),

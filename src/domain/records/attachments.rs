@@ -8,10 +8,13 @@ use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::Change;
 use crate::domain::Refusal;
-use crate::domain::values::document::{DocumentInput, DocumentRecord, Filing, check_related};
+use crate::domain::values::document::{
+    DocumentInput, DocumentRecord, Documents, Filing, check_related,
+};
 use crate::domain::values::parse::{Cx, FromJson};
 use crate::domain::values::time::Timestamp;
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// What a document belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +56,7 @@ pub enum Action {
 }
 
 impl Tender {
-    pub fn documents_of(&self, holder: &Holder) -> Result<&[DocumentRecord], Refusal> {
+    pub fn documents_of(&self, holder: &Holder) -> Result<&[Arc<DocumentRecord>], Refusal> {
         match holder {
             Holder::Tender => Ok(&self.documents),
             Holder::Bid(id) => Ok(&self.bid(id)?.documents),
@@ -64,7 +67,7 @@ impl Tender {
         }
     }
 
-    fn documents_of_mut(&mut self, holder: &Holder) -> Result<&mut Vec<DocumentRecord>, Refusal> {
+    fn documents_of_mut(&mut self, holder: &Holder) -> Result<&mut Documents, Refusal> {
         match holder {
             Holder::Tender => Ok(&mut self.documents),
             Holder::Bid(id) => Ok(&mut self.bid_mut(id)?.documents),
@@ -94,6 +97,7 @@ impl Tender {
         self.documents_of(holder)?
             .iter()
             .find(|d| d.id() == id)
+            .map(Arc::as_ref)
             .ok_or(Refusal::NotFound("document_id"))
     }
 
@@ -231,7 +235,7 @@ impl Tender {
         let record = DocumentRecord::upload(input, now, filing)?.by(holder.author(by));
         let id = record.id().to_string();
         let change = self.document_change(holder);
-        self.documents_of_mut(holder)?.push(record);
+        self.documents_of_mut(holder)?.push(Arc::new(record));
         Ok((id, change))
     }
 
@@ -253,7 +257,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
-        record.replace(data, cx, now, filing)?;
+        Arc::make_mut(record).replace(data, cx, now, filing)?;
         Ok(change)
     }
 
@@ -280,6 +284,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
+        let record = Arc::make_mut(record);
         let changed = record.patch(data, cx, now)?;
         if let Some(related) = record.current.related_item()
             && !item_ids.iter().any(|i| i == related)

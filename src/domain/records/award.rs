@@ -6,7 +6,7 @@ use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::records::course::lifecycle;
 use crate::domain::records::course::working_days::add_working_days;
-use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
 use crate::domain::values::money::{Money, Period};
 use crate::domain::values::organization::Organization;
@@ -59,7 +59,7 @@ pub struct Award {
     pub complaint_period: Period,
     /// The qualification decision protocol and other documents of the decision.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
     /// Claims on the decision; their authors are always shown.
     #[serde(
         default,

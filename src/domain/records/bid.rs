@@ -4,7 +4,7 @@
 //! `dateModified`, and only the bid's own token reads it.
 
 use super::tender::{Tender, TenderStatus};
-use crate::domain::values::document::{DocumentInput, DocumentRecord, Filing, UrlStyle};
+use crate::domain::values::document::{DocumentInput, DocumentRecord, Documents, Filing, UrlStyle};
 use crate::domain::values::ids::{self, TokenHash};
 use crate::domain::values::item::Feature;
 use crate::domain::values::merge::merge;
@@ -15,6 +15,7 @@ use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -58,7 +59,7 @@ pub struct Bid {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
     pub date: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub participation_url: Option<String>,
@@ -348,10 +349,10 @@ impl Tender {
         let documents = documents
             .unwrap_or_default()
             .into_iter()
-            .map(|d| DocumentRecord::upload(d, now, &filing))
+            .map(|d| DocumentRecord::upload(d, now, &filing).map(Arc::new))
             .collect::<Result<_, _>>()?;
         let (token, token_hash) = ids::new_token();
-        self.bids.push(Bid {
+        self.bids.push(Arc::new(Bid {
             id,
             status: if terms.status.as_deref() == Some("draft") {
                 BidStatus::Draft
@@ -375,8 +376,12 @@ impl Tender {
             participation_url: None,
             owner: owner.to_string(),
             token: token_hash,
-        });
-        let bid = self.bids.last().ok_or(Refusal::NotFound("bid_id"))?;
+        }));
+        let bid = self
+            .bids
+            .last()
+            .map(Arc::as_ref)
+            .ok_or(Refusal::NotFound("bid_id"))?;
         Ok((bid, token))
     }
 
@@ -384,13 +389,16 @@ impl Tender {
         self.bids
             .iter()
             .find(|b| b.id == id)
+            .map(Arc::as_ref)
             .ok_or(Refusal::NotFound("bid_id"))
     }
 
+    /// The bid to change, copied first if the stored tender still shares it.
     pub fn bid_mut(&mut self, id: &str) -> Result<&mut Bid, Refusal> {
         self.bids
             .iter_mut()
             .find(|b| b.id == id)
+            .map(Arc::make_mut)
             .ok_or(Refusal::NotFound("bid_id"))
     }
 
@@ -472,7 +480,7 @@ impl Tender {
     }
 
     /// Withdraws a bid while tendering: it is removed entirely.
-    pub fn withdraw_bid(&mut self, id: &str, now: Timestamp) -> Result<Bid, Refusal> {
+    pub fn withdraw_bid(&mut self, id: &str, now: Timestamp) -> Result<Arc<Bid>, Refusal> {
         let index = self
             .bids
             .iter()

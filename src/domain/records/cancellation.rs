@@ -8,7 +8,7 @@ use super::contract::ContractStatus;
 use super::course::lifecycle;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
 use crate::domain::values::time::Timestamp;
@@ -45,7 +45,7 @@ pub struct Cancellation {
     pub related_lot: Option<String>,
     pub date: Timestamp,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
 }
 
 impl Tender {

@@ -9,7 +9,7 @@
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::records::course::lifecycle;
-use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::document::Documents;
 use crate::domain::values::ids::{self, TokenHash};
 use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
@@ -141,7 +141,7 @@ pub struct Complaint {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related_lot: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_submitted: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]

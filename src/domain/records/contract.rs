@@ -3,7 +3,7 @@
 
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::document::Documents;
 use crate::domain::values::item::Item;
 use crate::domain::values::money::{Money, MoneyInput, Period};
 use crate::domain::values::organization::Organization;
@@ -56,7 +56,7 @@ pub struct Contract {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<Period>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
     pub date: Timestamp,
 }
 

@@ -7,7 +7,7 @@ use super::complaint::Complaint;
 use super::contract::Contract;
 use super::lot::{Lot, NewLot, check_lots, sum_up};
 use super::question::Question;
-use crate::domain::values::document::DocumentRecord;
+use crate::domain::values::document::Documents;
 use crate::domain::values::ids::TokenHash;
 use crate::domain::values::item::{Feature, Item, check_features, check_items};
 use crate::domain::values::merge::merge;
@@ -18,6 +18,7 @@ use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
+use std::sync::Arc;
 
 pub const PROCUREMENT_METHOD_TYPE: &str = "belowThreshold";
 const TEST_PREFIX: &str = "[ТЕСТУВАННЯ] ";
@@ -299,13 +300,14 @@ pub struct Tender {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub award_period: Option<Period>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocumentRecord>,
+    pub documents: Documents,
     /// Shown by the views, with or without their authors.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub questions: Vec<Question>,
-    /// Shown only from qualification on, by the views.
+    /// Shown only from qualification on, by the views. Each bid is shared between the
+    /// stored tender and the copy a write works on, so a write copies none of them.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
-    pub bids: Vec<Bid>,
+    pub bids: Vec<Arc<Bid>>,
     /// Claims on the tender itself, shown by the views with or without their authors.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub complaints: Vec<Complaint>,

@@ -10,6 +10,7 @@ use super::tender::{Tender, TenderStatus};
 use crate::domain::values::organization::Organization;
 use serde::Serialize;
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// A question; its author only where the reader may see it.
 #[derive(Serialize)]
@@ -106,7 +107,7 @@ pub struct TenderView<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     complaints: Vec<ComplaintView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bids: Option<&'a [Bid]>,
+    bids: Option<&'a [Arc<Bid>]>,
     #[serde(rename = "numberOfBids", skip_serializing_if = "Option::is_none")]
     number_of_bids: Option<usize>,
 }

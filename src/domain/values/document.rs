@@ -335,6 +335,10 @@ impl Document {
     }
 }
 
+/// The documents of one holder. Each record is shared between the stored tender and the copy
+/// a write works on, and copied only when that write changes it.
+pub type Documents = Vec<std::sync::Arc<DocumentRecord>>;
+
 /// A document with its earlier versions; shown as its latest version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentRecord {

@@ -11,6 +11,7 @@ use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
 use crate::domain::values::item::{Feature, Item};
 use crate::domain::values::money::Money;
 use crate::domain::values::time::Timestamp;
+use std::sync::Arc;
 
 /// A lot of a tender: `Some(lot id)`, or `None` for the implicit lot of a tender without lots.
 pub type LotRef = Option<String>;
@@ -167,6 +168,7 @@ impl Tender {
         };
         let bidders: Vec<String> = self.offers(lot).iter().map(|o| o.bid.id.clone()).collect();
         for bid in self.bids.iter_mut().filter(|b| bidders.contains(&b.id)) {
+            let bid = Arc::make_mut(bid);
             let address = Some(format!("{url}?key_for_bid={}", bid.id));
             match lot {
                 None => bid.participation_url = address,
