@@ -17,6 +17,7 @@ use salvo::prelude::*;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1000;
@@ -55,8 +56,24 @@ fn page_link(req: &Request, base: &str, offset: &str, descending: bool) -> Link 
     }
 }
 
+/// A requested field's value: from the listing index as it was rendered, or read from the
+/// tender for a field the index does not hold.
+enum FieldValue<'a> {
+    Listed(&'a RawValue),
+    Read(Json),
+}
+
+impl Serialize for FieldValue<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FieldValue::Listed(raw) => raw.serialize(serializer),
+            FieldValue::Read(value) => value.serialize(serializer),
+        }
+    }
+}
+
 /// Requested fields of one tender, as its public view shows them.
-struct Fields<'a>(Vec<(&'a str, Json)>);
+struct Fields<'a>(Vec<(&'a str, FieldValue<'a>)>);
 
 impl Serialize for Fields<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -104,11 +121,13 @@ pub async fn list(
         ));
     }
     let fields_text = query(req, "opt_fields").unwrap_or_default();
-    let fields: Vec<&str> = fields_text
-        .split(',')
-        .map(str::trim)
-        .filter(|f| !f.is_empty() && *f != "id" && *f != "dateModified")
-        .collect();
+    // Each field once, in the order first asked for.
+    let mut fields: Vec<&str> = Vec::new();
+    for f in fields_text.split(',').map(str::trim) {
+        if !f.is_empty() && f != "id" && f != "dateModified" && !fields.contains(&f) {
+            fields.push(f);
+        }
+    }
     let max = if fields.is_empty() {
         MAX_LIMIT
     } else {
@@ -131,26 +150,42 @@ pub async fn list(
             limit,
             descending,
             modes,
+            fields: !fields.is_empty(),
         })
         .rows;
 
     let data: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
-            let picked = if fields.is_empty() {
+            let listed = r.fields.as_deref();
+            let held = |f: &str| listed.and_then(|l| l.get(f));
+            // The tender itself is read only for fields the index does not hold.
+            let mut read: Vec<(&str, Json)> = if fields.iter().all(|f| held(f).is_some()) {
                 Vec::new()
             } else {
                 let pick = |t: &_| {
                     fields
                         .iter()
+                        .filter(|f| held(f).is_none())
                         .filter_map(|f| views::field(t, f).map(|v| (*f, v)))
                         .collect()
                 };
-                app.store.read(r.id(), pick).unwrap_or_default()
+                app.store.read(r.row.id(), pick).unwrap_or_default()
             };
+            let picked = fields
+                .iter()
+                .filter_map(|f| match held(f) {
+                    Some(text) => text.map(|t| (*f, FieldValue::Listed(t))),
+                    None => {
+                        let i = read.iter().position(|(name, _)| name == f)?;
+                        let (_, value) = read.swap_remove(i);
+                        Some((*f, FieldValue::Read(value)))
+                    }
+                })
+                .collect();
             Row {
-                id: r.id(),
-                date_modified: r.date_modified(),
+                id: r.row.id(),
+                date_modified: r.row.date_modified(),
                 fields: Fields(picked),
             }
         })
@@ -160,11 +195,11 @@ pub async fn list(
     let echoed = offset.map(|t| t.to_string()).unwrap_or_default();
     let next_offset = rows
         .last()
-        .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+        .map_or_else(|| echoed.clone(), |r| r.row.date_modified().to_string());
     let prev_page = (offset_text.is_some() || descending).then(|| {
         let prev_offset = rows
             .first()
-            .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+            .map_or_else(|| echoed.clone(), |r| r.row.date_modified().to_string());
         page_link(req, &base, &prev_offset, !descending)
     });
     let listing = Listing {

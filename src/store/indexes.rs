@@ -1,10 +1,12 @@
 //! Indexes over the published tenders: the listing ordered by `dateModified`, the schedule
 //! ordered by `next_check`, the `dateModified` stamp source, and the daily tenderID counter.
 
+use super::listed::ListedFields;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
+use std::sync::Arc;
 use time::{Date, OffsetDateTime};
 
 /// A row of the listing, held inline in the index: a page reads contiguous memory and
@@ -38,6 +40,7 @@ impl ListingRow {
 struct Listed {
     row: ListingRow,
     test: bool,
+    fields: Arc<ListedFields>,
 }
 
 /// Which tenders a listing shows, by test mode.
@@ -55,11 +58,20 @@ pub struct PageRequest {
     pub limit: usize,
     pub descending: bool,
     pub modes: ModeFilter,
+    /// Whether the page shows fields beyond the id and `dateModified`.
+    pub fields: bool,
+}
+
+/// A row of a page, with its listed fields when the request wants fields.
+#[derive(Debug, Clone)]
+pub struct PageRow {
+    pub row: ListingRow,
+    pub fields: Option<Arc<ListedFields>>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Page {
-    pub rows: Vec<ListingRow>,
+    pub rows: Vec<PageRow>,
 }
 
 #[derive(Default)]
@@ -115,9 +127,15 @@ impl Indexes {
         zone.at(instant)
     }
 
-    /// Replaces `old`'s entries with `new`'s. Drafts are neither listed nor scheduled.
-    /// Returns whether the earliest scheduled check moved earlier.
-    pub fn put(&mut self, new: &Tender, old: Option<&Tender>) -> bool {
+    /// Replaces `old`'s entries with `new`'s, whose listed fields are `fields` (made before
+    /// the indexes are locked). Drafts are neither listed nor scheduled. Returns whether the
+    /// earliest scheduled check moved earlier.
+    pub fn put(
+        &mut self,
+        new: &Tender,
+        fields: Option<ListedFields>,
+        old: Option<&Tender>,
+    ) -> bool {
         let earliest = self.schedule.first().map(|(m, _)| *m);
         if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
             self.listing.remove(&old.date_modified.micros());
@@ -134,6 +152,7 @@ impl Indexes {
                 Listed {
                     row,
                     test: new.is_test(),
+                    fields: Arc::new(fields.unwrap_or_else(|| ListedFields::of(new))),
                 },
             );
         }
@@ -183,11 +202,14 @@ impl Indexes {
             .first()
             .copied()
             .filter(|_| !request.descending);
-        let mut rows: Vec<(i64, ListingRow)> = range
+        let mut rows: Vec<(i64, PageRow)> = range
             .take_while(|(k, _)| horizon.is_none_or(|h| **k < h))
             .filter(wanted)
             .take(request.limit + 1)
-            .map(|(k, l)| (*k, l.row))
+            .map(|(k, l)| {
+                let fields = request.fields.then(|| l.fields.clone());
+                (*k, PageRow { row: l.row, fields })
+            })
             .collect();
         // The row equal to the offset closed the previous page.
         if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| *k == s)) {

@@ -10,8 +10,10 @@
 
 pub mod database;
 mod indexes;
+mod listed;
 
-pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
+pub use indexes::{ListingRow, ModeFilter, Page, PageRequest, PageRow};
+pub use listed::ListedFields;
 
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::lifecycle;
@@ -115,9 +117,9 @@ impl Store {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
             map.reserve(tenders.len());
-            for tender in tenders {
+            for (fields, tender) in tenders {
                 indexes.restore(&tender);
-                indexes.put(&tender, None);
+                indexes.put(&tender, fields, None);
                 let id = tender.id.clone();
                 map.insert(
                     id,
@@ -177,12 +179,13 @@ impl Store {
         calendar: Option<Write>,
     ) -> Result<(), Refusal> {
         let committed = self.commit(tender, calendar);
+        let fields = committed.as_ref().ok().and_then(|_| listed_fields(tender));
         let mut indexes = lock(&self.indexes);
         if stamped {
             indexes.release(tender.date_modified);
         }
         committed?;
-        let earlier = indexes.put(tender, old);
+        let earlier = indexes.put(tender, fields, old);
         drop(indexes);
         if earlier {
             self.rescheduled.notify_one();
@@ -395,15 +398,25 @@ impl Store {
         lock(&self.indexes).earliest_check(&self.zone)
     }
 
-    /// A page of the listing; `fields` picks extra fields of each row under its lock.
+    /// A page of the listing, with the listed fields of each row when the request wants fields.
     pub fn page(&self, request: &PageRequest) -> Page {
         lock(&self.indexes).page(request)
     }
 }
 
+/// A tender read back at start-up, with its listed fields.
+type ReadBack = (Option<ListedFields>, Tender);
+
+/// The listed fields of a tender the listing shows (none for a draft).
+fn listed_fields(tender: &Tender) -> Option<ListedFields> {
+    (tender.status != TenderStatus::Draft).then(|| ListedFields::of(tender))
+}
+
 /// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
 /// parser on every core and are dropped once read, so start-up holds few of them at a time.
-fn read_all<T>(open: impl FnOnce(database::OnTender<'_>) -> T) -> (T, Result<Vec<Tender>, String>) {
+fn read_all<T>(
+    open: impl FnOnce(database::OnTender<'_>) -> T,
+) -> (T, Result<Vec<ReadBack>, String>) {
     const CHUNK: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(threads * 2);
@@ -424,7 +437,8 @@ fn read_all<T>(open: impl FnOnce(database::OnTender<'_>) -> T) -> (T, Result<Vec
                                 break;
                             }
                             match stored::from_json::<Tender>(json) {
-                                Ok(tender) => parsed.push(tender),
+                                // The listed fields are rendered here, on every core.
+                                Ok(tender) => parsed.push((listed_fields(&tender), tender)),
                                 Err(e) => {
                                     error = Some(format!("the tender {id} cannot be read: {e}"))
                                 }

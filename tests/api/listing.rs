@@ -173,6 +173,54 @@ async fn fields_modes_limits_and_drafts() {
     );
 }
 
+/// Every field a page shows is the tender's own as a read of it shows it, after its changes
+/// too, whether the listing holds the field beside its row or reads it from the tender.
+#[tokio::test]
+async fn listed_fields_follow_every_change_of_the_tender() {
+    let s = TestServer::start().await;
+    let (id, token, _) = s.published().await;
+    let names = "tenderID,status,title,value,next_check,mode,procurementMethodType,\
+                 procuringEntity,enquiryPeriod,tenderPeriod,auctionPeriod,owner,items,\
+                 minimalStep,status,date";
+    let row_of = |page: &Value| {
+        page["data"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["id"] == json!(id)).cloned())
+            .expect("the tender is listed")
+    };
+    let agrees = |row: &Value, tender: &Value| {
+        for name in names.split(',') {
+            assert_eq!(row.get(name), tender.get(name), "{name}");
+        }
+        let keys: Vec<&str> = row
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys.iter().filter(|k| **k == "status").count(),
+            1,
+            "a field asked for twice is shown once: {keys:?}"
+        );
+    };
+    let query = format!("?opt_fields={}", names.replace(',', "%2C"));
+    agrees(&row_of(&page(&s, &query).await), &s.tender(&id).await);
+
+    s.advance("PT1M").await;
+    let changed = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"title": "Інша назва", "value": {"amount": 600000}}))
+        .send()
+        .await;
+    assert_eq!(changed.status, 200, "{:?}", changed.body);
+    let tender = s.tender(&id).await;
+    assert_eq!(tender["title"], "Інша назва");
+    agrees(&row_of(&page(&s, &query).await), &tender);
+
+    let tender = s.until_status(&id, "active.tendering").await;
+    agrees(&row_of(&page(&s, &query).await), &tender);
+}
+
 #[tokio::test]
 async fn upstream_client_lookup_works() {
     let s = TestServer::start().await;
