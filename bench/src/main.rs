@@ -95,7 +95,7 @@ pub struct Cli {
     /// Basic-auth keys of the brokers: tender owner, bidder, asker.
     #[arg(long, value_delimiter = ',', default_value = "broker,broker1,broker2")]
     brokers: Vec<String>,
-    /// Do not run `cargo build --release -p tender-registry` before starting the server.
+    /// Do not run `cargo build --release --bin tender-registry` before starting the server.
     #[arg(long)]
     no_build: bool,
     /// Start this server binary instead of the workspace's release build (to compare two
@@ -260,19 +260,24 @@ impl Bench {
 
     /// One measured case; prints its line as soon as it is known.
     async fn case(&mut self, name: &str, generate: Generator) -> Stats {
+        let (warmup, duration) = (self.plan.warmup, self.plan.duration);
+        self.case_for(name, generate, warmup, duration).await
+    }
+
+    /// [`Bench::case`] measured for `duration` after `warmup`.
+    async fn case_for(
+        &mut self,
+        name: &str,
+        generate: Generator,
+        warmup: Duration,
+        duration: Duration,
+    ) -> Stats {
         if !self.wanted(name) {
             return Stats::default();
         }
         self.seed = self.seed.wrapping_add(1);
         let cpu_before = self.cpu();
-        let stats = load::timed(
-            &mut self.conns,
-            generate,
-            self.plan.warmup,
-            self.plan.duration,
-            self.seed,
-        )
-        .await;
+        let stats = load::timed(&mut self.conns, generate, warmup, duration, self.seed).await;
         let mut row = Row::from_stats(name, self.listed, &stats);
         row.server_cpu = server_cpu_per_request(cpu_before, self.cpu(), stats.all_requests);
         println!("{}", self.report.progress_line(&row));
@@ -456,7 +461,11 @@ impl Bench {
 
     /// A bid on a held tender (in tendering once the clock moved).
     fn bid_generator(&self) -> Generator {
-        let tenders = self.held_tenders();
+        self.bids_on(self.held_tenders())
+    }
+
+    /// A bid on one of `tenders`, picked at random.
+    fn bids_on(&self, tenders: Arc<Vec<Held>>) -> Generator {
         let bidder = self.bidder.clone();
         Arc::new(move |rng: &mut Rng| {
             let t = &tenders[rng.below(tenders.len())];
@@ -545,6 +554,63 @@ impl Bench {
         self.report.notes.push(line);
         Ok(Arc::new(tenders.into_iter().map(|(id, _)| id).collect()))
     }
+}
+
+/// Tenders of each group of the crowded-tender cases.
+const CROWDED_TENDERS: usize = 256;
+/// Bids on each tender of the crowded group before its case is measured.
+const CROWD: usize = 200;
+const CROWDED_CASE: &str = "POST bid, tender holding 200 bids";
+const UNCROWDED_CASE: &str = "POST bid, tender holding no bids";
+
+/// Whether a bid's cost grows with the bids already on its tender: bids posted for a short
+/// while to tenders that held none, then to tenders that held [`CROWD`] each. Each case adds
+/// about the same number of bids to its group, so the two differ by the bids held before.
+async fn crowded_cases(b: &mut Bench) -> Result<(), Error> {
+    if !b.has_clock || !(b.wanted(CROWDED_CASE) || b.wanted(UNCROWDED_CASE)) {
+        return Ok(());
+    }
+    let before = b.held.len();
+    b.preload(b.listed + 2 * CROWDED_TENDERS, true).await?;
+    let made = b.held.split_off(before);
+    if made.len() < 2 * CROWDED_TENDERS {
+        return Err(Error::new(
+            "the crowded-tender cases could not create their tenders",
+        ));
+    }
+    let crowded: Arc<Vec<Held>> = Arc::new(made[..CROWDED_TENDERS].to_vec());
+    let empty: Arc<Vec<Held>> = Arc::new(made[CROWDED_TENDERS..2 * CROWDED_TENDERS].to_vec());
+    b.held.extend(made);
+    b.move_to_tendering().await?;
+    let targets = crowded.clone();
+    let bidder = b.bidder.clone();
+    let fill = Arc::new(move |i: usize| {
+        let t = &targets[i % targets.len()];
+        Call::new(Method::POST, format!("/api/2.3/tenders/{}/bids", t.id))
+            .by(&bidder)
+            .json(t.bid.clone())
+    });
+    let (_, failures, took) =
+        load::counted(&mut b.conns, fill, CROWDED_TENDERS * CROWD, false).await;
+    if failures.count() > 0 {
+        return Err(Error::new(format!(
+            "crowding tenders with bids failed: {}",
+            failures.summary()
+        )));
+    }
+    let line = format!(
+        "posted {CROWD} bids to each of {CROWDED_TENDERS} tenders in {:.1} s",
+        took.as_secs_f64()
+    );
+    println!("{line}");
+    b.report.notes.push(line);
+    // Short, so that neither group grows far from where it started.
+    let (warmup, duration) = (Duration::from_millis(200), Duration::from_secs(1));
+    let generate = b.bids_on(empty);
+    b.case_for(UNCROWDED_CASE, generate, warmup, duration).await;
+    let generate = b.bids_on(crowded);
+    b.case_for(CROWDED_CASE, generate, warmup, duration).await;
+    Ok(())
 }
 
 const PATCH_CASE: &str = "PATCH tender (description)";
@@ -787,6 +853,7 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         b.move_to_tendering().await?;
         b.case(BID_CASE, b.bid_generator()).await;
     }
+    crowded_cases(b).await?;
     if b.has_clock && b.wanted("whole flows") {
         let parties = flows::Parties {
             owner: b.owner.clone(),

@@ -383,6 +383,21 @@ impl Report {
                 held: ratio.filter(|r| r.is_finite()).map(|r| r <= 1.2),
             });
         }
+        if let (Some(crowded), Some(empty)) = (
+            self.find("POST bid, tender holding 200 bids"),
+            self.find("POST bid, tender holding no bids"),
+        ) {
+            let ratio = crowded.per_second / empty.per_second;
+            goals.push(Goal {
+                goal: "POST bid to a tender holding 200 bids ≥ 0.9 × to one holding none".into(),
+                measured: format!(
+                    "{ratio:.2} × ({} of {} req/s)",
+                    thousands(crowded.per_second),
+                    thousands(empty.per_second)
+                ),
+                held: ratio.is_finite().then_some(ratio >= 0.9),
+            });
+        }
         for case in ["POST tender", "PATCH tender", "POST bid"] {
             let durable = format!("durable: {case}");
             let (Some(memory), Some(kept)) = (self.find(case), self.find(&durable)) else {

@@ -46,18 +46,14 @@ impl Server {
         if !given && (build || !binary.exists()) {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             println!(
-                "building the server: cargo build --release -p tender-registry --target-dir {}",
+                "building the server: cargo build --release --bin tender-registry --target-dir {}",
                 target_dir.display()
             );
             let status = Command::new(&cargo)
-                .args([
-                    "build",
-                    "--release",
-                    "-p",
-                    "tender-registry",
-                    "--bin",
-                    "tender-registry",
-                ])
+                // No `-p`: the workspace's default members are selected, as by `cargo build
+                // --release` and `cargo run --release --bin tender-bench`, so crate features
+                // resolve the same way and nothing already built compiles a second time.
+                .args(["build", "--release", "--bin", "tender-registry"])
                 .arg("--target-dir")
                 .arg(&target_dir)
                 .current_dir(&root)
@@ -65,7 +61,7 @@ impl Server {
                 .map_err(|e| Error::new(format!("running {cargo}: {e}")))?;
             if !status.success() {
                 return Err(Error::new(format!(
-                    "cargo build --release -p tender-registry failed ({status})"
+                    "cargo build --release --bin tender-registry failed ({status})"
                 )));
             }
         }
