@@ -14,10 +14,8 @@ use crate::domain::views;
 use crate::store::{ModeFilter, PageRequest};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value as Json;
-use serde_json::value::RawValue;
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1000;
@@ -56,50 +54,65 @@ fn page_link(req: &Request, base: &str, offset: &str, descending: bool) -> Link 
     }
 }
 
-/// A requested field's value: from the listing index as it was rendered, or read from the
-/// tender for a field the index does not hold.
-enum FieldValue<'a> {
-    Listed(&'a RawValue),
-    Read(Json),
+/// Appends `value` as compact JSON.
+fn push_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing to a Vec fails only for a value that cannot be serialised; none here can.
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
-impl Serialize for FieldValue<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            FieldValue::Listed(raw) => raw.serialize(serializer),
-            FieldValue::Read(value) => value.serialize(serializer),
+/// A page as compact JSON text: `next_page`, `data` (each row's id, `dateModified` and its
+/// requested fields), `prev_page`. Written from text, since each row's fields come as JSON
+/// text, from the listing index or from the tender.
+fn page_text(next_page: &Link, rows: &[Row<'_>], prev_page: Option<&Link>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 + rows.len() * 96);
+    out.extend_from_slice(b"{\"next_page\":");
+    push_json(&mut out, next_page);
+    out.extend_from_slice(b",\"data\":[");
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
         }
-    }
-}
-
-/// Requested fields of one tender, as its public view shows them.
-struct Fields<'a>(Vec<(&'a str, FieldValue<'a>)>);
-
-impl Serialize for Fields<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
+        out.extend_from_slice(b"{\"id\":");
+        push_json(&mut out, row.id);
+        out.extend_from_slice(b",\"dateModified\":");
+        push_json(&mut out, row.date_modified);
+        for (name, value) in &row.fields {
+            out.push(b',');
+            push_json(&mut out, *name);
+            out.push(b':');
+            out.extend_from_slice(value.text());
         }
-        map.end()
+        out.push(b'}');
     }
+    out.push(b']');
+    if let Some(prev) = prev_page {
+        out.extend_from_slice(b",\"prev_page\":");
+        push_json(&mut out, prev);
+    }
+    out.push(b'}');
+    out
 }
 
-#[derive(Serialize)]
+/// A row of a page: the tender's id, its `dateModified` and the requested fields it has.
 struct Row<'a> {
     id: &'a str,
-    #[serde(rename = "dateModified")]
     date_modified: &'a str,
-    #[serde(flatten)]
-    fields: Fields<'a>,
+    fields: Vec<(&'a str, Field<'a>)>,
 }
 
-#[derive(Serialize)]
-struct Listing<'a> {
-    next_page: Link,
-    data: Vec<Row<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    prev_page: Option<Link>,
+/// A requested field's JSON text: held in the listing index, or read from the tender.
+enum Field<'a> {
+    Listed(&'a [u8]),
+    Read(String),
+}
+
+impl Field<'_> {
+    fn text(&self) -> &[u8] {
+        match self {
+            Field::Listed(text) => text,
+            Field::Read(text) => text.as_bytes(),
+        }
+    }
 }
 
 #[handler]
@@ -157,10 +170,10 @@ pub async fn list(
     let data: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
-            let listed = r.fields.as_deref();
+            let listed = r.fields.as_ref();
             let held = |f: &str| listed.and_then(|l| l.get(f));
             // The tender itself is read only for fields the index does not hold.
-            let mut read: Vec<(&str, Json)> = if fields.iter().all(|f| held(f).is_some()) {
+            let mut read: Vec<(&str, String)> = if fields.iter().all(|f| held(f).is_some()) {
                 Vec::new()
             } else {
                 let pick = |t: &_| {
@@ -175,18 +188,18 @@ pub async fn list(
             let picked = fields
                 .iter()
                 .filter_map(|f| match held(f) {
-                    Some(text) => text.map(|t| (*f, FieldValue::Listed(t))),
+                    Some(text) => text.map(|t| (*f, Field::Listed(t))),
                     None => {
                         let i = read.iter().position(|(name, _)| name == f)?;
                         let (_, value) = read.swap_remove(i);
-                        Some((*f, FieldValue::Read(value)))
+                        Some((*f, Field::Read(value)))
                     }
                 })
                 .collect();
             Row {
                 id: r.row.id(),
                 date_modified: r.row.date_modified(),
-                fields: Fields(picked),
+                fields: picked,
             }
         })
         .collect();
@@ -202,15 +215,14 @@ pub async fn list(
             .map_or_else(|| echoed.clone(), |r| r.row.date_modified().to_string());
         page_link(req, &base, &prev_offset, !descending)
     });
-    let listing = Listing {
-        next_page: page_link(req, &base, &next_offset, descending),
-        data,
-        prev_page,
+    let next_page = page_link(req, &base, &next_offset, descending);
+    let text = page_text(&next_page, &data, prev_page.as_ref());
+    let body = if wants_pretty(req) {
+        let value: Json = serde_json::from_slice(&text).unwrap_or_default();
+        super::reply::to_text(&value, true).into_bytes()
+    } else {
+        text
     };
-    write_json(
-        res,
-        StatusCode::OK,
-        super::reply::to_text(&listing, wants_pretty(req)),
-    );
+    write_json(res, StatusCode::OK, body);
     Ok(())
 }

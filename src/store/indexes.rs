@@ -6,7 +6,6 @@ use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
-use std::sync::Arc;
 use time::{Date, OffsetDateTime};
 
 /// A row of the listing, held inline in the index: a page reads contiguous memory and
@@ -40,7 +39,7 @@ impl ListingRow {
 struct Listed {
     row: ListingRow,
     test: bool,
-    fields: Arc<ListedFields>,
+    fields: ListedFields,
 }
 
 /// Which tenders a listing shows, by test mode.
@@ -66,7 +65,7 @@ pub struct PageRequest {
 #[derive(Debug, Clone)]
 pub struct PageRow {
     pub row: ListingRow,
-    pub fields: Option<Arc<ListedFields>>,
+    pub fields: Option<ListedFields>,
 }
 
 #[derive(Debug, Clone)]
@@ -152,7 +151,7 @@ impl Indexes {
                 Listed {
                     row,
                     test: new.is_test(),
-                    fields: Arc::new(fields.unwrap_or_else(|| ListedFields::of(new))),
+                    fields: fields.unwrap_or_else(|| ListedFields::of(new)),
                 },
             );
         }

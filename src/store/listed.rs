@@ -4,7 +4,7 @@
 
 use crate::domain::tender::Tender;
 use crate::domain::views;
-use serde_json::value::RawValue;
+use std::sync::Arc;
 
 /// The fields held in the index, in this order. Any other field is read from the tender.
 pub const LISTED_FIELDS: [&str; 12] = [
@@ -22,28 +22,46 @@ pub const LISTED_FIELDS: [&str; 12] = [
     "owner",
 ];
 
-/// The listed fields of one tender as the public view shows them, rendered once per change,
-/// in the order of [`LISTED_FIELDS`]; `None` where the tender has no such field.
-#[derive(Debug)]
-pub struct ListedFields(Box<[Option<Box<RawValue>>]>);
+/// The listed fields of one tender as the public view shows them (compact JSON text),
+/// rendered once per change into one shared block that a page reads with the row: the end of
+/// each field's text (a little-endian `u32` per field of [`LISTED_FIELDS`]), then the texts
+/// one after another; a field the tender lacks has no text.
+#[derive(Debug, Clone)]
+pub struct ListedFields(Arc<[u8]>);
+
+const HEAD: usize = 4 * LISTED_FIELDS.len();
 
 impl ListedFields {
     pub fn of(tender: &Tender) -> ListedFields {
-        ListedFields(
-            LISTED_FIELDS
-                .iter()
-                .map(|name| {
-                    views::field(tender, name)
-                        .and_then(|v| serde_json::value::to_raw_value(&v).ok())
-                })
-                .collect(),
-        )
+        let mut block = vec![0; HEAD];
+        for (i, name) in LISTED_FIELDS.iter().enumerate() {
+            if let Some(text) = views::field(tender, name) {
+                block.extend_from_slice(text.as_bytes());
+            }
+            let end = u32::try_from(block.len() - HEAD).unwrap_or(u32::MAX);
+            block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
+        }
+        ListedFields(block.into())
     }
 
-    /// `None` when `name` is not held here; `Some(None)` when the tender has no such field.
-    pub fn get(&self, name: &str) -> Option<Option<&RawValue>> {
+    fn end(&self, i: usize) -> usize {
+        let bytes = self
+            .0
+            .get(4 * i..4 * i + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok());
+        bytes.map_or(0, |b| u32::from_le_bytes(b) as usize)
+    }
+
+    /// The field's JSON text: `None` when `name` is not held here, `Some(None)` when the
+    /// tender has no such field.
+    pub fn get(&self, name: &str) -> Option<Option<&[u8]>> {
         let i = LISTED_FIELDS.iter().position(|f| *f == name)?;
-        self.0.get(i).map(Option::as_deref)
+        let start = i.checked_sub(1).map_or(0, |before| self.end(before));
+        let text = self
+            .0
+            .get(HEAD + start..HEAD + self.end(i))
+            .unwrap_or_default();
+        Some((!text.is_empty()).then_some(text))
     }
 }
 
@@ -58,10 +76,10 @@ mod tests {
         let (tender, _, _) = published();
         let listed = ListedFields::of(&tender);
         for name in LISTED_FIELDS {
-            let expected = views::field(&tender, name).map(|v| v.to_string());
+            let expected = views::field(&tender, name);
             assert_eq!(
-                listed.get(name).map(|v| v.map(|raw| raw.get().to_string())),
-                Some(expected),
+                listed.get(name),
+                Some(expected.as_deref().map(str::as_bytes)),
                 "{name}"
             );
         }

@@ -9,7 +9,6 @@ use super::question::Question;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::values::organization::Organization;
 use serde::Serialize;
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// A question; its author only where the reader may see it.
@@ -127,15 +126,15 @@ pub fn tender(t: &Tender) -> TenderView<'_> {
     }
 }
 
-fn json<T: Serialize>(value: T) -> Option<Json> {
-    serde_json::to_value(value).ok()
+fn json<T: Serialize>(value: T) -> Option<String> {
+    serde_json::to_string(&value).ok()
 }
 
-fn some<T: Serialize>(value: &Option<T>) -> Option<Json> {
+fn some<T: Serialize>(value: &Option<T>) -> Option<String> {
     value.as_ref().and_then(json)
 }
 
-fn listed<T: Serialize>(values: &[T]) -> Option<Json> {
+fn listed<T: Serialize>(values: &[T]) -> Option<String> {
     if values.is_empty() {
         None
     } else {
@@ -143,9 +142,9 @@ fn listed<T: Serialize>(values: &[T]) -> Option<Json> {
     }
 }
 
-/// One top-level field of the tender as [`tender`] shows it, without rendering the rest (the
-/// listing's `opt_fields`); `None` where the view has no such field.
-pub fn field(t: &Tender, name: &str) -> Option<Json> {
+/// One top-level field of the tender as [`tender`] shows it, as compact JSON text, without
+/// rendering the rest (the listing's `opt_fields`); `None` where the view has no such field.
+pub fn field(t: &Tender, name: &str) -> Option<String> {
     let terms = &t.terms;
     let public = t.status.reveals_bids();
     match name {
@@ -214,7 +213,7 @@ mod tests {
     use crate::domain::values::ids;
     use crate::domain::values::parse::Cx;
     use crate::domain::values::time::Zone;
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
 
     /// Every field the view shows, and only those, comes out of `field` the same.
     #[test]
@@ -252,7 +251,9 @@ mod tests {
             let view = serde_json::to_value(tender(&t)).expect("view");
             let shown = view.as_object().expect("object");
             for (name, value) in shown {
-                assert_eq!(field(&t, name).as_ref(), Some(value), "{name}");
+                let text = field(&t, name).expect(name);
+                let read: Json = serde_json::from_str(&text).expect("JSON");
+                assert_eq!(&read, value, "{name}");
             }
             for name in [
                 "guarantee",
