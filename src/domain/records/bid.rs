@@ -352,7 +352,7 @@ impl Tender {
             .map(|d| DocumentRecord::upload(d, now, &filing).map(Arc::new))
             .collect::<Result<_, _>>()?;
         let (token, token_hash) = ids::new_token();
-        self.bids.push(Arc::new(Bid {
+        self.bids.push_back(Arc::new(Bid {
             id,
             status: if terms.status.as_deref() == Some("draft") {
                 BidStatus::Draft

@@ -304,10 +304,11 @@ pub struct Tender {
     /// Shown by the views, with or without their authors.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub questions: Vec<Question>,
-    /// Shown only from qualification on, by the views. Each bid is shared between the
-    /// stored tender and the copy a write works on, so a write copies none of them.
+    /// Shown only from qualification on, by the views. A persistent vector of shared bids:
+    /// the copy a write works on shares the list and every bid with the stored tender, and
+    /// copies only what it changes, however many bids the tender holds.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
-    pub bids: Vec<Arc<Bid>>,
+    pub bids: imbl::Vector<Arc<Bid>>,
     /// Claims on the tender itself, shown by the views with or without their authors.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub complaints: Vec<Complaint>,
@@ -493,7 +494,7 @@ impl Tender {
             award_period: None,
             documents: Vec::new(),
             questions: Vec::new(),
-            bids: Vec::new(),
+            bids: imbl::Vector::new(),
             awards: Vec::new(),
             contracts: Vec::new(),
             cancellations: Vec::new(),

@@ -106,7 +106,7 @@ pub struct TenderView<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     complaints: Vec<ComplaintView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bids: Option<&'a [Arc<Bid>]>,
+    bids: Option<&'a imbl::Vector<Arc<Bid>>>,
     #[serde(rename = "numberOfBids", skip_serializing_if = "Option::is_none")]
     number_of_bids: Option<usize>,
 }
@@ -121,7 +121,7 @@ pub fn tender(t: &Tender) -> TenderView<'_> {
             .iter()
             .map(|c| tender_complaint(c, t.status))
             .collect(),
-        bids: (public && !t.bids.is_empty()).then_some(t.bids.as_slice()),
+        bids: (public && !t.bids.is_empty()).then_some(&t.bids),
         number_of_bids: public.then_some(t.bids.len()),
     }
 }
@@ -192,7 +192,9 @@ pub fn field(t: &Tender, name: &str) -> Option<String> {
                 .map(|c| tender_complaint(c, t.status))
                 .collect::<Vec<_>>(),
         ),
-        "bids" => public.then(|| listed(&t.bids)).flatten(),
+        "bids" => (public && !t.bids.is_empty())
+            .then(|| json(&t.bids))
+            .flatten(),
         "numberOfBids" => public.then(|| json(t.bids.len())).flatten(),
         "awards" => listed(&t.awards),
         "contracts" => listed(&t.contracts),
