@@ -81,6 +81,17 @@ impl Stats {
     pub fn quantile_ms(&self, q: f64) -> f64 {
         quantile_ms(&self.latencies, q)
     }
+
+    /// Two measurements of one case as one.
+    pub fn merge(mut self, other: Stats) -> Stats {
+        self.requests += other.requests;
+        self.all_requests += other.all_requests;
+        self.elapsed += other.elapsed;
+        self.latencies.extend(other.latencies);
+        self.latencies.sort_unstable();
+        self.failures.merge(other.failures);
+        self
+    }
 }
 
 pub fn quantile_ms(sorted_micros: &[u32], q: f64) -> f64 {
