@@ -451,7 +451,7 @@ impl Report {
         ));
         for (label, m) in [
             ("after preloading", self.rss_held),
-            ("with everything the run created", self.rss_large),
+            ("at the large listing size", self.rss_large),
         ] {
             if let Some((held, per, now)) = Self::rss_per_tender(m) {
                 lines.push(format!(
@@ -661,9 +661,13 @@ later, tendering ten years later (so the clock moves of the flows case leave the
 `--tenders`, read the server's resident memory (`VmRSS`; growth over the empty, warmed-up \
 server divided by the tenders held); measure the baseline, `GET` of a random preloaded \
 tender, a listing page from a random `offset` (limit 100, with and without `opt_fields`) and a \
-`PATCH` of a random tender; move the clock a day (every preloaded tender enters \
-`active.tendering`), then `POST` draft bids to random tenders; then whole flows; then `POST` \
-tenders; then preload up to the large listing size and measure the listing again.
+`PATCH` of a random tender (with ten documents on 1,000 tenders, `GET` of those); move the \
+clock a day (every preloaded tender enters `active.tendering`), then `POST` draft bids to \
+random tenders; then bids posted to 256 tenders holding 200 bids each and to 256 holding none, \
+half a second at a time in the order crowded, empty, empty, crowded, each pair merged into \
+its row; then whole flows; then preload up to the large listing size, read the resident \
+memory again and measure the listing again; then `POST` tenders and the lot-tender cases \
+(after the large listing, so that what they create does not take the count past it).
 - A whole flow: create a draft, publish, a question, its answer, two bids (each posted as a \
 draft and activated), the auction, the pending award activated, the contract signed, the \
 tender read back as `complete`. The clock is global, so flows run in waves of one flow per \
