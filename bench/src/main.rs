@@ -453,6 +453,14 @@ impl Bench {
         Ok((plain, with_fields))
     }
 
+    /// The listing cases named by the tenders held: (held, p50 plain, p50 with fields).
+    async fn listings_at_size(&mut self) -> Result<Option<(usize, f64, f64)>, Error> {
+        let label = format!(" @ {}", report::thousands(self.listed as f64));
+        let (plain, fields) = self.listings(&label).await?;
+        Ok((plain.requests > 0)
+            .then(|| (self.listed, plain.quantile_ms(0.5), fields.quantile_ms(0.5))))
+    }
+
     fn baseline_generator() -> Generator {
         Arc::new(|_: &mut Rng| Call::new(Method::HEAD, "/api/2.3/spore"))
     }
@@ -558,21 +566,34 @@ impl Bench {
             .json(body.to_string())
         });
         let count = tenders.len() * DOCUMENTS_PER_TENDER;
-        let (_, failures, took) = load::counted(&mut self.conns, make, count, false).await;
-        if failures.count() > 0 {
-            return Err(Error::new(format!(
-                "attaching documents failed: {}",
-                failures.summary()
-            )));
-        }
-        let line = format!(
+        let took = self.fill(make, count, "attaching documents").await?;
+        self.note(format!(
             "attached {DOCUMENTS_PER_TENDER} documents to each of {} tenders in {:.1} s",
             report::thousands(tenders.len() as f64),
             took.as_secs_f64()
-        );
+        ));
+        Ok(Arc::new(tenders.into_iter().map(|(id, _)| id).collect()))
+    }
+
+    /// Sends the `count` requests `make` makes, every one of which must succeed (`what` names
+    /// them otherwise); returns how long they took.
+    async fn fill(
+        &mut self,
+        make: Arc<dyn Fn(usize) -> Call + Send + Sync>,
+        count: usize,
+        what: &str,
+    ) -> Result<Duration, Error> {
+        let (_, failures, took) = load::counted(&mut self.conns, make, count, false).await;
+        if failures.count() > 0 {
+            return Err(Error::new(format!("{what} failed: {}", failures.summary())));
+        }
+        Ok(took)
+    }
+
+    /// A line of the run's steps, printed and kept for the report.
+    fn note(&mut self, line: String) {
         println!("{line}");
         self.report.notes.push(line);
-        Ok(Arc::new(tenders.into_iter().map(|(id, _)| id).collect()))
     }
 }
 
@@ -584,7 +605,7 @@ const CROWDED_CASE: &str = "POST bid, tender holding 200 bids";
 const UNCROWDED_CASE: &str = "POST bid, tender holding no bids";
 
 /// Whether a bid's cost grows with the bids already on its tender: bids posted for a short
-/// while to tenders that held none, then to tenders that held [`CROWD`] each. Each case adds
+/// while to tenders that held [`CROWD`] each and to tenders that held none. Each case adds
 /// about the same number of bids to its group, so the two differ by the bids held before.
 async fn crowded_cases(b: &mut Bench) -> Result<(), Error> {
     if !b.has_clock || !(b.wanted(CROWDED_CASE) || b.wanted(UNCROWDED_CASE)) {
@@ -610,20 +631,13 @@ async fn crowded_cases(b: &mut Bench) -> Result<(), Error> {
             .by(&bidder)
             .json(t.bid.clone())
     });
-    let (_, failures, took) =
-        load::counted(&mut b.conns, fill, CROWDED_TENDERS * CROWD, false).await;
-    if failures.count() > 0 {
-        return Err(Error::new(format!(
-            "crowding tenders with bids failed: {}",
-            failures.summary()
-        )));
-    }
-    let line = format!(
+    let took = b
+        .fill(fill, CROWDED_TENDERS * CROWD, "crowding tenders with bids")
+        .await?;
+    b.note(format!(
         "posted {CROWD} bids to each of {CROWDED_TENDERS} tenders in {:.1} s",
         took.as_secs_f64()
-    );
-    println!("{line}");
-    b.report.notes.push(line);
+    ));
     // Short, so that neither group grows far from where it started; in the order A, B, B, A,
     // so that neither case gains from the moment it runs (a later case ran slower here).
     let (warmup, half) = (Duration::from_millis(100), Duration::from_millis(500));
@@ -821,13 +835,7 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
     }
 
     b.preload(plan.small, true).await?;
-    let small = b
-        .listings(&format!(" @ {}", report::thousands(b.listed as f64)))
-        .await?;
-    if small.0.requests > 0 {
-        b.report.listing_small =
-            Some((b.listed, small.0.quantile_ms(0.5), small.1.quantile_ms(0.5)));
-    }
+    b.report.listing_small = b.listings_at_size().await?;
 
     b.preload(plan.tenders, true).await?;
     b.report.rss_held = b
@@ -920,13 +928,7 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
             .rss()
             .zip(rss_empty)
             .map(|(now, empty)| (b.listed, now, empty));
-        let large = b
-            .listings(&format!(" @ {}", report::thousands(b.listed as f64)))
-            .await?;
-        if large.0.requests > 0 {
-            b.report.listing_large =
-                Some((b.listed, large.0.quantile_ms(0.5), large.1.quantile_ms(0.5)));
-        }
+        b.report.listing_large = b.listings_at_size().await?;
     }
 
     let make = b.tender_generator().await?;
