@@ -20,7 +20,7 @@ pub fn spawn(store: Arc<Store>, clock: Arc<Clock>, zone: Zone) -> JoinHandle<()>
     tokio::spawn(async move {
         let mut moved = clock.subscribe();
         loop {
-            let moved_tenders = store.run_due(zone.at(clock.now()));
+            let moved_tenders = store.run_due(zone.at(clock.now())).await;
             if moved_tenders > 0 {
                 tracing::debug!(moved_tenders, "scheduler applied due transitions");
             }

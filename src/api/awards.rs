@@ -92,21 +92,24 @@ pub async fn decide(
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let mut fresh = None;
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let known = t.awards.len();
-            let change = t.decide_award(&id, data, &cx, now)?;
-            fresh = t
-                .awards
-                .get(known..)
-                .and_then(|new| new.last())
-                .map(|a| a.id.clone());
-            Ok(change)
-        },
-        |t| t.award(&id).map(to_json),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let known = t.awards.len();
+                let change = t.decide_award(&id, data, &cx, now)?;
+                fresh = t
+                    .awards
+                    .get(known..)
+                    .and_then(|new| new.last())
+                    .map(|a| a.id.clone());
+                Ok(change)
+            },
+            |t| t.award(&id).map(to_json),
+        )
+        .await??;
     reply::ok(req, res, view);
     // A decision that awarded a bid anew points at the fresh award, as upstream did.
     if let Some(fresh) = fresh {
@@ -135,12 +138,15 @@ pub async fn change_contract(
     )
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.change_contract(&id, data, &cx, now),
-        |t| t.contract(&id).map(to_json),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.change_contract(&id, data, &cx, now),
+            |t| t.contract(&id).map(to_json),
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }

@@ -88,16 +88,18 @@ pub async fn place(
     let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
     let filing = app.filing(req, UrlStyle::Signed);
     let mut placed: Option<(Json, String)> = None;
-    app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root, &filing)?;
-            placed = Some((bid_json(bid), token));
-            Ok(Change::Silent)
-        },
-        |_| (),
-    )?;
+    app.store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root, &filing)?;
+                placed = Some((bid_json(bid), token));
+                Ok(Change::Silent)
+            },
+            |_| (),
+        )
+        .await?;
     let (bid, token) = placed.unwrap_or_default();
     let location = format!(
         "{api_root}/tenders/{tender_id}/bids/{}",
@@ -118,12 +120,15 @@ pub async fn change(
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| guard::bidder(t, &id, b, tok);
     let body = guard::write(req, &app, &tender_id, |t| t.bid(&id).map(|_| ()), allowed).await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.change_bid(&id, data, &cx, now),
-        |t| t.bid(&id).map(bid_json),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.change_bid(&id, data, &cx, now),
+            |t| t.bid(&id).map(bid_json),
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }
@@ -143,16 +148,18 @@ pub async fn withdraw(
     })?;
     let now = app.now();
     let mut removed = Json::Null;
-    app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let bid = t.withdraw_bid(&id, now)?;
-            removed = bid_json(&bid);
-            Ok(Change::Silent)
-        },
-        |_| (),
-    )?;
+    app.store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let bid = t.withdraw_bid(&id, now)?;
+                removed = bid_json(&bid);
+                Ok(Change::Silent)
+            },
+            |_| (),
+        )
+        .await?;
     reply::ok(req, res, removed);
     Ok(())
 }

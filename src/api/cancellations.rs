@@ -53,15 +53,18 @@ pub async fn add(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     let body = guard::write(req, &app, &tender_id, |_| Ok(()), guard::owner).await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let mut new_id = String::new();
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            new_id = t.add_cancellation(data, &cx, now)?;
-            Ok(Change::Public)
-        },
-        |t| t.cancellations.last().map(to_json).unwrap_or_default(),
-    )?;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                new_id = t.add_cancellation(data, &cx, now)?;
+                Ok(Change::Public)
+            },
+            |t| t.cancellations.last().map(to_json).unwrap_or_default(),
+        )
+        .await?;
     let location = format!(
         "{}/tenders/{tender_id}/cancellations/{new_id}",
         app.api_root(req)
@@ -87,12 +90,15 @@ pub async fn change(
     )
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.change_cancellation(&id, data, &cx, now),
-        |t| t.cancellation(&id).map(to_json),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.change_cancellation(&id, data, &cx, now),
+            |t| t.cancellation(&id).map(to_json),
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }

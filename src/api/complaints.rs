@@ -110,18 +110,21 @@ pub async fn file(
     broker.may_create(Level::Participation, test_mode, "complaint")?;
     let (cx, now) = (app.cx(), app.now());
     let mut filed: Option<(Json, String, String)> = None;
-    app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let (id, token) = t.file_claim(&target, data, &cx, now, &broker.name)?;
-            let c = t.complaint(&target, &id)?;
-            let view = serde_json::to_value(views::complaint_with_author(c)).unwrap_or_default();
-            filed = Some((view, id, token));
-            Ok(Change::Public)
-        },
-        |_| (),
-    )?;
+    app.store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let (id, token) = t.file_claim(&target, data, &cx, now, &broker.name)?;
+                let c = t.complaint(&target, &id)?;
+                let view =
+                    serde_json::to_value(views::complaint_with_author(c)).unwrap_or_default();
+                filed = Some((view, id, token));
+                Ok(Change::Public)
+            },
+            |_| (),
+        )
+        .await?;
     let (view, id, token) = filed.unwrap_or_default();
     let location = format!("{}/{id}", collection(&app, req, &tender_id, &target));
     reply::created(req, res, &location, view, Some(&token));
@@ -168,21 +171,24 @@ pub async fn change(
         presented_token(req, body.token()),
     );
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let who = actor(t, &target, &id, broker, token.as_deref()).ok_or_else(|| {
-                Refusal::Forbidden {
-                    location: "url",
-                    name: "permission",
-                    description: "Forbidden".into(),
-                }
-            })?;
-            t.change_claim(&target, &id, who, data, &cx, now)
-        },
-        |t| to_json(t, &target, &id),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let who = actor(t, &target, &id, broker, token.as_deref()).ok_or_else(|| {
+                    Refusal::Forbidden {
+                        location: "url",
+                        name: "permission",
+                        description: "Forbidden".into(),
+                    }
+                })?;
+                t.change_claim(&target, &id, who, data, &cx, now)
+            },
+            |t| to_json(t, &target, &id),
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }

@@ -275,20 +275,23 @@ pub async fn upload(
     let (tender_id, data, by) = writable(req, &app, &holder, None, true).await?;
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
-    let new_id = std::cell::OnceCell::new();
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            let (id, change) = t.attach(&holder, data, &cx, Stamp { now, by }, &style)?;
-            let _ = new_id.set(id);
-            Ok(change)
-        },
-        |t| {
-            t.document(&holder, new_id.get().map_or("", String::as_str))
-                .map(|d| serde_json::to_value(d).unwrap_or_default())
-        },
-    )??;
+    let new_id = std::sync::OnceLock::new();
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                let (id, change) = t.attach(&holder, data, &cx, Stamp { now, by }, &style)?;
+                let _ = new_id.set(id);
+                Ok(change)
+            },
+            |t| {
+                t.document(&holder, new_id.get().map_or("", String::as_str))
+                    .map(|d| serde_json::to_value(d).unwrap_or_default())
+            },
+        )
+        .await??;
     let new_id = new_id.get().cloned().unwrap_or_default();
     let location = format!("{}/{new_id}", collection(&app, req, &tender_id, &holder));
     reply::created(req, res, &location, view, None);
@@ -306,15 +309,18 @@ pub async fn replace(
     let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), true).await?;
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.replace_document(&holder, &id, data, &cx, Stamp { now, by }, &style),
-        |t| {
-            t.document(&holder, &id)
-                .map(|d| serde_json::to_value(d).unwrap_or_default())
-        },
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.replace_document(&holder, &id, data, &cx, Stamp { now, by }, &style),
+            |t| {
+                t.document(&holder, &id)
+                    .map(|d| serde_json::to_value(d).unwrap_or_default())
+            },
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }
@@ -330,15 +336,18 @@ pub async fn describe(
     let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), false).await?;
     let data = &data;
     let (cx, now) = (app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.describe_document(&holder, &id, data, &cx, Stamp { now, by }),
-        |t| {
-            t.document(&holder, &id)
-                .map(|d| serde_json::to_value(d).unwrap_or_default())
-        },
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.describe_document(&holder, &id, data, &cx, Stamp { now, by }),
+            |t| {
+                t.document(&holder, &id)
+                    .map(|d| serde_json::to_value(d).unwrap_or_default())
+            },
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }

@@ -52,15 +52,18 @@ pub async fn add(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     let body = guard::write(req, &app, &tender_id, |_| Ok(()), guard::owner).await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
     let mut new_id = String::new();
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            new_id = t.add_lot(data, &cx, now)?;
-            Ok(Change::Public)
-        },
-        |t| t.lots.last().map(to_json).unwrap_or_default(),
-    )?;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                new_id = t.add_lot(data, &cx, now)?;
+                Ok(Change::Public)
+            },
+            |t| t.lots.last().map(to_json).unwrap_or_default(),
+        )
+        .await?;
     let location = format!("{}/tenders/{tender_id}/lots/{new_id}", app.api_root(req));
     reply::created(req, res, &location, view, None);
     Ok(())
@@ -85,12 +88,15 @@ pub async fn change(
     )
     .await?;
     let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app.store.update(
-        &tender_id,
-        now,
-        |t| t.change_lot(&id, data, &cx),
-        |t| t.lot(&id).map(to_json),
-    )??;
+    let view = app
+        .store
+        .update(
+            &tender_id,
+            now,
+            |t| t.change_lot(&id, data, &cx),
+            |t| t.lot(&id).map(to_json),
+        )
+        .await??;
     reply::ok(req, res, view);
     Ok(())
 }
@@ -107,15 +113,17 @@ pub async fn delete(
     guard::permitted(&app, req, &tender_id, None, guard::owner)?;
     let now = app.now();
     let mut removed = Json::Null;
-    app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            removed = to_json(&t.delete_lot(&id)?);
-            Ok(Change::Public)
-        },
-        |_| (),
-    )?;
+    app.store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                removed = to_json(&t.delete_lot(&id)?);
+                Ok(Change::Public)
+            },
+            |_| (),
+        )
+        .await?;
     reply::ok(req, res, removed);
     Ok(())
 }

@@ -68,15 +68,18 @@ pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     broker.may_create(Level::Participation, test_mode, "question")?;
     let (cx, now) = (app.cx(), app.now());
     let mut asked = Json::Null;
-    app.store.update(
-        &tender_id,
-        now,
-        |t| {
-            asked = serde_json::to_value(views::asked(t.ask(data, &cx, now)?)).unwrap_or_default();
-            Ok(Change::Public)
-        },
-        |_| (),
-    )?;
+    app.store
+        .update(
+            &tender_id,
+            now,
+            |t| {
+                asked =
+                    serde_json::to_value(views::asked(t.ask(data, &cx, now)?)).unwrap_or_default();
+                Ok(Change::Public)
+            },
+            |_| (),
+        )
+        .await?;
     let location = format!(
         "{}/tenders/{tender_id}/questions/{}",
         app.api_root(req),
@@ -109,7 +112,8 @@ pub async fn answer(
     };
     let text = app
         .store
-        .update(&tender_id, now, |t| t.answer(&id, data, &cx, now), render)??;
+        .update(&tender_id, now, |t| t.answer(&id, data, &cx, now), render)
+        .await??;
     reply::ok_rendered(res, text);
     Ok(())
 }

@@ -53,12 +53,15 @@ pub async fn create(
         now,
     );
     let pretty = wants_pretty(req);
-    let (id, text) = app.store.insert(tender, now, |t| {
-        (
-            t.id.clone(),
-            reply::render(views::tender(t), Some(&token), pretty),
-        )
-    })?;
+    let (id, text) = app
+        .store
+        .insert(tender, now, |t| {
+            (
+                t.id.clone(),
+                reply::render(views::tender(t), Some(&token), pretty),
+            )
+        })
+        .await?;
     reply::created_rendered(res, &format!("{}/tenders/{id}", app.api_root(req)), text);
     Ok(())
 }
@@ -98,12 +101,15 @@ pub async fn change(
     let id = param(req, "tender_id");
     let body = guard::write(req, &app, &id, |_| Ok(()), guard::owner).await?;
     let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), wants_pretty(req));
-    let text = app.store.update(
-        &id,
-        now,
-        |t| t.patch(data, &cx, now),
-        |t| reply::render(views::tender(t), None, pretty),
-    )?;
+    let text = app
+        .store
+        .update(
+            &id,
+            now,
+            |t| t.patch(data, &cx, now),
+            |t| reply::render(views::tender(t), None, pretty),
+        )
+        .await?;
     reply::ok_rendered(res, text);
     Ok(())
 }

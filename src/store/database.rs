@@ -39,8 +39,26 @@ pub enum Write {
 
 struct Job {
     writes: Vec<Write>,
-    done: mpsc::SyncSender<Result<(), String>>,
+    done: Done,
 }
+
+/// Where a job's outcome goes: a thread that waits for it, or a task that awaits it.
+enum Done {
+    Thread(mpsc::SyncSender<Result<(), String>>),
+    Task(tokio::sync::oneshot::Sender<Result<(), String>>),
+}
+
+impl Done {
+    fn send(self, outcome: Result<(), String>) {
+        // A waiter that went away no longer needs the outcome.
+        let _ = match self {
+            Done::Thread(done) => done.send(outcome).map_err(|_| ()),
+            Done::Task(done) => done.send(outcome).map_err(|_| ()),
+        };
+    }
+}
+
+const STOPPED: &str = "the database writer has stopped";
 
 /// The server state the file held when the server started (its tenders go to a callback).
 pub struct Loaded {
@@ -111,15 +129,25 @@ impl Database {
         &self.path
     }
 
-    /// Commits `writes` in one transaction, waiting until they are durable.
+    /// Commits `writes` in one transaction, blocking the thread until they are durable.
     pub fn commit(&self, writes: Vec<Write>) -> Result<(), String> {
         let (done, outcome) = mpsc::sync_channel(1);
+        self.send(writes, Done::Thread(done))?;
+        outcome.recv().unwrap_or_else(|_| Err(STOPPED.into()))
+    }
+
+    /// Commits `writes` in one transaction; resolves once they are durable, holding no
+    /// thread meanwhile.
+    pub async fn committed(&self, writes: Vec<Write>) -> Result<(), String> {
+        let (done, outcome) = tokio::sync::oneshot::channel();
+        self.send(writes, Done::Task(done))?;
+        outcome.await.unwrap_or_else(|_| Err(STOPPED.into()))
+    }
+
+    fn send(&self, writes: Vec<Write>, done: Done) -> Result<(), String> {
         self.jobs
             .send(Job { writes, done })
-            .map_err(|_| "the database writer has stopped".to_string())?;
-        outcome
-            .recv()
-            .unwrap_or_else(|_| Err("the database writer has stopped".into()))
+            .map_err(|_| STOPPED.to_string())
     }
 }
 
@@ -178,7 +206,7 @@ fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
             versions = kept;
         }
         for job in batch {
-            let _ = job.done.send(outcome.clone());
+            job.done.send(outcome.clone());
         }
     }
 }

@@ -1,12 +1,15 @@
 //! The in-memory store: each tender behind its own lock, plus the indexes that the listing
 //! and the scheduler read.
 //!
-//! Writes to one tender are serialized by its lock and applied to a copy, so a refused
-//! request leaves the tender exactly as it was. Lock order is always a tender, then the
-//! indexes; nothing takes a tender lock while holding the indexes.
+//! Writes to one tender take turns and work on a copy, so a refused request leaves the tender
+//! exactly as it was; the copy replaces the tender under its lock, which reads take briefly.
+//! Lock order is always a tender, then the indexes; nothing takes a tender lock while
+//! holding the indexes.
 //!
 //! With a data directory every change is committed to the database before it replaces the
-//! tender in memory (and so before it is acknowledged); reads never touch the database.
+//! tender in memory (and so before it is acknowledged); a write awaits its commit holding its
+//! turn but no thread, so the commits of many writers share one sync. Reads never touch the
+//! database.
 
 pub mod database;
 mod indexes;
@@ -37,7 +40,26 @@ pub struct Entry {
     public: Option<Bytes>,
 }
 
-type Slot = Arc<Mutex<Entry>>;
+/// A tender's place: its current state, and the turn its writers take (held across a
+/// write's commit, so that the next write starts from what was committed).
+struct Place {
+    entry: Mutex<Entry>,
+    turn: tokio::sync::Mutex<()>,
+}
+
+impl Place {
+    fn new(tender: Tender) -> Slot {
+        Arc::new(Place {
+            entry: Mutex::new(Entry {
+                tender,
+                public: None,
+            }),
+            turn: tokio::sync::Mutex::new(()),
+        })
+    }
+}
+
+type Slot = Arc<Place>;
 
 pub struct Store {
     zone: Zone,
@@ -61,7 +83,7 @@ struct Durable {
 }
 
 const CALENDAR: &str = "auction_calendar";
-/// Threads that apply due transitions together when the store is durable.
+/// Due transitions applied side by side.
 const DUE_WRITERS: usize = 32;
 
 /// Runs a wait for the database without starving the other tasks of this worker thread.
@@ -121,13 +143,7 @@ impl Store {
                 indexes.restore(&tender);
                 indexes.put(&tender, fields, None);
                 let id = tender.id.clone();
-                map.insert(
-                    id,
-                    Arc::new(Mutex::new(Entry {
-                        tender,
-                        public: None,
-                    })),
-                );
+                map.insert(id, Place::new(tender));
             }
         }
         store.durable = Some(Durable {
@@ -168,17 +184,17 @@ impl Store {
         self.durable.as_ref().map(|d| d.database.path())
     }
 
-    /// Commits `tender` and enters it in the indexes in place of `old`. `stamped`: its
-    /// `dateModified` was reserved for this change, and the listing shows nothing after it
-    /// until now, so that a feed reader never passes a change still being committed.
-    fn commit_and_index(
+    /// Enters a tender whose commit ended with `committed` in the indexes in place of `old`.
+    /// `stamped`: its `dateModified` was reserved for this change, and the listing shows
+    /// nothing after it until now, so that a feed reader never passes a change still being
+    /// committed.
+    fn index(
         &self,
         tender: &Tender,
         old: Option<&Tender>,
         stamped: bool,
-        calendar: Option<Write>,
+        committed: Result<(), Refusal>,
     ) -> Result<(), Refusal> {
-        let committed = self.commit(tender, calendar);
         let fields = committed.as_ref().ok().and_then(|_| listed_fields(tender));
         let mut indexes = lock(&self.indexes);
         if stamped {
@@ -194,7 +210,7 @@ impl Store {
     }
 
     /// Commits a tender (and whatever else changed with it) before it may be shown.
-    fn commit(&self, tender: &Tender, calendar: Option<Write>) -> Result<(), Refusal> {
+    async fn commit(&self, tender: &Tender, calendar: Option<Write>) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
             return Ok(());
         };
@@ -205,7 +221,11 @@ impl Store {
             record,
         }];
         writes.extend(calendar);
-        blocking(|| durable.database.commit(writes)).map_err(Refusal::Unavailable)
+        durable
+            .database
+            .committed(writes)
+            .await
+            .map_err(Refusal::Unavailable)
     }
 
     fn slot(&self, id: &str) -> Option<Slot> {
@@ -244,38 +264,35 @@ impl Store {
     }
 
     /// Stores a new tender, stamping its `dateModified`, and returns `view` of it.
-    pub fn insert<V>(
+    pub async fn insert<V>(
         &self,
         mut tender: Tender,
         now: Timestamp,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
-        self.commit_and_index(&tender, None, true, None)?;
+        let committed = self.commit(&tender, None).await;
+        self.index(&tender, None, true, committed)?;
         let result = view(&tender);
         let id = tender.id.clone();
-        let slot = Arc::new(Mutex::new(Entry {
-            tender,
-            public: None,
-        }));
         self.tenders
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id, slot);
+            .insert(id, Place::new(tender));
         Ok(result)
     }
 
     /// Reads a tender under its lock.
     pub fn read<R>(&self, id: &str, f: impl FnOnce(&Tender) -> R) -> Option<R> {
         let slot = self.slot(id)?;
-        let entry = lock(&slot);
+        let entry = lock(&slot.entry);
         Some(f(&entry.tender))
     }
 
     /// The public representation `{"data": tender}` as compact JSON, built once per change.
     pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> String) -> Option<Bytes> {
         let slot = self.slot(id)?;
-        let mut entry = lock(&slot);
+        let mut entry = lock(&slot.entry);
         if let Some(cached) = &entry.public {
             return Some(cached.clone());
         }
@@ -286,26 +303,27 @@ impl Store {
 
     /// Applies a write to a tender and returns `view` of the result. Transitions already
     /// due are applied (and kept) first; then `op` works on a copy, which replaces the
-    /// tender only if `op` succeeds.
-    pub fn update<V>(
+    /// tender only if `op` succeeds and the change is committed.
+    pub async fn update<V>(
         &self,
         id: &str,
         now: Timestamp,
         op: impl FnOnce(&mut Tender) -> Result<Change, Refusal>,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
-        let slot = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
-        let mut entry = lock(&slot);
-        let mut copy = entry.tender.clone();
+        let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
+        let _turn = place.turn.lock().await;
+        let mut copy = lock(&place.entry).tender.clone();
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
-            self.save(&mut entry, copy.clone(), caught_up, now, calendar)?;
+            self.save(&place, copy.clone(), caught_up, now, calendar)
+                .await?;
         }
         let change = op(&mut copy)?;
         if change != Change::None {
-            self.save(&mut entry, copy, change, now, None)?;
+            self.save(&place, copy, change, now, None).await?;
         }
-        Ok(view(&entry.tender))
+        Ok(view(&lock(&place.entry).tender))
     }
 
     /// Applies the transitions due at `now`, with the calendar's new state if they booked
@@ -341,9 +359,9 @@ impl Store {
     }
 
     /// Commits `tender`, then makes it the current state.
-    fn save(
+    async fn save(
         &self,
-        entry: &mut Entry,
+        place: &Place,
         mut tender: Tender,
         change: Change,
         now: Timestamp,
@@ -358,34 +376,29 @@ impl Store {
         if stamped {
             tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        self.commit_and_index(&tender, Some(&entry.tender), stamped, calendar)?;
+        let committed = self.commit(&tender, calendar).await;
+        let mut entry = lock(&place.entry);
+        self.index(&tender, Some(&entry.tender), stamped, committed)?;
         entry.tender = tender;
         entry.public = None;
         Ok(())
     }
 
-    /// Applies every transition due at `now`; returns how many tenders moved.
-    pub fn run_due(&self, now: Timestamp) -> usize {
+    /// Applies every transition due at `now`; returns how many tenders moved. With a data
+    /// directory the tenders are written side by side, so that their commits share syncs.
+    pub async fn run_due(&self, now: Timestamp) -> usize {
+        use futures_util::stream::{self, StreamExt};
         let due = lock(&self.indexes).due(now);
-        let run = |ids: &[String]| {
-            ids.iter()
-                .filter(|id| self.update(id, now, |_| Ok(Change::None), |_| ()).is_ok())
-                .count()
-        };
-        if self.durable.is_none() || due.len() < 2 {
-            return run(&due);
-        }
-        // Side by side, so that the commits of many due tenders share their syncs.
-        blocking(|| {
-            std::thread::scope(|scope| {
-                let chunk = due.len().div_ceil(DUE_WRITERS);
-                let parts: Vec<_> = due
-                    .chunks(chunk)
-                    .map(|part| scope.spawn(move || run(part)))
-                    .collect();
-                parts.into_iter().map(|p| p.join().unwrap_or(0)).sum()
+        stream::iter(due)
+            .map(|id| async move {
+                self.update(&id, now, |_| Ok(Change::None), |_| ())
+                    .await
+                    .is_ok()
             })
-        })
+            .buffer_unordered(DUE_WRITERS)
+            .filter(|moved| std::future::ready(*moved))
+            .count()
+            .await
     }
 
     /// Resolves when a check earlier than every known one is scheduled.
@@ -481,14 +494,14 @@ mod tests {
             .expect("held")
     }
 
-    #[test]
-    fn a_reopened_store_holds_every_tender_as_it_was() {
+    #[tokio::test]
+    async fn a_reopened_store_holds_every_tender_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
         let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).unwrap();
+        store.insert(tender, now, |_| ()).await.unwrap();
         let written = stored_form(&store, &id);
         drop(store);
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
@@ -500,25 +513,27 @@ mod tests {
         assert!(!public.contains("ownerToken"), "{public}");
     }
 
-    #[test]
-    fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
+    #[tokio::test]
+    async fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
         let store = Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
         let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).unwrap();
+        store.insert(tender, now, |_| ()).await.unwrap();
         let before = stored_form(&store, &id);
         let huge = "x".repeat(1 << 20);
-        let refused = store.update(
-            &id,
-            now,
-            |t| {
-                t.terms.description = Some(huge.clone());
-                Ok(Change::Public)
-            },
-            |_| (),
-        );
+        let refused = store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.terms.description = Some(huge.clone());
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await;
         assert!(
             matches!(&refused, Err(Refusal::Unavailable(reason)) if reason.contains("full")),
             "{refused:?}"
