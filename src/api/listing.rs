@@ -4,8 +4,10 @@
 //! an empty page repeats the request's offset, and `next_page`/`prev_page` carry every
 //! recognised parameter. The repeated offset is written in the output form (server zone,
 //! microseconds), as the spec types it; an offset that is no timestamp is ignored, as
-//! upstream's default feed accepted any string, so it lists from the start. Unlike upstream the listing is immediately consistent and, by the
-//! project's decision, the default mode lists test-mode tenders too.
+//! upstream's default feed accepted any string, so it lists from the start. Unlike upstream the
+//! listing is immediately consistent and, by the project's decision, the default mode lists
+//! test-mode tenders too. The fields clients page by (`opt_fields`) are read beside each row
+//! of the index (`store::ListedFields`); others from the tender.
 
 use super::error::{ApiError, write_json};
 use super::reply::wants_pretty;
@@ -172,27 +174,27 @@ pub async fn list(
         .map(|r| {
             let listed = r.fields.as_ref();
             let held = |f: &str| listed.and_then(|l| l.get(f));
-            // The tender itself is read only for fields the index does not hold.
-            let mut read: Vec<(&str, String)> = if fields.iter().all(|f| held(f).is_some()) {
+            // The tender itself is read only for fields the index does not hold: one entry
+            // per requested field, `None` for those held or absent.
+            let read: Vec<Option<String>> = if fields.iter().all(|f| held(f).is_some()) {
                 Vec::new()
             } else {
                 let pick = |t: &_| {
                     fields
                         .iter()
-                        .filter(|f| held(f).is_none())
-                        .filter_map(|f| views::field(t, f).map(|v| (*f, v)))
+                        .map(|f| held(f).is_none().then(|| views::field(t, f)).flatten())
                         .collect()
                 };
                 app.store.read(r.row.id(), pick).unwrap_or_default()
             };
+            let mut read = read.into_iter();
             let picked = fields
                 .iter()
-                .filter_map(|f| match held(f) {
-                    Some(text) => text.map(|t| (*f, Field::Listed(t))),
-                    None => {
-                        let i = read.iter().position(|(name, _)| name == f)?;
-                        let (_, value) = read.swap_remove(i);
-                        Some((*f, Field::Read(value)))
+                .filter_map(|f| {
+                    let from_tender = read.next().flatten();
+                    match held(f) {
+                        Some(text) => text.map(|t| (*f, Field::Listed(t))),
+                        None => from_tender.map(|v| (*f, Field::Read(v))),
                     }
                 })
                 .collect();
