@@ -13,7 +13,7 @@ use super::error::{ApiError, write_json};
 use super::reply::wants_pretty;
 use super::{API_PREFIX, app};
 use crate::domain::views;
-use crate::store::{ModeFilter, PageRequest};
+use crate::store::{ListedFields, ModeFilter, PageRequest};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde::Serialize;
@@ -158,49 +158,57 @@ pub async fn list(
         Some("test") => ModeFilter::Test,
         _ => ModeFilter::All,
     };
-    let rows = app
-        .store
-        .page(&PageRequest {
-            offset,
-            limit,
-            descending,
-            modes,
-            fields: !fields.is_empty(),
+    // Where each requested field stands among the listed fields asked for, if it is one.
+    let mut listed = Vec::new();
+    let slots: Vec<Option<usize>> = fields
+        .iter()
+        .map(|f| {
+            listed.push(ListedFields::position(f)?);
+            Some(listed.len() - 1)
         })
-        .rows;
+        .collect();
+    let page = app.store.page(&PageRequest {
+        offset,
+        limit,
+        descending,
+        modes,
+        listed,
+    });
+    let rows = &page.rows;
 
     let data: Vec<Row<'_>> = rows
         .iter()
-        .map(|r| {
-            let listed = r.fields.as_ref();
-            let held = |f: &str| listed.and_then(|l| l.get(f));
+        .enumerate()
+        .map(|(i, row)| {
             // The tender itself is read only for fields the index does not hold: one entry
             // per requested field, `None` for those held or absent.
-            let read: Vec<Option<String>> = if fields.iter().all(|f| held(f).is_some()) {
+            let read: Vec<Option<String>> = if slots.iter().all(Option::is_some) {
                 Vec::new()
             } else {
                 let pick = |t: &_| {
                     fields
                         .iter()
-                        .map(|f| held(f).is_none().then(|| views::field(t, f)).flatten())
+                        .zip(&slots)
+                        .map(|(f, slot)| slot.is_none().then(|| views::field(t, f)).flatten())
                         .collect()
                 };
-                app.store.read(r.row.id(), pick).unwrap_or_default()
+                app.store.read(row.id(), pick).unwrap_or_default()
             };
             let mut read = read.into_iter();
             let picked = fields
                 .iter()
-                .filter_map(|f| {
+                .zip(&slots)
+                .filter_map(|(f, slot)| {
                     let from_tender = read.next().flatten();
-                    match held(f) {
-                        Some(text) => text.map(|t| (*f, Field::Listed(t))),
+                    match slot {
+                        Some(j) => page.listed(i, *j).map(|t| (*f, Field::Listed(t))),
                         None => from_tender.map(|v| (*f, Field::Read(v))),
                     }
                 })
                 .collect();
             Row {
-                id: r.row.id(),
-                date_modified: r.row.date_modified(),
+                id: row.id(),
+                date_modified: row.date_modified(),
                 fields: picked,
             }
         })
@@ -210,11 +218,11 @@ pub async fn list(
     let echoed = offset.map(|t| t.to_string()).unwrap_or_default();
     let next_offset = rows
         .last()
-        .map_or_else(|| echoed.clone(), |r| r.row.date_modified().to_string());
+        .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
     let prev_page = (offset_text.is_some() || descending).then(|| {
         let prev_offset = rows
             .first()
-            .map_or_else(|| echoed.clone(), |r| r.row.date_modified().to_string());
+            .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
         page_link(req, &base, &prev_offset, !descending)
     });
     let next_page = page_link(req, &base, &next_offset, descending);

@@ -57,20 +57,33 @@ pub struct PageRequest {
     pub limit: usize,
     pub descending: bool,
     pub modes: ModeFilter,
-    /// Whether the page shows fields beyond the id and `dateModified`.
-    pub fields: bool,
+    /// The listed fields the page shows, as positions in the listed fields, in the order
+    /// asked for.
+    pub listed: Vec<usize>,
 }
 
-/// A row of a page, with its listed fields when the request wants fields.
-#[derive(Debug, Clone)]
-pub struct PageRow {
-    pub row: ListingRow,
-    pub fields: Option<ListedFields>,
-}
-
+/// The rows of a page, with the texts of the listed fields it asked for, copied while the
+/// index is read (plain reads of each row's block, which the processor can overlap).
 #[derive(Debug, Clone)]
 pub struct Page {
-    pub rows: Vec<PageRow>,
+    pub rows: Vec<ListingRow>,
+    /// How many listed fields each row has texts for.
+    wanted: usize,
+    /// The texts, row after row, field after field; `ends` says where each ends.
+    texts: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl Page {
+    /// The text of the `j`th listed field asked for, of row `i`; `None` where the tender has
+    /// no such field.
+    pub fn listed(&self, i: usize, j: usize) -> Option<&[u8]> {
+        let k = i * self.wanted + j;
+        let start = k.checked_sub(1).and_then(|p| self.ends.get(p)).copied();
+        let end = *self.ends.get(k)? as usize;
+        let text = self.texts.get(start.unwrap_or(0) as usize..end)?;
+        (!text.is_empty()).then_some(text)
+    }
 }
 
 #[derive(Default)]
@@ -201,22 +214,27 @@ impl Indexes {
             .first()
             .copied()
             .filter(|_| !request.descending);
-        let mut rows: Vec<(i64, PageRow)> = range
+        let mut rows: Vec<(&i64, &Listed)> = range
             .take_while(|(k, _)| horizon.is_none_or(|h| **k < h))
             .filter(wanted)
             .take(request.limit + 1)
-            .map(|(k, l)| {
-                let fields = request.fields.then(|| l.fields.clone());
-                (*k, PageRow { row: l.row, fields })
-            })
             .collect();
         // The row equal to the offset closed the previous page.
-        if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| *k == s)) {
+        if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| **k == s)) {
             rows.remove(0);
         }
         rows.truncate(request.limit);
-        Page {
-            rows: rows.into_iter().map(|(_, r)| r).collect(),
+        let mut page = Page {
+            rows: Vec::with_capacity(rows.len()),
+            wanted: request.listed.len(),
+            texts: Vec::new(),
+            ends: Vec::with_capacity(rows.len() * request.listed.len()),
+        };
+        for (_, l) in rows {
+            page.rows.push(l.row);
+            l.fields
+                .copy_into(&request.listed, &mut page.texts, &mut page.ends);
         }
+        page
     }
 }

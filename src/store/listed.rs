@@ -44,6 +44,11 @@ impl ListedFields {
         ListedFields(block.into())
     }
 
+    /// Where `name` stands in [`LISTED_FIELDS`]; `None` for a field not held here.
+    pub fn position(name: &str) -> Option<usize> {
+        LISTED_FIELDS.iter().position(|f| *f == name)
+    }
+
     fn end(&self, i: usize) -> usize {
         let bytes = self
             .0
@@ -52,15 +57,27 @@ impl ListedFields {
         bytes.map_or(0, |b| u32::from_le_bytes(b) as usize)
     }
 
+    /// The text of field `i` of [`LISTED_FIELDS`]; empty when the tender has no such field.
+    fn text(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |before| self.end(before));
+        self.0
+            .get(HEAD + start..HEAD + self.end(i))
+            .unwrap_or_default()
+    }
+
+    /// Appends the texts of the fields at `wanted` to `texts`, and where each ends to `ends`.
+    pub fn copy_into(&self, wanted: &[usize], texts: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        for &i in wanted {
+            texts.extend_from_slice(self.text(i));
+            ends.push(u32::try_from(texts.len()).unwrap_or(u32::MAX));
+        }
+    }
+
     /// The field's JSON text: `None` when `name` is not held here, `Some(None)` when the
     /// tender has no such field.
-    pub fn get(&self, name: &str) -> Option<Option<&[u8]>> {
-        let i = LISTED_FIELDS.iter().position(|f| *f == name)?;
-        let start = i.checked_sub(1).map_or(0, |before| self.end(before));
-        let text = self
-            .0
-            .get(HEAD + start..HEAD + self.end(i))
-            .unwrap_or_default();
+    #[cfg(test)]
+    fn get(&self, name: &str) -> Option<Option<&[u8]>> {
+        let text = self.text(Self::position(name)?);
         Some((!text.is_empty()).then_some(text))
     }
 }

@@ -15,7 +15,7 @@ pub mod database;
 mod indexes;
 mod listed;
 
-pub use indexes::{ListingRow, ModeFilter, Page, PageRequest, PageRow};
+pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
 pub use listed::ListedFields;
 
 use crate::domain::auction::AuctionCalendar;
