@@ -260,21 +260,10 @@ impl Bench {
 
     /// One measured case; prints its line as soon as it is known.
     async fn case(&mut self, name: &str, generate: Generator) -> Stats {
-        let (warmup, duration) = (self.plan.warmup, self.plan.duration);
-        self.case_for(name, generate, warmup, duration).await
-    }
-
-    /// [`Bench::case`] measured for `duration` after `warmup`.
-    async fn case_for(
-        &mut self,
-        name: &str,
-        generate: Generator,
-        warmup: Duration,
-        duration: Duration,
-    ) -> Stats {
         if !self.wanted(name) {
             return Stats::default();
         }
+        let (warmup, duration) = (self.plan.warmup, self.plan.duration);
         let (stats, cpu) = self.measured(generate, warmup, duration).await;
         self.record(name, &stats, cpu);
         stats

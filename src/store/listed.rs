@@ -1,10 +1,8 @@
 //! The fields clients page the listing by (`opt_fields`), kept beside each row of the listing
-//! index: a page reads them from the index instead of visiting every tender it lists, so its
-//! cost does not grow with the number of tenders held.
+//! index: a page reads them from the index instead of visiting every tender it lists.
 
 use crate::domain::tender::Tender;
 use crate::domain::views;
-use std::sync::Arc;
 
 /// The fields held in the index, in this order. Any other field is read from the tender.
 pub const LISTED_FIELDS: [&str; 12] = [
@@ -23,11 +21,11 @@ pub const LISTED_FIELDS: [&str; 12] = [
 ];
 
 /// The listed fields of one tender as the public view shows them (compact JSON text),
-/// rendered once per change into one shared block that a page reads with the row: the end of
-/// each field's text (a little-endian `u32` per field of [`LISTED_FIELDS`]), then the texts
-/// one after another; a field the tender lacks has no text.
+/// rendered once per change into one block that a page reads with the row: the end of each
+/// field's text (a little-endian `u32` per field of [`LISTED_FIELDS`]), then the texts one
+/// after another; a field the tender lacks has no text.
 #[derive(Debug, Clone)]
-pub struct ListedFields(Arc<[u8]>);
+pub struct ListedFields(Box<[u8]>);
 
 const HEAD: usize = 4 * LISTED_FIELDS.len();
 
@@ -41,7 +39,7 @@ impl ListedFields {
             let end = u32::try_from(block.len() - HEAD).unwrap_or(u32::MAX);
             block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
         }
-        ListedFields(block.into())
+        ListedFields(block.into_boxed_slice())
     }
 
     /// Where `name` stands in [`LISTED_FIELDS`]; `None` for a field not held here.
