@@ -1,4 +1,5 @@
-//! The durable store's file: `DIR/registry.sqlite3`, SQLite in WAL mode.
+//! The durable store's file: `DIR/registry.sqlite3`, SQLite in WAL mode. A tender's bids
+//! are rows of their own, so that a write to one bid does not rewrite its neighbours.
 //!
 //! One writer thread owns the connection. A write waits until the transaction holding it is
 //! committed; the writes that queue up meanwhile are committed together (group commit), so
@@ -12,11 +13,22 @@ use std::thread;
 pub const FILE_NAME: &str = "registry.sqlite3";
 
 /// The schema this server writes. Each step of [`MIGRATIONS`] takes a file one version up.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: tenders in their stored JSON form; the server's own state by name.
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
      CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 1 → 2: bids move out of their tenders' records into rows of their own, in the order
+    // the tender held them (the order of rowids is the order of the tender's list).
+    "CREATE TABLE bids (
+         tender_id TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL,
+         PRIMARY KEY (tender_id, id));
+     INSERT INTO bids (tender_id, id, record)
+         SELECT t.id, json_extract(b.value, '$.id'), b.value
+         FROM tenders AS t, json_each(t.record, '$.bids') AS b
+         ORDER BY t.rowid, b.key;
+     UPDATE tenders SET record = json_remove(record, '$.bids')
+         WHERE json_type(record, '$.bids') IS NOT NULL;",
 ];
 
 /// The most writes committed in one transaction.
@@ -25,10 +37,16 @@ const MAX_BATCH: usize = 512;
 /// One row to write.
 #[derive(Debug)]
 pub enum Write {
-    Tender {
+    /// A tender's record, without its bids.
+    Tender { id: String, record: String },
+    /// A bid, new or changed; a new one goes after every bid its tender holds.
+    Bid {
+        tender: String,
         id: String,
         record: String,
     },
+    /// A bid its tender no longer holds.
+    BidGone { tender: String, id: String },
     /// A named piece of server state; of two writes with versions, the later version wins.
     State {
         name: &'static str,
@@ -65,8 +83,21 @@ pub struct Loaded {
     pub state: Vec<(String, String)>,
 }
 
-/// Takes each stored tender as `(id, record)` while the file is read.
-pub type OnTender<'a> = &'a mut dyn FnMut(String, String);
+/// A record read from the file.
+pub enum Row {
+    Tender {
+        id: String,
+        record: String,
+    },
+    /// Bids come after every tender, each tender's in their order.
+    Bid {
+        tender: String,
+        record: String,
+    },
+}
+
+/// Takes each stored record while the file is read.
+pub type OnRow<'a> = &'a mut dyn FnMut(Row);
 
 pub struct Database {
     path: PathBuf,
@@ -80,15 +111,15 @@ fn describe(path: &Path, e: rusqlite::Error) -> String {
 impl Database {
     /// Opens (creating if need be) the file in `dir`, migrates it to [`SCHEMA_VERSION`],
     /// reads it whole, and starts the writer.
-    pub fn open(dir: &Path, on_tender: OnTender<'_>) -> Result<(Database, Loaded), String> {
-        Database::open_limited(dir, None, on_tender)
+    pub fn open(dir: &Path, on_row: OnRow<'_>) -> Result<(Database, Loaded), String> {
+        Database::open_limited(dir, None, on_row)
     }
 
     /// [`Database::open`], the file held to `max_pages` pages: a full disk, for tests.
     pub(crate) fn open_limited(
         dir: &Path,
         max_pages: Option<u32>,
-        on_tender: OnTender<'_>,
+        on_row: OnRow<'_>,
     ) -> Result<(Database, Loaded), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))?;
@@ -115,7 +146,7 @@ impl Database {
             conn.pragma_update(None, "max_page_count", pages)
                 .map_err(at)?;
         }
-        let loaded = load(&conn, on_tender).map_err(at)?;
+        let loaded = load(&conn, on_row).map_err(at)?;
         let (jobs, queue) = mpsc::channel();
         let writer_path = path.clone();
         thread::Builder::new()
@@ -174,11 +205,22 @@ fn migrate(conn: &mut Connection) -> Result<(), String> {
     Ok(())
 }
 
-fn load(conn: &Connection, on_tender: OnTender<'_>) -> rusqlite::Result<Loaded> {
+fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
     let mut tenders = conn.prepare("SELECT id, record FROM tenders")?;
     let mut rows = tenders.query([])?;
     while let Some(row) = rows.next()? {
-        on_tender(row.get(0)?, row.get(1)?);
+        on_row(Row::Tender {
+            id: row.get(0)?,
+            record: row.get(1)?,
+        });
+    }
+    let mut bids = conn.prepare("SELECT tender_id, record FROM bids ORDER BY rowid")?;
+    let mut rows = bids.query([])?;
+    while let Some(row) = rows.next()? {
+        on_row(Row::Bid {
+            tender: row.get(0)?,
+            record: row.get(1)?,
+        });
     }
     let mut state = conn.prepare("SELECT name, value FROM state")?;
     let state = state
@@ -222,6 +264,11 @@ fn commit(
             "INSERT INTO tenders (id, record) VALUES (?1, ?2)
              ON CONFLICT (id) DO UPDATE SET record = excluded.record",
         )?;
+        let mut bid = tx.prepare(
+            "INSERT INTO bids (tender_id, id, record) VALUES (?1, ?2, ?3)
+             ON CONFLICT (tender_id, id) DO UPDATE SET record = excluded.record",
+        )?;
+        let mut bid_gone = tx.prepare("DELETE FROM bids WHERE tender_id = ?1 AND id = ?2")?;
         let mut state = tx.prepare(
             "INSERT INTO state (name, value) VALUES (?1, ?2)
              ON CONFLICT (name) DO UPDATE SET value = excluded.value",
@@ -230,6 +277,12 @@ fn commit(
             match write {
                 Write::Tender { id, record } => {
                     tender.execute(params![id, record])?;
+                }
+                Write::Bid { tender, id, record } => {
+                    bid.execute(params![tender, id, record])?;
+                }
+                Write::BidGone { tender, id } => {
+                    bid_gone.execute(params![tender, id])?;
                 }
                 Write::State {
                     name,

@@ -19,6 +19,7 @@ pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
 pub use listed::ListedFields;
 
 use crate::domain::auction::AuctionCalendar;
+use crate::domain::bid::Bid;
 use crate::domain::lifecycle;
 use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
@@ -124,8 +125,7 @@ impl Store {
         dir: &Path,
         max_pages: Option<u32>,
     ) -> Result<Store, String> {
-        let (opened, tenders) =
-            read_all(|on_tender| Database::open_limited(dir, max_pages, on_tender));
+        let (opened, tenders) = read_all(|on_row| Database::open_limited(dir, max_pages, on_row));
         let (database, Loaded { state }) = opened?;
         let mut store = Store::new(zone, quick_auction);
         let state: HashMap<String, String> = state.into_iter().collect();
@@ -138,7 +138,8 @@ impl Store {
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
-            map.reserve(tenders.len());
+            map.reserve(tenders.iter().map(|(_, t)| t.len()).sum());
+            let tenders = tenders.into_iter().flat_map(|(f, t)| f.into_iter().zip(t));
             for (fields, tender) in tenders {
                 indexes.restore(&tender);
                 indexes.put(&tender, fields, None);
@@ -209,17 +210,30 @@ impl Store {
         Ok(())
     }
 
-    /// Commits a tender (and whatever else changed with it) before it may be shown.
-    async fn commit(&self, tender: &Tender, calendar: Option<Write>) -> Result<(), Refusal> {
+    /// Commits a tender (and whatever else changed with it) before it may be shown: its
+    /// record without the bids, and the bids that are not the very ones `held` (the bids of
+    /// the committed state it replaces).
+    async fn commit(
+        &self,
+        tender: &mut Tender,
+        held: &Bids,
+        calendar: Option<Write>,
+    ) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
             return Ok(());
         };
-        let record = stored::to_json(tender)
-            .map_err(|e| Refusal::Unavailable(format!("the tender cannot be stored: {e}")))?;
+        let unstorable = |e: serde_json::Error| {
+            Refusal::Unavailable(format!("the tender cannot be stored: {e}"))
+        };
+        // The record is written without its bids (an empty list is not written).
+        let bids = std::mem::take(&mut tender.bids);
+        let record = stored::to_json(&*tender);
+        tender.bids = bids;
         let mut writes = vec![Write::Tender {
             id: tender.id.clone(),
-            record,
+            record: record.map_err(unstorable)?,
         }];
+        bid_writes(&tender.id, held, &tender.bids, &mut writes).map_err(unstorable)?;
         writes.extend(calendar);
         durable
             .database
@@ -271,7 +285,7 @@ impl Store {
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
-        let committed = self.commit(&tender, None).await;
+        let committed = self.commit(&mut tender, &Bids::new(), None).await;
         self.index(&tender, None, true, committed)?;
         let result = view(&tender);
         let id = tender.id.clone();
@@ -376,7 +390,9 @@ impl Store {
         if stamped {
             tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        let committed = self.commit(&tender, calendar).await;
+        // The turn is held, so the committed state cannot change meanwhile.
+        let held = lock(&place.entry).tender.bids.clone();
+        let committed = self.commit(&mut tender, &held, calendar).await;
         let mut entry = lock(&place.entry);
         self.index(&tender, Some(&entry.tender), stamped, committed)?;
         entry.tender = tender;
@@ -417,76 +433,340 @@ impl Store {
     }
 }
 
-/// A tender read back at start-up, with its listed fields.
-type ReadBack = (Option<ListedFields>, Tender);
+type Bids = imbl::Vector<Arc<Bid>>;
+
+/// Writes the bids of `now` that are not the very bids `held` (new or changed ones), and
+/// removes those `held` that `now` lacks. A write changes a bid only by replacing its `Arc`,
+/// and bids keep their order, so the common case is one walk over both lists.
+fn bid_writes(
+    tender: &str,
+    held: &Bids,
+    now: &Bids,
+    writes: &mut Vec<Write>,
+) -> serde_json::Result<()> {
+    let put = |bid: &Bid, writes: &mut Vec<Write>| -> serde_json::Result<()> {
+        writes.push(Write::Bid {
+            tender: tender.to_string(),
+            id: bid.id.clone(),
+            record: stored::to_json(bid)?,
+        });
+        Ok(())
+    };
+    let mut same = 0;
+    for (old, new) in held.iter().zip(now.iter()) {
+        if old.id != new.id {
+            break;
+        }
+        if !Arc::ptr_eq(old, new) {
+            put(new, writes)?;
+        }
+        same += 1;
+    }
+    // Past the first difference in ids, some bids were removed: match the rest by id.
+    let mut rest: HashMap<&str, &Arc<Bid>> =
+        held.iter().skip(same).map(|b| (b.id.as_str(), b)).collect();
+    for new in now.iter().skip(same) {
+        match rest.remove(new.id.as_str()) {
+            Some(old) if Arc::ptr_eq(old, new) => {}
+            _ => put(new, writes)?,
+        }
+    }
+    for id in held.iter().skip(same).map(|b| b.id.as_str()) {
+        if rest.contains_key(id) {
+            writes.push(Write::BidGone {
+                tender: tender.to_string(),
+                id: id.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The listed fields of a tender the listing shows (none for a draft).
 fn listed_fields(tender: &Tender) -> Option<ListedFields> {
     (tender.status != TenderStatus::Draft).then(|| ListedFields::of(tender))
 }
 
+/// What one parser read: tenders, and bids with their places in the file's order.
+#[derive(Default)]
+struct Parsed {
+    tenders: Vec<Tender>,
+    bids: Vec<(usize, String, Bid)>,
+}
+
 /// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
 /// parser on every core and are dropped once read, so start-up holds few of them at a time.
-fn read_all<T>(
-    open: impl FnOnce(database::OnTender<'_>) -> T,
-) -> (T, Result<Vec<ReadBack>, String>) {
+/// Each parser's tenders stay where it put them (a tender is large, and every move of them
+/// all costs fresh memory).
+fn read_all<T>(open: impl FnOnce(database::OnRow<'_>) -> T) -> (T, Result<Vec<Part>, String>) {
     const CHUNK: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(threads * 2);
+    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(usize, database::Row)>>(threads * 2);
     let queue = Mutex::new(queue);
-    std::thread::scope(|scope| {
+    let (opened, parsed) = std::thread::scope(|scope| {
         let parsers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut parsed = Vec::new();
-                    // After an error the queue is still drained, so that the reader never waits.
-                    let mut error = None;
-                    loop {
-                        let Ok(chunk) = lock(&queue).recv() else {
-                            return error.map_or(Ok(parsed), Err);
-                        };
-                        for (id, json) in &chunk {
-                            if error.is_some() {
-                                break;
-                            }
-                            match stored::from_json::<Tender>(json) {
-                                // The listed fields are rendered here, on every core.
-                                Ok(tender) => parsed.push((listed_fields(&tender), tender)),
-                                Err(e) => {
-                                    error = Some(format!("the tender {id} cannot be read: {e}"))
-                                }
-                            }
-                        }
-                    }
-                })
-            })
+            .map(|_| scope.spawn(|| parse_chunks(&queue)))
             .collect();
         let mut chunk = Vec::with_capacity(CHUNK);
-        let opened = open(&mut |id, json| {
-            chunk.push((id, json));
+        let mut seq = 0;
+        let opened = open(&mut |row| {
+            chunk.push((seq, row));
+            seq += 1;
             if chunk.len() == CHUNK {
                 let _ = chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
             }
         });
         let _ = chunks.send(chunk);
         drop(chunks);
-        let mut all = Vec::new();
+        let mut parts = Vec::new();
         let mut failed = None;
         for parser in parsers {
             match parser.join() {
-                Ok(Ok(part)) => all.extend(part),
+                Ok(Ok(part)) => parts.push(part),
                 Ok(Err(e)) => failed = failed.or(Some(e)),
                 Err(_) => failed = failed.or(Some("reading the tenders failed".to_string())),
             }
         }
-        (opened, failed.map_or(Ok(all), Err))
-    })
+        (opened, failed.map_or(Ok(parts), Err))
+    });
+    (opened, parsed.and_then(assemble))
+}
+
+/// Parses chunks of records until the reader is done. After an error the queue is still
+/// drained, so that the reader never waits.
+fn parse_chunks(
+    queue: &Mutex<std::sync::mpsc::Receiver<Vec<(usize, database::Row)>>>,
+) -> Result<Parsed, String> {
+    let mut parsed = Parsed::default();
+    let mut error = None;
+    while let Ok(chunk) = lock(queue).recv() {
+        for (seq, row) in chunk {
+            if error.is_some() {
+                break;
+            }
+            let read = match row {
+                database::Row::Tender { id, record } => stored::from_json(&record)
+                    .map(|tender| parsed.tenders.push(tender))
+                    .map_err(|e| format!("the tender {id} cannot be read: {e}")),
+                database::Row::Bid { tender, record } => match stored::from_json(&record) {
+                    Ok(bid) => {
+                        parsed.bids.push((seq, tender, bid));
+                        Ok(())
+                    }
+                    Err(e) => Err(format!("a bid of the tender {tender} cannot be read: {e}")),
+                },
+            };
+            error = read.err();
+        }
+    }
+    error.map_or(Ok(parsed), Err)
+}
+
+/// A parser's tenders and, side by side, their listed fields.
+type Part = (Vec<Option<ListedFields>>, Vec<Tender>);
+
+/// Gives each tender its bids in the file's order, then renders the listed fields, each
+/// parser's share on a core of its own.
+fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
+    let mut bids: Vec<_> = parts
+        .iter_mut()
+        .flat_map(|p| std::mem::take(&mut p.bids))
+        .collect();
+    if !bids.is_empty() {
+        bids.sort_unstable_by_key(|(seq, _, _)| *seq);
+        let places = {
+            let at: HashMap<&str, (usize, usize)> = parts
+                .iter()
+                .enumerate()
+                .flat_map(|(p, part)| {
+                    let tenders = part.tenders.iter().enumerate();
+                    tenders.map(move |(i, t)| (t.id.as_str(), (p, i)))
+                })
+                .collect();
+            bids.iter()
+                .map(|(_, tender, bid)| {
+                    at.get(tender.as_str()).copied().ok_or_else(|| {
+                        format!(
+                            "the bid {} belongs to a tender the file lacks: {tender}",
+                            bid.id
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()?
+        };
+        for ((_, _, bid), (p, i)) in bids.into_iter().zip(places) {
+            parts[p].tenders[i].bids.push_back(Arc::new(bid));
+        }
+    }
+    let fields = std::thread::scope(|scope| {
+        let renders: Vec<_> = parts
+            .iter()
+            .map(|part| scope.spawn(|| part.tenders.iter().map(listed_fields).collect()))
+            .collect();
+        renders
+            .into_iter()
+            .map(|r| {
+                r.join()
+                    .map_err(|_| "rendering the listed fields failed".to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    Ok(fields
+        .into_iter()
+        .zip(parts.into_iter().map(|p| p.tenders))
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::bid::BidStatus;
+    use crate::domain::ids;
     use crate::domain::tender::tests::published;
+
+    fn bid(id: &str, now: Timestamp) -> Arc<Bid> {
+        Arc::new(Bid {
+            id: id.into(),
+            status: BidStatus::Draft,
+            value: None,
+            lot_values: Vec::new(),
+            tenderers: Vec::new(),
+            parameters: Vec::new(),
+            documents: Vec::new(),
+            date: now,
+            participation_url: None,
+            owner: "broker1".into(),
+            token: ids::new_token().1,
+        })
+    }
+
+    /// The bid ids of a tender in the file, in their rows' order.
+    fn bid_rows(dir: &Path, tender: &str) -> Vec<String> {
+        let conn = rusqlite::Connection::open(dir.join(database::FILE_NAME)).unwrap();
+        let mut rows = conn
+            .prepare("SELECT id FROM bids WHERE tender_id = ?1 ORDER BY rowid")
+            .unwrap();
+        rows.query_map([tender], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn bids_are_kept_in_rows_of_their_own_in_order_through_changes_and_removals() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).await.unwrap();
+        let add = |ids: &'static [&'static str]| {
+            move |t: &mut Tender| {
+                for b in ids {
+                    t.bids.push_back(bid(b, now));
+                }
+                Ok(Change::Public)
+            }
+        };
+        store
+            .update(&id, now, add(&["b1", "b2", "b3"]), |_| ())
+            .await
+            .unwrap();
+        assert_eq!(bid_rows(dir.path(), &id), ["b1", "b2", "b3"]);
+        // b2 goes, b3 changes, b4 comes: b3 keeps its place.
+        store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.bids.retain(|b| b.id != "b2");
+                    let b3 = t.bids.iter().position(|b| b.id == "b3").unwrap();
+                    Arc::make_mut(&mut t.bids[b3]).status = BidStatus::Active;
+                    t.bids.push_back(bid("b4", now));
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        assert_eq!(bid_rows(dir.path(), &id), ["b1", "b3", "b4"]);
+        // Every bid gone, then one more.
+        store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.bids.clear();
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        assert!(bid_rows(dir.path(), &id).is_empty());
+        store
+            .update(&id, now, add(&["b1", "b5", "b6"]), |_| ())
+            .await
+            .unwrap();
+        store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.bids.remove(1);
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        let written = stored_form(&store, &id);
+        assert!(written.contains(r#""id":"b6""#), "{written}");
+        drop(store);
+        assert_eq!(bid_rows(dir.path(), &id), ["b1", "b6"]);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), written);
+    }
+
+    #[tokio::test]
+    async fn a_file_of_schema_version_1_is_migrated_with_its_bids() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut tender, _, now) = published();
+        for b in ["b1", "b2", "b3"] {
+            tender.bids.push_back(bid(b, now));
+        }
+        tender.date_modified = now;
+        let v1_record = stored::to_json(&tender).unwrap();
+        assert!(v1_record.contains(r#""bids":[{"#), "{v1_record}");
+        let conn = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+             CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO tenders VALUES (?1, ?2)",
+            [&tender.id, &v1_record],
+        )
+        .unwrap();
+        drop(conn);
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &tender.id), v1_record);
+        drop(store);
+        assert_eq!(bid_rows(dir.path(), &tender.id), ["b1", "b2", "b3"]);
+        let conn = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
+        let (version, record): (i64, String) = conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), record FROM tenders",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(version, database::SCHEMA_VERSION);
+        assert!(!record.contains("\"bids\""), "{record}");
+    }
 
     fn stored_form(store: &Store, id: &str) -> String {
         store

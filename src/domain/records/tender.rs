@@ -307,7 +307,7 @@ pub struct Tender {
     /// Shown only from qualification on, by the views. A persistent vector of shared bids:
     /// the copy a write works on shares the list and every bid with the stored tender, and
     /// copies only what it changes, however many bids the tender holds.
-    #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
+    #[serde(default, skip_serializing_if = "no_bids_written")]
     pub bids: imbl::Vector<Arc<Bid>>,
     /// Claims on the tender itself, shown by the views with or without their authors.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
@@ -328,6 +328,12 @@ pub struct Tender {
     /// The base address the owner used, for the auction's addresses.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub origin: String,
+}
+
+/// Bids are hidden from the public form; a stored record without bids leaves them out (the
+/// durable store keeps a tender's bids in rows of their own).
+fn no_bids_written(bids: &imbl::Vector<Arc<Bid>>) -> bool {
+    bids.is_empty() || crate::domain::stored::hidden(bids)
 }
 
 /// Names the client may send in a tender but never set (dropped without a word).
