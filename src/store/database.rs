@@ -18,17 +18,22 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: tenders in their stored JSON form; the server's own state by name.
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
      CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
-    // 1 → 2: bids move out of their tenders' records into rows of their own, in the order
-    // the tender held them (the order of rowids is the order of the tender's list).
-    "CREATE TABLE bids (
+    // 1 → 2: tenders are found by the row number the server keeps for each, not by an
+    // index of their ids (a new tender then extends the table's last page instead of
+    // dirtying a random page of an index); bids move out of their tenders' records into
+    // rows of their own, in the order the tender held them (the order of their rowids).
+    "CREATE TABLE tenders_by_row (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);
+     INSERT INTO tenders_by_row (row, id, record)
+         SELECT rowid, id, json_remove(record, '$.bids') FROM tenders ORDER BY rowid;
+     CREATE TABLE bids (
          tender_id TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL,
          PRIMARY KEY (tender_id, id));
      INSERT INTO bids (tender_id, id, record)
          SELECT t.id, json_extract(b.value, '$.id'), b.value
          FROM tenders AS t, json_each(t.record, '$.bids') AS b
          ORDER BY t.rowid, b.key;
-     UPDATE tenders SET record = json_remove(record, '$.bids')
-         WHERE json_type(record, '$.bids') IS NOT NULL;",
+     DROP TABLE tenders;
+     ALTER TABLE tenders_by_row RENAME TO tenders;",
 ];
 
 /// The most writes committed in one transaction.
@@ -37,8 +42,12 @@ const MAX_BATCH: usize = 512;
 /// One row to write.
 #[derive(Debug)]
 pub enum Write {
-    /// A tender's record, without its bids.
-    Tender { id: String, record: String },
+    /// A tender's record, without its bids, in its row.
+    Tender {
+        row: i64,
+        id: String,
+        record: String,
+    },
     /// A bid, new or changed; a new one goes after every bid its tender holds.
     Bid {
         tender: String,
@@ -86,14 +95,12 @@ pub struct Loaded {
 /// A record read from the file.
 pub enum Row {
     Tender {
+        row: i64,
         id: String,
         record: String,
     },
     /// Bids come after every tender, each tender's in their order.
-    Bid {
-        tender: String,
-        record: String,
-    },
+    Bid { tender: String, record: String },
 }
 
 /// Takes each stored record while the file is read.
@@ -206,12 +213,13 @@ fn migrate(conn: &mut Connection) -> Result<(), String> {
 }
 
 fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
-    let mut tenders = conn.prepare("SELECT id, record FROM tenders")?;
+    let mut tenders = conn.prepare("SELECT row, id, record FROM tenders")?;
     let mut rows = tenders.query([])?;
     while let Some(row) = rows.next()? {
         on_row(Row::Tender {
-            id: row.get(0)?,
-            record: row.get(1)?,
+            row: row.get(0)?,
+            id: row.get(1)?,
+            record: row.get(2)?,
         });
     }
     let mut bids = conn.prepare("SELECT tender_id, record FROM bids ORDER BY rowid")?;
@@ -261,8 +269,8 @@ fn commit(
     let tx = conn.transaction()?;
     {
         let mut tender = tx.prepare(
-            "INSERT INTO tenders (id, record) VALUES (?1, ?2)
-             ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+            "INSERT INTO tenders (row, id, record) VALUES (?1, ?2, ?3)
+             ON CONFLICT (row) DO UPDATE SET record = excluded.record",
         )?;
         let mut bid = tx.prepare(
             "INSERT INTO bids (tender_id, id, record) VALUES (?1, ?2, ?3)
@@ -275,8 +283,8 @@ fn commit(
         )?;
         for write in batch.iter().flat_map(|j| &j.writes) {
             match write {
-                Write::Tender { id, record } => {
-                    tender.execute(params![id, record])?;
+                Write::Tender { row, id, record } => {
+                    tender.execute(params![row, id, record])?;
                 }
                 Write::Bid { tender, id, record } => {
                     bid.execute(params![tender, id, record])?;

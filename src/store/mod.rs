@@ -30,7 +30,7 @@ use indexes::Indexes;
 use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use time::Duration;
 use tokio::sync::Notify;
@@ -41,16 +41,19 @@ pub struct Entry {
     public: Option<Bytes>,
 }
 
-/// A tender's place: its current state, and the turn its writers take (held across a
-/// write's commit, so that the next write starts from what was committed).
+/// A tender's place: its current state, the turn its writers take (held across a write's
+/// commit, so that the next write starts from what was committed), and its row in the
+/// database file.
 struct Place {
     entry: Mutex<Entry>,
     turn: tokio::sync::Mutex<()>,
+    row: i64,
 }
 
 impl Place {
-    fn new(tender: Tender) -> Slot {
+    fn new(tender: Tender, row: i64) -> Slot {
         Arc::new(Place {
+            row,
             entry: Mutex::new(Entry {
                 tender,
                 public: None,
@@ -79,6 +82,8 @@ struct Durable {
     database: Database,
     /// Orders the calendar's snapshots: a later one always wins in the file.
     calendar_version: AtomicU64,
+    /// The row the next new tender takes.
+    next_row: AtomicI64,
     /// The server state found in the file at start-up, by name.
     state: HashMap<String, String>,
 }
@@ -135,21 +140,27 @@ impl Store {
             store.calendar = Mutex::new(AuctionCalendar::restore(&days));
         }
         let tenders = tenders.map_err(|e| format!("{}: {e}", database.path().display()))?;
+        let mut last_row = 0;
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
             map.reserve(tenders.iter().map(|(_, t)| t.len()).sum());
             let tenders = tenders.into_iter().flat_map(|(f, t)| f.into_iter().zip(t));
-            for (fields, tender) in tenders {
+            for (fields, (row, tender)) in tenders {
+                last_row = last_row.max(row);
                 indexes.restore(&tender);
                 indexes.put(&tender, fields, None);
                 let id = tender.id.clone();
-                map.insert(id, Place::new(tender));
+                if map.insert(id, Place::new(tender, row)).is_some() {
+                    let file = database.path().display();
+                    return Err(format!("{file}: a tender is stored twice (row {row})"));
+                }
             }
         }
         store.durable = Some(Durable {
             database,
             calendar_version: AtomicU64::new(0),
+            next_row: AtomicI64::new(last_row + 1),
             state,
         });
         Ok(store)
@@ -215,6 +226,7 @@ impl Store {
     /// the committed state it replaces).
     async fn commit(
         &self,
+        row: i64,
         tender: &mut Tender,
         held: &Bids,
         calendar: Option<Write>,
@@ -230,6 +242,7 @@ impl Store {
         let record = stored::to_json(&*tender);
         tender.bids = bids;
         let mut writes = vec![Write::Tender {
+            row,
             id: tender.id.clone(),
             record: record.map_err(unstorable)?,
         }];
@@ -285,14 +298,18 @@ impl Store {
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
-        let committed = self.commit(&mut tender, &Bids::new(), None).await;
+        let row = self
+            .durable
+            .as_ref()
+            .map_or(0, |d| d.next_row.fetch_add(1, Ordering::Relaxed));
+        let committed = self.commit(row, &mut tender, &Bids::new(), None).await;
         self.index(&tender, None, true, committed)?;
         let result = view(&tender);
         let id = tender.id.clone();
         self.tenders
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id, Place::new(tender));
+            .insert(id, Place::new(tender, row));
         Ok(result)
     }
 
@@ -392,7 +409,7 @@ impl Store {
         }
         // The turn is held, so the committed state cannot change meanwhile.
         let held = lock(&place.entry).tender.bids.clone();
-        let committed = self.commit(&mut tender, &held, calendar).await;
+        let committed = self.commit(place.row, &mut tender, &held, calendar).await;
         let mut entry = lock(&place.entry);
         self.index(&tender, Some(&entry.tender), stamped, committed)?;
         entry.tender = tender;
@@ -487,10 +504,11 @@ fn listed_fields(tender: &Tender) -> Option<ListedFields> {
     (tender.status != TenderStatus::Draft).then(|| ListedFields::of(tender))
 }
 
-/// What one parser read: tenders, and bids with their places in the file's order.
+/// What one parser read: tenders with their rows, and bids with their places in the file's
+/// order.
 #[derive(Default)]
 struct Parsed {
-    tenders: Vec<Tender>,
+    tenders: Vec<(i64, Tender)>,
     bids: Vec<(usize, String, Bid)>,
 }
 
@@ -545,8 +563,8 @@ fn parse_chunks(
                 break;
             }
             let read = match row {
-                database::Row::Tender { id, record } => stored::from_json(&record)
-                    .map(|tender| parsed.tenders.push(tender))
+                database::Row::Tender { row, id, record } => stored::from_json(&record)
+                    .map(|tender| parsed.tenders.push((row, tender)))
                     .map_err(|e| format!("the tender {id} cannot be read: {e}")),
                 database::Row::Bid { tender, record } => match stored::from_json(&record) {
                     Ok(bid) => {
@@ -562,8 +580,8 @@ fn parse_chunks(
     error.map_or(Ok(parsed), Err)
 }
 
-/// A parser's tenders and, side by side, their listed fields.
-type Part = (Vec<Option<ListedFields>>, Vec<Tender>);
+/// A parser's tenders with their rows and, side by side, their listed fields.
+type Part = (Vec<Option<ListedFields>>, Vec<(i64, Tender)>);
 
 /// Gives each tender its bids in the file's order, then renders the listed fields, each
 /// parser's share on a core of its own.
@@ -580,7 +598,7 @@ fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
                 .enumerate()
                 .flat_map(|(p, part)| {
                     let tenders = part.tenders.iter().enumerate();
-                    tenders.map(move |(i, t)| (t.id.as_str(), (p, i)))
+                    tenders.map(move |(i, (_, t))| (t.id.as_str(), (p, i)))
                 })
                 .collect();
             bids.iter()
@@ -595,13 +613,16 @@ fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
                 .collect::<Result<Vec<_>, String>>()?
         };
         for ((_, _, bid), (p, i)) in bids.into_iter().zip(places) {
-            parts[p].tenders[i].bids.push_back(Arc::new(bid));
+            parts[p].tenders[i].1.bids.push_back(Arc::new(bid));
         }
     }
     let fields = std::thread::scope(|scope| {
         let renders: Vec<_> = parts
             .iter()
-            .map(|part| scope.spawn(|| part.tenders.iter().map(listed_fields).collect()))
+            .map(|part| {
+                let tenders = part.tenders.iter();
+                scope.spawn(|| tenders.map(|(_, t)| listed_fields(t)).collect())
+            })
             .collect();
         renders
             .into_iter()
