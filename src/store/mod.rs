@@ -222,13 +222,14 @@ impl Store {
     }
 
     /// Commits a tender (and whatever else changed with it) before it may be shown: its
-    /// record without the bids, and the bids that are not the very ones `held` (the bids of
-    /// the committed state it replaces).
+    /// record without the bids unless that is as `before` holds it, and the bids that are not
+    /// the very ones `before` holds. `before`: the place of a tender already stored, whose
+    /// turn the caller holds (so its committed state cannot change meanwhile).
     async fn commit(
         &self,
         row: i64,
         tender: &mut Tender,
-        held: &Bids,
+        before: Option<&Place>,
         calendar: Option<Write>,
     ) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
@@ -237,17 +238,34 @@ impl Store {
         let unstorable = |e: serde_json::Error| {
             Refusal::Unavailable(format!("the tender cannot be stored: {e}"))
         };
-        // The record is written without its bids (an empty list is not written).
+        // The record is written without its bids (an empty list is not written), and only
+        // when it changed: a bid's write often leaves its tender as it was.
         let bids = std::mem::take(&mut tender.bids);
-        let record = stored::to_json(&*tender);
+        let (held, kept) = match before {
+            Some(place) => {
+                let mut entry = lock(&place.entry);
+                let held = std::mem::take(&mut entry.tender.bids);
+                let kept = entry.tender == *tender;
+                entry.tender.bids = held.clone();
+                (held, kept)
+            }
+            None => (Bids::new(), false),
+        };
+        let record = (!kept).then(|| stored::to_json(&*tender));
         tender.bids = bids;
-        let mut writes = vec![Write::Tender {
-            row,
-            id: tender.id.clone(),
-            record: record.map_err(unstorable)?,
-        }];
-        bid_writes(&tender.id, held, &tender.bids, &mut writes).map_err(unstorable)?;
+        let mut writes = Vec::new();
+        if let Some(record) = record {
+            writes.push(Write::Tender {
+                row,
+                id: tender.id.clone(),
+                record: record.map_err(unstorable)?,
+            });
+        }
+        bid_writes(&tender.id, &held, &tender.bids, &mut writes).map_err(unstorable)?;
         writes.extend(calendar);
+        if writes.is_empty() {
+            return Ok(());
+        }
         durable
             .database
             .committed(writes)
@@ -302,7 +320,7 @@ impl Store {
             .durable
             .as_ref()
             .map_or(0, |d| d.next_row.fetch_add(1, Ordering::Relaxed));
-        let committed = self.commit(row, &mut tender, &Bids::new(), None).await;
+        let committed = self.commit(row, &mut tender, None, None).await;
         self.index(&tender, None, true, committed)?;
         let result = view(&tender);
         let id = tender.id.clone();
@@ -407,9 +425,9 @@ impl Store {
         if stamped {
             tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        // The turn is held, so the committed state cannot change meanwhile.
-        let held = lock(&place.entry).tender.bids.clone();
-        let committed = self.commit(place.row, &mut tender, &held, calendar).await;
+        let committed = self
+            .commit(place.row, &mut tender, Some(place), calendar)
+            .await;
         let mut entry = lock(&place.entry);
         self.index(&tender, Some(&entry.tender), stamped, committed)?;
         entry.tender = tender;
@@ -747,6 +765,41 @@ mod tests {
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b6"]);
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
         assert_eq!(stored_form(&store, &id), written);
+    }
+
+    #[tokio::test]
+    async fn a_write_that_changes_only_bids_leaves_the_tender_s_row_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).await.unwrap();
+        let file = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
+        let record = || -> String {
+            file.query_row("SELECT record FROM tenders", [], |r| r.get(0))
+                .unwrap()
+        };
+        file.execute("UPDATE tenders SET record = 'untouched'", [])
+            .unwrap();
+        let add_bid = |t: &mut Tender| {
+            t.bids.push_back(bid("b1", now));
+            Ok(Change::Silent)
+        };
+        store.update(&id, now, add_bid, |_| ()).await.unwrap();
+        assert_eq!(record(), "untouched");
+        assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
+        let describe = |t: &mut Tender| {
+            t.terms.description = Some("changed".into());
+            Ok(Change::Public)
+        };
+        store.update(&id, now, describe, |_| ()).await.unwrap();
+        assert!(
+            record().contains(r#""description":"changed""#),
+            "{}",
+            record()
+        );
+        assert!(!record().contains(r#""bids""#), "{}", record());
     }
 
     #[tokio::test]
