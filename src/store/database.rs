@@ -1,5 +1,6 @@
 //! The durable store's file: `DIR/registry.sqlite3`, SQLite in WAL mode. A tender's bids
-//! are rows of their own, so that a write to one bid does not rewrite its neighbours.
+//! are rows of their own, so that a write to one bid does not rewrite its neighbours. Rows
+//! are numbered by the store, which knows each record's row: no index of ids to keep up.
 //!
 //! One writer thread owns the connection. A write waits until the transaction holding it is
 //! committed; the writes that queue up meanwhile are committed together (group commit), so
@@ -19,15 +20,15 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
      CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
     // 1 → 2: tenders are found by the row number the server keeps for each, not by an
-    // index of their ids (a new tender then extends the table's last page instead of
+    // index of their ids (a new record then extends the table's last page instead of
     // dirtying a random page of an index); bids move out of their tenders' records into
-    // rows of their own, in the order the tender held them (the order of their rowids).
+    // rows of their own, numbered in the order the tenders held them.
     "CREATE TABLE tenders_by_row (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);
      INSERT INTO tenders_by_row (row, id, record)
          SELECT rowid, id, json_remove(record, '$.bids') FROM tenders ORDER BY rowid;
      CREATE TABLE bids (
-         tender_id TEXT NOT NULL, id TEXT NOT NULL, record TEXT NOT NULL,
-         PRIMARY KEY (tender_id, id));
+         row INTEGER PRIMARY KEY, tender_id TEXT NOT NULL, id TEXT NOT NULL,
+         record TEXT NOT NULL);
      INSERT INTO bids (tender_id, id, record)
          SELECT t.id, json_extract(b.value, '$.id'), b.value
          FROM tenders AS t, json_each(t.record, '$.bids') AS b
@@ -48,14 +49,15 @@ pub enum Write {
         id: String,
         record: String,
     },
-    /// A bid, new or changed; a new one goes after every bid its tender holds.
+    /// A bid, new or changed, in its row (a new bid's row follows every row in use).
     Bid {
+        row: i64,
         tender: String,
         id: String,
         record: String,
     },
-    /// A bid its tender no longer holds.
-    BidGone { tender: String, id: String },
+    /// The row of a bid its tender no longer holds.
+    BidGone { row: i64 },
     /// A named piece of server state; of two writes with versions, the later version wins.
     State {
         name: &'static str,
@@ -99,8 +101,12 @@ pub enum Row {
         id: String,
         record: String,
     },
-    /// Bids come after every tender, each tender's in their order.
-    Bid { tender: String, record: String },
+    /// Bids come after every tender, in the order of their rows.
+    Bid {
+        row: i64,
+        tender: String,
+        record: String,
+    },
 }
 
 /// Takes each stored record while the file is read.
@@ -222,12 +228,13 @@ fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
             record: row.get(2)?,
         });
     }
-    let mut bids = conn.prepare("SELECT tender_id, record FROM bids ORDER BY rowid")?;
+    let mut bids = conn.prepare("SELECT row, tender_id, record FROM bids ORDER BY row")?;
     let mut rows = bids.query([])?;
     while let Some(row) = rows.next()? {
         on_row(Row::Bid {
-            tender: row.get(0)?,
-            record: row.get(1)?,
+            row: row.get(0)?,
+            tender: row.get(1)?,
+            record: row.get(2)?,
         });
     }
     let mut state = conn.prepare("SELECT name, value FROM state")?;
@@ -273,10 +280,10 @@ fn commit(
              ON CONFLICT (row) DO UPDATE SET record = excluded.record",
         )?;
         let mut bid = tx.prepare(
-            "INSERT INTO bids (tender_id, id, record) VALUES (?1, ?2, ?3)
-             ON CONFLICT (tender_id, id) DO UPDATE SET record = excluded.record",
+            "INSERT INTO bids (row, tender_id, id, record) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (row) DO UPDATE SET record = excluded.record",
         )?;
-        let mut bid_gone = tx.prepare("DELETE FROM bids WHERE tender_id = ?1 AND id = ?2")?;
+        let mut bid_gone = tx.prepare("DELETE FROM bids WHERE row = ?1")?;
         let mut state = tx.prepare(
             "INSERT INTO state (name, value) VALUES (?1, ?2)
              ON CONFLICT (name) DO UPDATE SET value = excluded.value",
@@ -286,11 +293,16 @@ fn commit(
                 Write::Tender { row, id, record } => {
                     tender.execute(params![row, id, record])?;
                 }
-                Write::Bid { tender, id, record } => {
-                    bid.execute(params![tender, id, record])?;
+                Write::Bid {
+                    row,
+                    tender,
+                    id,
+                    record,
+                } => {
+                    bid.execute(params![row, tender, id, record])?;
                 }
-                Write::BidGone { tender, id } => {
-                    bid_gone.execute(params![tender, id])?;
+                Write::BidGone { row } => {
+                    bid_gone.execute(params![row])?;
                 }
                 Write::State {
                     name,

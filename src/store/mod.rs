@@ -11,6 +11,7 @@
 //! turn but no thread, so the commits of many writers share one sync. Reads never touch the
 //! database.
 
+mod bid_rows;
 pub mod database;
 mod indexes;
 mod listed;
@@ -25,6 +26,7 @@ use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
+use bid_rows::{BidRows, Bids};
 use database::{Database, Loaded, Write};
 use indexes::Indexes;
 use salvo::hyper::body::Bytes;
@@ -42,23 +44,23 @@ pub struct Entry {
 }
 
 /// A tender's place: its current state, the turn its writers take (held across a write's
-/// commit, so that the next write starts from what was committed), and its row in the
-/// database file.
+/// commit, so that the next write starts from what was committed; it holds the rows of the
+/// tender's bids in the database file, which only writers use), and its own row there.
 struct Place {
     entry: Mutex<Entry>,
-    turn: tokio::sync::Mutex<()>,
+    turn: tokio::sync::Mutex<BidRows>,
     row: i64,
 }
 
 impl Place {
-    fn new(tender: Tender, row: i64) -> Slot {
+    fn new(tender: Tender, row: i64, bid_rows: BidRows) -> Slot {
         Arc::new(Place {
             row,
             entry: Mutex::new(Entry {
                 tender,
                 public: None,
             }),
-            turn: tokio::sync::Mutex::new(()),
+            turn: tokio::sync::Mutex::new(bid_rows),
         })
     }
 }
@@ -84,6 +86,8 @@ struct Durable {
     calendar_version: AtomicU64,
     /// The row the next new tender takes.
     next_row: AtomicI64,
+    /// The row the next new bid takes.
+    next_bid_row: AtomicI64,
     /// The server state found in the file at start-up, by name.
     state: HashMap<String, String>,
 }
@@ -140,18 +144,24 @@ impl Store {
             store.calendar = Mutex::new(AuctionCalendar::restore(&days));
         }
         let tenders = tenders.map_err(|e| format!("{}: {e}", database.path().display()))?;
-        let mut last_row = 0;
+        let (mut last_row, mut last_bid_row) = (0, 0);
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
             map.reserve(tenders.iter().map(|(_, t)| t.len()).sum());
             let tenders = tenders.into_iter().flat_map(|(f, t)| f.into_iter().zip(t));
-            for (fields, (row, tender)) in tenders {
+            for (fields, read) in tenders {
+                let ReadBack {
+                    row,
+                    tender,
+                    bid_rows,
+                } = read;
                 last_row = last_row.max(row);
+                last_bid_row = bid_rows.last().max(last_bid_row);
                 indexes.restore(&tender);
                 indexes.put(&tender, fields, None);
                 let id = tender.id.clone();
-                if map.insert(id, Place::new(tender, row)).is_some() {
+                if map.insert(id, Place::new(tender, row, bid_rows)).is_some() {
                     let file = database.path().display();
                     return Err(format!("{file}: a tender is stored twice (row {row})"));
                 }
@@ -161,6 +171,7 @@ impl Store {
             database,
             calendar_version: AtomicU64::new(0),
             next_row: AtomicI64::new(last_row + 1),
+            next_bid_row: AtomicI64::new(last_bid_row + 1),
             state,
         });
         Ok(store)
@@ -223,13 +234,15 @@ impl Store {
 
     /// Commits a tender (and whatever else changed with it) before it may be shown: its
     /// record without the bids unless that is as `before` holds it, and the bids that are not
-    /// the very ones `before` holds. `before`: the place of a tender already stored, whose
-    /// turn the caller holds (so its committed state cannot change meanwhile).
+    /// the very ones `before` holds, in the rows `bid_rows` keeps (updated once committed).
+    /// `before`: the place of a tender already stored, whose turn the caller holds (so its
+    /// committed state cannot change meanwhile), with `bid_rows`.
     async fn commit(
         &self,
         row: i64,
         tender: &mut Tender,
         before: Option<&Place>,
+        bid_rows: &mut BidRows,
         calendar: Option<Write>,
     ) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
@@ -261,7 +274,15 @@ impl Store {
                 record: record.map_err(unstorable)?,
             });
         }
-        bid_writes(&tender.id, &held, &tender.bids, &mut writes).map_err(unstorable)?;
+        let moves = bid_rows
+            .writes(
+                &tender.id,
+                &held,
+                &tender.bids,
+                &durable.next_bid_row,
+                &mut writes,
+            )
+            .map_err(unstorable)?;
         writes.extend(calendar);
         if writes.is_empty() {
             return Ok(());
@@ -270,7 +291,9 @@ impl Store {
             .database
             .committed(writes)
             .await
-            .map_err(Refusal::Unavailable)
+            .map_err(Refusal::Unavailable)?;
+        bid_rows.apply(moves);
+        Ok(())
     }
 
     fn slot(&self, id: &str) -> Option<Slot> {
@@ -320,14 +343,17 @@ impl Store {
             .durable
             .as_ref()
             .map_or(0, |d| d.next_row.fetch_add(1, Ordering::Relaxed));
-        let committed = self.commit(row, &mut tender, None, None).await;
+        let mut bid_rows = BidRows::default();
+        let committed = self
+            .commit(row, &mut tender, None, &mut bid_rows, None)
+            .await;
         self.index(&tender, None, true, committed)?;
         let result = view(&tender);
         let id = tender.id.clone();
         self.tenders
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id, Place::new(tender, row));
+            .insert(id, Place::new(tender, row, bid_rows));
         Ok(result)
     }
 
@@ -361,16 +387,17 @@ impl Store {
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
-        let _turn = place.turn.lock().await;
+        let mut turn = place.turn.lock().await;
         let mut copy = lock(&place.entry).tender.clone();
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
-            self.save(&place, copy.clone(), caught_up, now, calendar)
+            self.save(&place, &mut turn, copy.clone(), caught_up, now, calendar)
                 .await?;
         }
         let change = op(&mut copy)?;
         if change != Change::None {
-            self.save(&place, copy, change, now, None).await?;
+            self.save(&place, &mut turn, copy, change, now, None)
+                .await?;
         }
         Ok(view(&lock(&place.entry).tender))
     }
@@ -411,6 +438,7 @@ impl Store {
     async fn save(
         &self,
         place: &Place,
+        bid_rows: &mut BidRows,
         mut tender: Tender,
         change: Change,
         now: Timestamp,
@@ -426,7 +454,7 @@ impl Store {
             tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
         let committed = self
-            .commit(place.row, &mut tender, Some(place), calendar)
+            .commit(place.row, &mut tender, Some(place), bid_rows, calendar)
             .await;
         let mut entry = lock(&place.entry);
         self.index(&tender, Some(&entry.tender), stamped, committed)?;
@@ -468,66 +496,23 @@ impl Store {
     }
 }
 
-type Bids = imbl::Vector<Arc<Bid>>;
-
-/// Writes the bids of `now` that are not the very bids `held` (new or changed ones), and
-/// removes those `held` that `now` lacks. A write changes a bid only by replacing its `Arc`,
-/// and bids keep their order, so the common case is one walk over both lists.
-fn bid_writes(
-    tender: &str,
-    held: &Bids,
-    now: &Bids,
-    writes: &mut Vec<Write>,
-) -> serde_json::Result<()> {
-    let put = |bid: &Bid, writes: &mut Vec<Write>| -> serde_json::Result<()> {
-        writes.push(Write::Bid {
-            tender: tender.to_string(),
-            id: bid.id.clone(),
-            record: stored::to_json(bid)?,
-        });
-        Ok(())
-    };
-    let mut same = 0;
-    for (old, new) in held.iter().zip(now.iter()) {
-        if old.id != new.id {
-            break;
-        }
-        if !Arc::ptr_eq(old, new) {
-            put(new, writes)?;
-        }
-        same += 1;
-    }
-    // Past the first difference in ids, some bids were removed: match the rest by id.
-    let mut rest: HashMap<&str, &Arc<Bid>> =
-        held.iter().skip(same).map(|b| (b.id.as_str(), b)).collect();
-    for new in now.iter().skip(same) {
-        match rest.remove(new.id.as_str()) {
-            Some(old) if Arc::ptr_eq(old, new) => {}
-            _ => put(new, writes)?,
-        }
-    }
-    for id in held.iter().skip(same).map(|b| b.id.as_str()) {
-        if rest.contains_key(id) {
-            writes.push(Write::BidGone {
-                tender: tender.to_string(),
-                id: id.to_string(),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// The listed fields of a tender the listing shows (none for a draft).
 fn listed_fields(tender: &Tender) -> Option<ListedFields> {
     (tender.status != TenderStatus::Draft).then(|| ListedFields::of(tender))
 }
 
-/// What one parser read: tenders with their rows, and bids with their places in the file's
-/// order.
+/// A tender read back, with its row and the rows of its bids.
+struct ReadBack {
+    row: i64,
+    tender: Tender,
+    bid_rows: BidRows,
+}
+
+/// What one parser read: tenders, and bids with their rows and their tenders' ids.
 #[derive(Default)]
 struct Parsed {
-    tenders: Vec<(i64, Tender)>,
-    bids: Vec<(usize, String, Bid)>,
+    tenders: Vec<ReadBack>,
+    bids: Vec<(i64, String, Bid)>,
 }
 
 /// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
@@ -537,17 +522,15 @@ struct Parsed {
 fn read_all<T>(open: impl FnOnce(database::OnRow<'_>) -> T) -> (T, Result<Vec<Part>, String>) {
     const CHUNK: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<(usize, database::Row)>>(threads * 2);
+    let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<database::Row>>(threads * 2);
     let queue = Mutex::new(queue);
     let (opened, parsed) = std::thread::scope(|scope| {
         let parsers: Vec<_> = (0..threads)
             .map(|_| scope.spawn(|| parse_chunks(&queue)))
             .collect();
         let mut chunk = Vec::with_capacity(CHUNK);
-        let mut seq = 0;
         let opened = open(&mut |row| {
-            chunk.push((seq, row));
-            seq += 1;
+            chunk.push(row);
             if chunk.len() == CHUNK {
                 let _ = chunks.send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)));
             }
@@ -571,22 +554,32 @@ fn read_all<T>(open: impl FnOnce(database::OnRow<'_>) -> T) -> (T, Result<Vec<Pa
 /// Parses chunks of records until the reader is done. After an error the queue is still
 /// drained, so that the reader never waits.
 fn parse_chunks(
-    queue: &Mutex<std::sync::mpsc::Receiver<Vec<(usize, database::Row)>>>,
+    queue: &Mutex<std::sync::mpsc::Receiver<Vec<database::Row>>>,
 ) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut error = None;
     while let Ok(chunk) = lock(queue).recv() {
-        for (seq, row) in chunk {
+        for row in chunk {
             if error.is_some() {
                 break;
             }
             let read = match row {
                 database::Row::Tender { row, id, record } => stored::from_json(&record)
-                    .map(|tender| parsed.tenders.push((row, tender)))
+                    .map(|tender| {
+                        parsed.tenders.push(ReadBack {
+                            row,
+                            tender,
+                            bid_rows: BidRows::default(),
+                        })
+                    })
                     .map_err(|e| format!("the tender {id} cannot be read: {e}")),
-                database::Row::Bid { tender, record } => match stored::from_json(&record) {
+                database::Row::Bid {
+                    row,
+                    tender,
+                    record,
+                } => match stored::from_json(&record) {
                     Ok(bid) => {
-                        parsed.bids.push((seq, tender, bid));
+                        parsed.bids.push((row, tender, bid));
                         Ok(())
                     }
                     Err(e) => Err(format!("a bid of the tender {tender} cannot be read: {e}")),
@@ -598,25 +591,25 @@ fn parse_chunks(
     error.map_or(Ok(parsed), Err)
 }
 
-/// A parser's tenders with their rows and, side by side, their listed fields.
-type Part = (Vec<Option<ListedFields>>, Vec<(i64, Tender)>);
+/// A parser's tenders and, side by side, their listed fields.
+type Part = (Vec<Option<ListedFields>>, Vec<ReadBack>);
 
-/// Gives each tender its bids in the file's order, then renders the listed fields, each
-/// parser's share on a core of its own.
+/// Gives each tender its bids in the order of their rows, then renders the listed fields,
+/// each parser's share on a core of its own.
 fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
     let mut bids: Vec<_> = parts
         .iter_mut()
         .flat_map(|p| std::mem::take(&mut p.bids))
         .collect();
     if !bids.is_empty() {
-        bids.sort_unstable_by_key(|(seq, _, _)| *seq);
+        bids.sort_unstable_by_key(|(row, _, _)| *row);
         let places = {
             let at: HashMap<&str, (usize, usize)> = parts
                 .iter()
                 .enumerate()
                 .flat_map(|(p, part)| {
                     let tenders = part.tenders.iter().enumerate();
-                    tenders.map(move |(i, (_, t))| (t.id.as_str(), (p, i)))
+                    tenders.map(move |(i, t)| (t.tender.id.as_str(), (p, i)))
                 })
                 .collect();
             bids.iter()
@@ -630,8 +623,10 @@ fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
                 })
                 .collect::<Result<Vec<_>, String>>()?
         };
-        for ((_, _, bid), (p, i)) in bids.into_iter().zip(places) {
-            parts[p].tenders[i].1.bids.push_back(Arc::new(bid));
+        for ((row, _, bid), (p, i)) in bids.into_iter().zip(places) {
+            let read = &mut parts[p].tenders[i];
+            read.bid_rows.insert(bid.id.clone(), row);
+            read.tender.bids.push_back(Arc::new(bid));
         }
     }
     let fields = std::thread::scope(|scope| {
@@ -639,7 +634,7 @@ fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
             .iter()
             .map(|part| {
                 let tenders = part.tenders.iter();
-                scope.spawn(|| tenders.map(|(_, t)| listed_fields(t)).collect())
+                scope.spawn(|| tenders.map(|t| listed_fields(&t.tender)).collect())
             })
             .collect();
         renders
@@ -763,6 +758,25 @@ mod tests {
         assert!(written.contains(r#""id":"b6""#), "{written}");
         drop(store);
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b6"]);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), written);
+        // Rows known again after the restart: a bid removed goes, a new one comes last.
+        store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.bids.remove(0);
+                    t.bids.push_back(bid("b7", now));
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        assert_eq!(bid_rows(dir.path(), &id), ["b6", "b7"]);
+        let written = stored_form(&store, &id);
+        drop(store);
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
         assert_eq!(stored_form(&store, &id), written);
     }
