@@ -244,7 +244,21 @@ fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
     Ok(Loaded { state })
 }
 
-fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
+fn write_loop(conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
+    let failed = |e: &rusqlite::Error| {
+        tracing::error!(file = %path.display(), error = %e, "a write could not be committed");
+        e.to_string()
+    };
+    let mut statements = match Statements::prepare(&conn) {
+        Ok(statements) => statements,
+        Err(e) => {
+            let outcome = Err(failed(&e));
+            while let Ok(job) = queue.recv() {
+                job.done.send(outcome.clone());
+            }
+            return;
+        }
+    };
     let mut versions = std::collections::HashMap::new();
     while let Ok(first) = queue.recv() {
         let mut batch = vec![first];
@@ -255,10 +269,7 @@ fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
             }
         }
         let mut kept = versions.clone();
-        let outcome = commit(&mut conn, &batch, &mut kept).map_err(|e| {
-            tracing::error!(file = %path.display(), error = %e, "a write could not be committed");
-            e.to_string()
-        });
+        let outcome = statements.commit(&batch, &mut kept).map_err(|e| failed(&e));
         if outcome.is_ok() {
             versions = kept;
         }
@@ -268,30 +279,61 @@ fn write_loop(mut conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
     }
 }
 
-fn commit(
-    conn: &mut Connection,
-    batch: &[Job],
-    versions: &mut std::collections::HashMap<&'static str, u64>,
-) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    {
-        let mut tender = tx.prepare(
-            "INSERT INTO tenders (row, id, record) VALUES (?1, ?2, ?3)
-             ON CONFLICT (row) DO UPDATE SET record = excluded.record",
-        )?;
-        let mut bid = tx.prepare(
-            "INSERT INTO bids (row, tender_id, id, record) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (row) DO UPDATE SET record = excluded.record",
-        )?;
-        let mut bid_gone = tx.prepare("DELETE FROM bids WHERE row = ?1")?;
-        let mut state = tx.prepare(
-            "INSERT INTO state (name, value) VALUES (?1, ?2)
-             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-        )?;
+/// The writer's statements, prepared once for every batch.
+struct Statements<'c> {
+    conn: &'c Connection,
+    tender: rusqlite::Statement<'c>,
+    bid: rusqlite::Statement<'c>,
+    bid_gone: rusqlite::Statement<'c>,
+    state: rusqlite::Statement<'c>,
+}
+
+impl<'c> Statements<'c> {
+    fn prepare(conn: &'c Connection) -> rusqlite::Result<Statements<'c>> {
+        Ok(Statements {
+            conn,
+            tender: conn.prepare(
+                "INSERT INTO tenders (row, id, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (row) DO UPDATE SET record = excluded.record",
+            )?,
+            bid: conn.prepare(
+                "INSERT INTO bids (row, tender_id, id, record) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (row) DO UPDATE SET record = excluded.record",
+            )?,
+            bid_gone: conn.prepare("DELETE FROM bids WHERE row = ?1")?,
+            state: conn.prepare(
+                "INSERT INTO state (name, value) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            )?,
+        })
+    }
+
+    /// Writes a batch in one transaction; on any error nothing of it is kept.
+    fn commit(
+        &mut self,
+        batch: &[Job],
+        versions: &mut std::collections::HashMap<&'static str, u64>,
+    ) -> rusqlite::Result<()> {
+        self.conn.execute_batch("BEGIN")?;
+        let done = self
+            .write(batch, versions)
+            .and_then(|()| self.conn.execute_batch("COMMIT"));
+        if done.is_err() {
+            // A failed COMMIT may leave the transaction open; a finished one has none to end.
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        done
+    }
+
+    fn write(
+        &mut self,
+        batch: &[Job],
+        versions: &mut std::collections::HashMap<&'static str, u64>,
+    ) -> rusqlite::Result<()> {
         for write in batch.iter().flat_map(|j| &j.writes) {
             match write {
                 Write::Tender { row, id, record } => {
-                    tender.execute(params![row, id, record])?;
+                    self.tender.execute(params![row, id, record])?;
                 }
                 Write::Bid {
                     row,
@@ -299,10 +341,10 @@ fn commit(
                     id,
                     record,
                 } => {
-                    bid.execute(params![row, tender, id, record])?;
+                    self.bid.execute(params![row, tender, id, record])?;
                 }
                 Write::BidGone { row } => {
-                    bid_gone.execute(params![row])?;
+                    self.bid_gone.execute(params![row])?;
                 }
                 Write::State {
                     name,
@@ -312,11 +354,11 @@ fn commit(
                     let last = versions.entry(name).or_default();
                     if *version >= *last {
                         *last = *version;
-                        state.execute(params![name, value])?;
+                        self.state.execute(params![name, value])?;
                     }
                 }
             }
         }
+        Ok(())
     }
-    tx.commit()
 }

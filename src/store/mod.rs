@@ -907,8 +907,23 @@ mod tests {
             "{refused:?}"
         );
         assert_eq!(stored_form(&store, &id), before);
+        // The refused transaction is gone: a write that fits is committed.
+        store
+            .update(
+                &id,
+                now,
+                |t| {
+                    t.terms.description = Some("fits".into());
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await
+            .unwrap();
+        let after = stored_form(&store, &id);
+        assert!(after.contains(r#""description":"fits""#), "{after}");
         drop(store);
         let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
-        assert_eq!(stored_form(&store, &id), before);
+        assert_eq!(stored_form(&store, &id), after);
     }
 }
