@@ -222,6 +222,39 @@ fn percent_encode(text: &str) -> String {
 }
 
 impl Bench {
+    /// A bench on a server the benchmark started, with `report` to fill.
+    #[allow(clippy::too_many_arguments)]
+    async fn on(
+        plan: &Plan,
+        server: &server::Server,
+        scenarios: &std::path::Path,
+        [owner, bidder, asker]: &[Broker; 3],
+        cli: &Cli,
+        has_clock: bool,
+        report: Report,
+    ) -> Result<Bench, Error> {
+        let mut conns = Vec::with_capacity(plan.connections);
+        for _ in 0..plan.connections {
+            conns.push(Conn::open(&server.target).await?);
+        }
+        Ok(Bench {
+            plan: plan.clone(),
+            server_pid: Some(server.pid()),
+            conns,
+            control: Conn::open(&server.target).await?,
+            bodies: Bodies::new(Templates::load(scenarios)?, cli.seed),
+            owner: owner.clone(),
+            bidder: bidder.clone(),
+            asker: asker.clone(),
+            seed: cli.seed,
+            has_clock,
+            listed: 0,
+            held: Vec::new(),
+            only: cli.only.as_ref().map(|o| o.to_lowercase()),
+            report,
+        })
+    }
+
     fn cpu(&self) -> Option<Duration> {
         self.server_pid.and_then(server::cpu_time)
     }
@@ -593,6 +626,28 @@ const CROWD: usize = 200;
 const CROWDED_CASE: &str = "POST bid, tender holding 200 bids";
 const UNCROWDED_CASE: &str = "POST bid, tender holding no bids";
 
+/// A durable case and its twin in memory, half a case at a time in the order memory,
+/// durable, durable, memory, so that neither gains from the moment it runs; each pair is
+/// merged into its row.
+async fn paired(b: &mut Bench, memory: &mut Bench, case: &str, kept: Generator, twin: Generator) {
+    let name = format!("durable: {case}");
+    if !b.wanted(&name) {
+        return;
+    }
+    let (warmup, half) = (b.plan.warmup, b.plan.duration / 2);
+    let (m1, m1_cpu) = memory.measured(twin.clone(), warmup, half).await;
+    let (k1, k1_cpu) = b.measured(kept.clone(), warmup, half).await;
+    let (k2, k2_cpu) = b.measured(kept, warmup, half).await;
+    let (m2, m2_cpu) = memory.measured(twin, warmup, half).await;
+    let sum = |x: Option<Duration>, y: Option<Duration>| x.zip(y).map(|(x, y)| x + y);
+    b.record(&name, &k1.merge(k2), sum(k1_cpu, k2_cpu));
+    b.record(
+        &format!("{PAIRED}{case}"),
+        &m1.merge(m2),
+        sum(m1_cpu, m2_cpu),
+    );
+}
+
 /// Whether a bid's cost grows with the bids already on its tender: bids posted for a short
 /// while to tenders that held [`CROWD`] each and to tenders that held none. Each case adds
 /// about the same number of bids to its group, so the two differ by the bids held before.
@@ -737,48 +792,57 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         return Ok(report);
     }
     let mut server = server::Server::start(false, cli.server.clone(), Some(dir)).await?;
-    let mut conns = Vec::with_capacity(plan.connections);
-    for _ in 0..plan.connections {
-        conns.push(Conn::open(&server.target).await?);
-    }
-    let templates = Templates::load(&cli.scenarios.clone().unwrap_or(root.join("scenarios")))?;
-    let mut b = Bench {
-        plan: plan.clone(),
-        server_pid: Some(server.pid()),
-        conns,
-        control: Conn::open(&server.target).await?,
-        bodies: Bodies::new(templates, cli.seed),
-        owner,
-        bidder,
-        asker,
-        seed: cli.seed,
+    // A twin in memory, started the same way, whose cases run interleaved with the durable
+    // ones: measured side by side, the two see the same machine.
+    let twin = server::Server::start(false, cli.server.clone(), None).await?;
+    let scenarios = cli.scenarios.clone().unwrap_or(root.join("scenarios"));
+    let brokers = [owner, bidder, asker];
+    let mut kept = Bench::on(&plan, &server, &scenarios, &brokers, cli, has_clock, report).await?;
+    let mut memory = Bench::on(
+        &plan,
+        &twin,
+        &scenarios,
+        &brokers,
+        cli,
         has_clock,
-        listed: 0,
-        held: Vec::new(),
-        only: cli.only.as_ref().map(|o| o.to_lowercase()),
-        report,
-    };
-    let result = measure_durable(&mut b, &mut server).await;
-    let mut report = b.report;
+        Report::new(),
+    )
+    .await?;
+    let result = measure_durable(&mut kept, &mut memory, &mut server).await;
+    drop(twin);
+    let mut report = kept.report;
     if let Err(e) = result {
         report.aborted = Some(e.to_string());
     }
     Ok(report)
 }
 
-/// The write cases on the durable store, then its start-up time with the large count held.
-async fn measure_durable(b: &mut Bench, server: &mut server::Server) -> Result<(), Error> {
+/// The prefix of a durable case's twin in memory.
+pub const PAIRED: &str = "in memory, paired with the durable: ";
+
+/// The write cases on the durable store, each paired with the same case on a twin server in
+/// memory; then the durable store's start-up time with the large count held.
+async fn measure_durable(
+    b: &mut Bench,
+    memory: &mut Bench,
+    server: &mut server::Server,
+) -> Result<(), Error> {
     let plan = b.plan.clone();
     b.preload(plan.tenders, true).await?;
-    b.case(&format!("durable: {PATCH_CASE}"), b.patch_generator())
-        .await;
+    memory.preload(plan.tenders, true).await?;
+    let (kept, twin) = (b.patch_generator(), memory.patch_generator());
+    paired(b, memory, PATCH_CASE, kept, twin).await;
     if b.has_clock {
         b.move_to_tendering().await?;
-        b.case(&format!("durable: {BID_CASE}"), b.bid_generator())
-            .await;
+        memory.move_to_tendering().await?;
+        let (kept, twin) = (b.bid_generator(), memory.bid_generator());
+        paired(b, memory, BID_CASE, kept, twin).await;
     }
-    let make = b.tender_generator().await?;
-    b.case(&format!("durable: {TENDER_CASE}"), make).await;
+    let (kept, twin) = (
+        b.tender_generator().await?,
+        memory.tender_generator().await?,
+    );
+    paired(b, memory, TENDER_CASE, kept, twin).await;
     b.listed = count_listed(b).await?;
     b.preload(plan.large, false).await?;
     let held = b.listed;
