@@ -41,10 +41,47 @@ impl Timestamp {
     }
 }
 
-/// `2017-07-25T17:36:55.659566+03:00`, written field by field: every response carries many
-/// timestamps, and the general formatter is several times slower.
+/// The text of a timestamp of years 0 to 9999: `2017-07-25T17:36:55.659566+03:00`.
+const TEXT_LEN: usize = 32;
+
+impl Timestamp {
+    /// The text written digit by digit into a buffer: every answer and stored record carries
+    /// many timestamps, and the general formatter is several times slower. None for a year
+    /// outside 0..=9999 (written by [`fmt::Display`] instead).
+    fn text(&self) -> Option<[u8; TEXT_LEN]> {
+        let t = self.0;
+        let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
+        let offset = t.offset().whole_minutes();
+        let minutes = u32::from(offset.unsigned_abs());
+        let mut out = *b"0000-00-00T00:00:00.000000+00:00";
+        let mut put = |at: usize, width: usize, mut value: u32| {
+            for i in (at..at + width).rev() {
+                out[i] = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        put(0, 4, year);
+        put(5, 2, u32::from(u8::from(t.month())));
+        put(8, 2, u32::from(t.day()));
+        put(11, 2, u32::from(t.hour()));
+        put(14, 2, u32::from(t.minute()));
+        put(17, 2, u32::from(t.second()));
+        put(20, 6, t.microsecond());
+        put(27, 2, minutes / 60);
+        put(30, 2, minutes % 60);
+        if offset < 0 {
+            out[26] = b'-';
+        }
+        Some(out)
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(text) = self.text() {
+            // Only ASCII digits and separators were written.
+            return f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?);
+        }
         let t = self.0;
         let offset = t.offset().whole_minutes();
         let sign = if offset < 0 { '-' } else { '+' };
@@ -67,7 +104,10 @@ impl fmt::Display for Timestamp {
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        match self.text().as_ref().map(|t| std::str::from_utf8(t)) {
+            Some(Ok(text)) => serializer.serialize_str(text),
+            _ => serializer.collect_str(self),
+        }
     }
 }
 
@@ -184,6 +224,49 @@ mod tests {
 
     fn kyiv() -> Zone {
         Zone::named("Europe/Kyiv").expect("zone in the database")
+    }
+
+    #[test]
+    fn a_timestamp_is_written_digit_by_digit_as_the_general_formatter_writes_it() {
+        let general = |t: OffsetDateTime| {
+            let offset = t.offset().whole_minutes();
+            let sign = if offset < 0 { '-' } else { '+' };
+            let offset = offset.unsigned_abs();
+            format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{sign}{:02}:{:02}",
+                t.year(),
+                u8::from(t.month()),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second(),
+                t.microsecond(),
+                offset / 60,
+                offset % 60
+            )
+        };
+        let moments = [
+            datetime!(2017-07-25 17:36:55.659566 +03:00),
+            datetime!(0000-01-01 00:00 UTC),
+            datetime!(9999-12-30 23:59:59.999999 +14:00),
+            datetime!(2030-03-31 03:00:00.000001 -09:30),
+            datetime!(1999-10-31 02:59:59 +05:45),
+            datetime!(-0001-06-15 12:00 -01:00),
+            EARLIEST,
+            LATEST,
+        ];
+        for t in moments {
+            let expected = general(t);
+            assert_eq!(Timestamp(t).to_string(), expected);
+            assert_eq!(
+                serde_json::to_string(&Timestamp(t)).unwrap(),
+                format!("\"{expected}\"")
+            );
+        }
+        assert_eq!(
+            Timestamp(datetime!(2030-03-31 03:00:00.000001 -09:30)).to_string(),
+            "2030-03-31T03:00:00.000001-09:30"
+        );
     }
 
     #[test]
