@@ -63,6 +63,22 @@ impl ListedFields {
             .unwrap_or_default()
     }
 
+    /// Reads a byte of each of the block's first cache lines (its head and the first
+    /// fields, those clients ask for most) and returns them folded. A page does this for all
+    /// its rows before copying any, so that the memory of its rows is fetched side by side
+    /// instead of one row after another: with many tenders held, the blocks are far apart and
+    /// rarely cached. (Reading each row's head first, then the lines of exactly the fields
+    /// asked for, measured slower: two passes cost more than they save.)
+    pub fn touch(&self) -> u8 {
+        const LINE: usize = 64;
+        const LINES: usize = 6;
+        let mut folded = 0;
+        for at in (0..self.0.len().min(LINE * LINES)).step_by(LINE) {
+            folded ^= self.0[at];
+        }
+        folded
+    }
+
     /// Appends the texts of the fields at `wanted` to `texts`, and where each ends to `ends`.
     pub fn copy_into(&self, wanted: &[usize], texts: &mut Vec<u8>, ends: &mut Vec<u32>) {
         for &i in wanted {
