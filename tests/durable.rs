@@ -650,3 +650,87 @@ fn a_data_directory_it_cannot_use_stops_the_start_with_a_message() {
         "{message}"
     );
 }
+
+/// Starts the server on `dir` and expects it to stop by itself: its exit code and stderr.
+fn refused_start(dir: &Path) -> (Option<i32>, String) {
+    let mut child = command(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    for _ in 0..400 {
+        if let Some(status) = child.try_wait().expect("waits") {
+            let mut message = String::new();
+            if let Some(mut err) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut err, &mut message).expect("reads");
+            }
+            return (status.code(), message);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    panic!("the server started on a file it should refuse");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    let created = s
+        .write(
+            reqwest::Method::POST,
+            "/api/2.3/tenders",
+            tender_body(START, 1, 4),
+        )
+        .await;
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "P1DT1M"}),
+    )
+    .await;
+    let bid = s
+        .write(
+            reqwest::Method::POST,
+            &format!("/api/2.3/tenders/{id}/bids"),
+            bid_body(450.0),
+        )
+        .await;
+    let bid_url = format!(
+        "/api/2.3/tenders/{id}/bids/{}?acc_token={}",
+        bid["data"]["id"].as_str().unwrap(),
+        bid["access"]["token"].as_str().unwrap()
+    );
+    s.stop();
+    let file = rusqlite::Connection::open(dir.path().join("registry.sqlite3")).unwrap();
+
+    file.execute("UPDATE bids SET tender_id = 'f00'", [])
+        .unwrap();
+    let (code, message) = refused_start(dir.path());
+    assert_eq!(code, Some(1), "{message}");
+    assert!(
+        message.contains("belongs to a tender the file lacks: f00"),
+        "{message}"
+    );
+
+    file.execute("UPDATE bids SET tender_id = ?1", [&id])
+        .unwrap();
+    file.execute(
+        "INSERT INTO tenders (id, record) SELECT id, record FROM tenders",
+        [],
+    )
+    .unwrap();
+    let (code, message) = refused_start(dir.path());
+    assert_eq!(code, Some(1), "{message}");
+    assert!(message.contains("a tender is stored twice"), "{message}");
+
+    // Put right, the file is served again, bid and all.
+    file.execute("DELETE FROM tenders WHERE row > 1", [])
+        .unwrap();
+    drop(file);
+    let s = Server::start(dir.path());
+    let tender = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    assert_eq!(tender["data"]["id"], id.as_str());
+    assert_eq!(s.get(&bid_url).await["data"], bid["data"]);
+}
