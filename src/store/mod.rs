@@ -48,9 +48,12 @@ pub struct Entry {
 /// tender's bids in the database file, which only writers use), and its own row there.
 struct Place {
     entry: Mutex<Entry>,
-    turn: tokio::sync::Mutex<BidRows>,
+    turn: Arc<tokio::sync::Mutex<BidRows>>,
     row: i64,
 }
+
+/// A tender's turn, held by a write that may outlive its request (see [`Store::saved`]).
+type Turn = tokio::sync::OwnedMutexGuard<BidRows>;
 
 impl Place {
     fn new(tender: Tender, row: i64, bid_rows: BidRows) -> Slot {
@@ -60,7 +63,7 @@ impl Place {
                 tender,
                 public: None,
             }),
-            turn: tokio::sync::Mutex::new(bid_rows),
+            turn: Arc::new(tokio::sync::Mutex::new(bid_rows)),
         })
     }
 }
@@ -333,12 +336,24 @@ impl Store {
 
     /// Stores a new tender, stamping its `dateModified`, and returns `view` of it.
     pub async fn insert<V>(
-        &self,
+        self: &Arc<Self>,
         mut tender: Tender,
         now: Timestamp,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
+        let result = view(&tender);
+        if self.durable.is_none() {
+            self.place_new(tender).await?;
+        } else {
+            let store = self.clone();
+            finished(tokio::spawn(async move { store.place_new(tender).await })).await?;
+        }
+        Ok(result)
+    }
+
+    /// Commits a new tender, indexes it and makes it known.
+    async fn place_new(&self, mut tender: Tender) -> Result<(), Refusal> {
         let row = self
             .durable
             .as_ref()
@@ -348,13 +363,12 @@ impl Store {
             .commit(row, &mut tender, None, &mut bid_rows, None)
             .await;
         self.index(&tender, None, true, committed)?;
-        let result = view(&tender);
         let id = tender.id.clone();
         self.tenders
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, Place::new(tender, row, bid_rows));
-        Ok(result)
+        Ok(())
     }
 
     /// Reads a tender under its lock.
@@ -380,26 +394,30 @@ impl Store {
     /// due are applied (and kept) first; then `op` works on a copy, which replaces the
     /// tender only if `op` succeeds and the change is committed.
     pub async fn update<V>(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         now: Timestamp,
         op: impl FnOnce(&mut Tender) -> Result<Change, Refusal>,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
-        let mut turn = place.turn.lock().await;
+        let mut turn = place.turn.clone().lock_owned().await;
         let mut copy = lock(&place.entry).tender.clone();
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
-            self.save(&place, &mut turn, copy.clone(), caught_up, now, calendar)
+            let copy = copy.clone();
+            turn = self
+                .saved(&place, turn, copy, caught_up, now, calendar)
                 .await?;
         }
         let change = op(&mut copy)?;
         if change != Change::None {
-            self.save(&place, &mut turn, copy, change, now, None)
-                .await?;
+            turn = self.saved(&place, turn, copy, change, now, None).await?;
         }
-        Ok(view(&lock(&place.entry).tender))
+        // Seen under the turn: what this write left, not a later one.
+        let seen = view(&lock(&place.entry).tender);
+        drop(turn);
+        Ok(seen)
     }
 
     /// Applies the transitions due at `now`, with the calendar's new state if they booked
@@ -434,6 +452,34 @@ impl Store {
         (change, snapshot)
     }
 
+    /// [`Store::save`], run to its end even if the request stops waiting for it: once a
+    /// write is handed to the database, the tender in memory, its bids' rows and the listing
+    /// (whose reserved `dateModified` must be released) follow it whatever becomes of the
+    /// request. In memory nothing waits between the change and its end.
+    async fn saved(
+        self: &Arc<Self>,
+        place: &Slot,
+        mut turn: Turn,
+        tender: Tender,
+        change: Change,
+        now: Timestamp,
+        calendar: Option<Write>,
+    ) -> Result<Turn, Refusal> {
+        if self.durable.is_none() {
+            self.save(place, &mut turn, tender, change, now, calendar)
+                .await?;
+            return Ok(turn);
+        }
+        let (store, place) = (self.clone(), place.clone());
+        finished(tokio::spawn(async move {
+            store
+                .save(&place, &mut turn, tender, change, now, calendar)
+                .await
+                .map(|()| turn)
+        }))
+        .await
+    }
+
     /// Commits `tender`, then makes it the current state.
     async fn save(
         &self,
@@ -465,7 +511,7 @@ impl Store {
 
     /// Applies every transition due at `now`; returns how many tenders moved. With a data
     /// directory the tenders are written side by side, so that their commits share syncs.
-    pub async fn run_due(&self, now: Timestamp) -> usize {
+    pub async fn run_due(self: &Arc<Self>, now: Timestamp) -> usize {
         use futures_util::stream::{self, StreamExt};
         let due = lock(&self.indexes).due(now);
         stream::iter(due)
@@ -494,6 +540,12 @@ impl Store {
     pub fn page(&self, request: &PageRequest) -> Page {
         lock(&self.indexes).page(request)
     }
+}
+
+/// The outcome of a write spawned so that it ends even if its request is dropped.
+async fn finished<T>(task: tokio::task::JoinHandle<Result<T, Refusal>>) -> Result<T, Refusal> {
+    task.await
+        .unwrap_or_else(|e| Err(Refusal::Unavailable(format!("the write stopped: {e}"))))
 }
 
 /// The listed fields of a tender the listing shows (none for a draft).
@@ -691,7 +743,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
         let add = |ids: &'static [&'static str]| {
@@ -758,7 +810,7 @@ mod tests {
         assert!(written.contains(r#""id":"b6""#), "{written}");
         drop(store);
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b6"]);
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         assert_eq!(stored_form(&store, &id), written);
         // Rows known again after the restart: a bid removed goes, a new one comes last.
         store
@@ -777,7 +829,7 @@ mod tests {
         assert_eq!(bid_rows(dir.path(), &id), ["b6", "b7"]);
         let written = stored_form(&store, &id);
         drop(store);
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         assert_eq!(stored_form(&store, &id), written);
     }
 
@@ -786,7 +838,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
         let file = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
@@ -816,6 +868,48 @@ mod tests {
         assert!(!record().contains(r#""bids""#), "{}", record());
     }
 
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_write_its_request_gave_up_on_still_ends_in_memory_as_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).await.unwrap();
+        let write = store.update(
+            &id,
+            now,
+            |t| {
+                t.bids.push_back(bid("b1", now));
+                t.terms.description = Some("given up".into());
+                Ok(Change::Public)
+            },
+            |_| (),
+        );
+        // The request goes away while its write is being committed.
+        let _ = tokio::time::timeout(std::time::Duration::from_micros(1), write).await;
+        let mut held = 0;
+        for _ in 0..200 {
+            held = store.read(&id, |t| t.bids.len()).unwrap();
+            if held == 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(held, 1, "the write ended in memory");
+        let describe = |t: &mut Tender| {
+            t.terms.description = Some("after".into());
+            Ok(Change::Public)
+        };
+        store.update(&id, now, describe, |_| ()).await.unwrap();
+        let written = stored_form(&store, &id);
+        assert!(written.contains(r#""id":"b1""#), "{written}");
+        drop(store);
+        assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
+        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        assert_eq!(stored_form(&store, &id), written);
+    }
+
     #[tokio::test]
     async fn a_file_of_schema_version_1_is_migrated_with_its_bids() {
         let dir = tempfile::tempdir().unwrap();
@@ -840,7 +934,7 @@ mod tests {
         .unwrap();
         drop(conn);
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         assert_eq!(stored_form(&store, &tender.id), v1_record);
         drop(store);
         assert_eq!(bid_rows(dir.path(), &tender.id), ["b1", "b2", "b3"]);
@@ -867,12 +961,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
         let written = stored_form(&store, &id);
         drop(store);
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         assert_eq!(stored_form(&store, &id), written);
         assert!(written.contains("ownerToken"), "{written}");
         let public = store
@@ -886,7 +980,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap();
+        let store = Arc::new(
+            Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap(),
+        );
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
         let before = stored_form(&store, &id);
@@ -923,7 +1019,7 @@ mod tests {
         let after = stored_form(&store, &id);
         assert!(after.contains(r#""description":"fits""#), "{after}");
         drop(store);
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
         assert_eq!(stored_form(&store, &id), after);
     }
 }
