@@ -31,9 +31,12 @@ use database::{Database, Loaded, Write};
 use indexes::Indexes;
 use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::task::{Context, Poll};
 use time::Duration;
 use tokio::sync::Notify;
 
@@ -347,7 +350,7 @@ impl Store {
             self.place_new(tender).await?;
         } else {
             let store = self.clone();
-            finished(tokio::spawn(async move { store.place_new(tender).await })).await?;
+            RunsToEnd::new(async move { store.place_new(tender).await }).await?;
         }
         Ok(result)
     }
@@ -471,12 +474,12 @@ impl Store {
             return Ok(turn);
         }
         let (store, place) = (self.clone(), place.clone());
-        finished(tokio::spawn(async move {
+        RunsToEnd::new(async move {
             store
                 .save(&place, &mut turn, tender, change, now, calendar)
                 .await
                 .map(|()| turn)
-        }))
+        })
         .await
     }
 
@@ -542,10 +545,37 @@ impl Store {
     }
 }
 
-/// The outcome of a write spawned so that it ends even if its request is dropped.
-async fn finished<T>(task: tokio::task::JoinHandle<Result<T, Refusal>>) -> Result<T, Refusal> {
-    task.await
-        .unwrap_or_else(|e| Err(Refusal::Unavailable(format!("the write stopped: {e}"))))
+/// A write's future, polled by its request; dropped before its end (the request went away),
+/// it is handed to a task of its own that polls it to the end.
+struct RunsToEnd<F: Future<Output: Send + 'static> + Send + 'static>(Option<Pin<Box<F>>>);
+
+impl<F: Future<Output: Send + 'static> + Send + 'static> RunsToEnd<F> {
+    fn new(write: F) -> Self {
+        RunsToEnd(Some(Box::pin(write)))
+    }
+}
+
+impl<F: Future<Output: Send + 'static> + Send + 'static> Future for RunsToEnd<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let Some(write) = self.0.as_mut() else {
+            return Poll::Pending;
+        };
+        let outcome = write.as_mut().poll(cx);
+        if outcome.is_ready() {
+            self.0 = None;
+        }
+        outcome
+    }
+}
+
+impl<F: Future<Output: Send + 'static> + Send + 'static> Drop for RunsToEnd<F> {
+    fn drop(&mut self) {
+        if let Some(write) = self.0.take() {
+            tokio::spawn(write);
+        }
+    }
 }
 
 /// The listed fields of a tender the listing shows (none for a draft).
