@@ -740,6 +740,27 @@ mod tests {
     use crate::domain::ids;
     use crate::domain::tender::tests::published;
 
+    /// A durable store on a new directory (held to `max_pages` pages if given), holding
+    /// [`published`]'s tender: the directory, the store, the tender's id and its moment.
+    async fn holding_a_tender(
+        max_pages: Option<u32>,
+    ) -> (tempfile::TempDir, Arc<Store>, String, Timestamp) {
+        let dir = tempfile::tempdir().unwrap();
+        let (tender, _, now) = published();
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let opened = Store::open_limited(zone, Duration::seconds(30), dir.path(), max_pages);
+        let store = Arc::new(opened.unwrap());
+        let id = tender.id.clone();
+        store.insert(tender, now, |_| ()).await.unwrap();
+        (dir, store, id, now)
+    }
+
+    /// The store kept in `dir`, opened again.
+    fn reopen(dir: &Path) -> Arc<Store> {
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        Arc::new(Store::open(zone, Duration::seconds(30), dir).unwrap())
+    }
+
     fn bid(id: &str, now: Timestamp) -> Arc<Bid> {
         Arc::new(Bid {
             id: id.into(),
@@ -770,12 +791,7 @@ mod tests {
 
     #[tokio::test]
     async fn bids_are_kept_in_rows_of_their_own_in_order_through_changes_and_removals() {
-        let dir = tempfile::tempdir().unwrap();
-        let (tender, _, now) = published();
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
-        let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).await.unwrap();
+        let (dir, store, id, now) = holding_a_tender(None).await;
         let add = |ids: &'static [&'static str]| {
             move |t: &mut Tender| {
                 for b in ids {
@@ -840,7 +856,7 @@ mod tests {
         assert!(written.contains(r#""id":"b6""#), "{written}");
         drop(store);
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b6"]);
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
         // Rows known again after the restart: a bid removed goes, a new one comes last.
         store
@@ -859,18 +875,13 @@ mod tests {
         assert_eq!(bid_rows(dir.path(), &id), ["b6", "b7"]);
         let written = stored_form(&store, &id);
         drop(store);
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
     }
 
     #[tokio::test]
     async fn a_write_that_changes_only_bids_leaves_the_tender_s_row_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let (tender, _, now) = published();
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
-        let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).await.unwrap();
+        let (dir, store, id, now) = holding_a_tender(None).await;
         let file = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
         let record = || -> String {
             file.query_row("SELECT record FROM tenders", [], |r| r.get(0))
@@ -900,12 +911,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn a_write_its_request_gave_up_on_still_ends_in_memory_as_in_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let (tender, _, now) = published();
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
-        let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).await.unwrap();
+        let (dir, store, id, now) = holding_a_tender(None).await;
         let write = store.update(
             &id,
             now,
@@ -936,7 +942,7 @@ mod tests {
         assert!(written.contains(r#""id":"b1""#), "{written}");
         drop(store);
         assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
-        let store = Store::open(zone, Duration::seconds(30), dir.path()).unwrap();
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
     }
 
@@ -963,8 +969,7 @@ mod tests {
         )
         .unwrap();
         drop(conn);
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &tender.id), v1_record);
         drop(store);
         assert_eq!(bid_rows(dir.path(), &tender.id), ["b1", "b2", "b3"]);
@@ -988,15 +993,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_reopened_store_holds_every_tender_as_it_was() {
-        let dir = tempfile::tempdir().unwrap();
-        let (tender, _, now) = published();
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
-        let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).await.unwrap();
+        let (dir, store, id, _) = holding_a_tender(None).await;
         let written = stored_form(&store, &id);
         drop(store);
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
         assert!(written.contains("ownerToken"), "{written}");
         let public = store
@@ -1007,14 +1007,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let (tender, _, now) = published();
-        let zone = Zone::named("Europe/Kyiv").unwrap();
-        let store = Arc::new(
-            Store::open_limited(zone, Duration::seconds(30), dir.path(), Some(32)).unwrap(),
-        );
-        let id = tender.id.clone();
-        store.insert(tender, now, |_| ()).await.unwrap();
+        let (dir, store, id, now) = holding_a_tender(Some(32)).await;
         let before = stored_form(&store, &id);
         let huge = "x".repeat(1 << 20);
         let refused = store
@@ -1049,7 +1042,7 @@ mod tests {
         let after = stored_form(&store, &id);
         assert!(after.contains(r#""description":"fits""#), "{after}");
         drop(store);
-        let store = Arc::new(Store::open(zone, Duration::seconds(30), dir.path()).unwrap());
+        let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), after);
     }
 }

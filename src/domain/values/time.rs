@@ -82,24 +82,28 @@ impl fmt::Display for Timestamp {
             // Only ASCII digits and separators were written.
             return f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?);
         }
-        let t = self.0;
-        let offset = t.offset().whole_minutes();
-        let sign = if offset < 0 { '-' } else { '+' };
-        let offset = offset.unsigned_abs();
-        write!(
-            f,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{sign}{:02}:{:02}",
-            t.year(),
-            u8::from(t.month()),
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second(),
-            t.microsecond(),
-            offset / 60,
-            offset % 60
-        )
+        write_general(self.0, f)
     }
+}
+
+/// The text of any moment, through the general formatter (the calendar's far years too).
+fn write_general(t: OffsetDateTime, f: &mut impl fmt::Write) -> fmt::Result {
+    let offset = t.offset().whole_minutes();
+    let sign = if offset < 0 { '-' } else { '+' };
+    let offset = offset.unsigned_abs();
+    write!(
+        f,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{sign}{:02}:{:02}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.microsecond(),
+        offset / 60,
+        offset % 60
+    )
 }
 
 impl Serialize for Timestamp {
@@ -229,21 +233,9 @@ mod tests {
     #[test]
     fn a_timestamp_is_written_digit_by_digit_as_the_general_formatter_writes_it() {
         let general = |t: OffsetDateTime| {
-            let offset = t.offset().whole_minutes();
-            let sign = if offset < 0 { '-' } else { '+' };
-            let offset = offset.unsigned_abs();
-            format!(
-                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{sign}{:02}:{:02}",
-                t.year(),
-                u8::from(t.month()),
-                t.day(),
-                t.hour(),
-                t.minute(),
-                t.second(),
-                t.microsecond(),
-                offset / 60,
-                offset % 60
-            )
+            let mut text = String::new();
+            write_general(t, &mut text).unwrap();
+            text
         };
         let moments = [
             datetime!(2017-07-25 17:36:55.659566 +03:00),
