@@ -222,11 +222,13 @@ fn percent_encode(text: &str) -> String {
 }
 
 impl Bench {
-    /// A bench on a server the benchmark started, with `report` to fill.
+    /// A bench on `target` (the process `server_pid`, when the benchmark started it), with
+    /// `report` to fill.
     #[allow(clippy::too_many_arguments)]
     async fn on(
         plan: &Plan,
-        server: &server::Server,
+        target: &Target,
+        server_pid: Option<u32>,
         scenarios: &std::path::Path,
         [owner, bidder, asker]: &[Broker; 3],
         cli: &Cli,
@@ -235,13 +237,13 @@ impl Bench {
     ) -> Result<Bench, Error> {
         let mut conns = Vec::with_capacity(plan.connections);
         for _ in 0..plan.connections {
-            conns.push(Conn::open(&server.target).await?);
+            conns.push(Conn::open(target).await?);
         }
         Ok(Bench {
             plan: plan.clone(),
-            server_pid: Some(server.pid()),
+            server_pid,
             conns,
-            control: Conn::open(&server.target).await?,
+            control: Conn::open(target).await?,
             bodies: Bodies::new(Templates::load(scenarios)?, cli.seed),
             owner: owner.clone(),
             bidder: bidder.clone(),
@@ -703,9 +705,9 @@ const TENDER_CASE: &str = "POST tender (scenarios/tender.json)";
 async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     let plan = Plan::from(cli)?;
     let root = server::workspace_root();
-    let templates = Templates::load(&cli.scenarios.clone().unwrap_or(root.join("scenarios")))?;
+    let scenarios = cli.scenarios.clone().unwrap_or(root.join("scenarios"));
     let brokers: Vec<Broker> = cli.brokers.iter().map(|b| Broker::new(b)).collect();
-    let [owner, bidder, asker] = <[Broker; 3]>::try_from(brokers)
+    let brokers = <[Broker; 3]>::try_from(brokers)
         .map_err(|_| Error::new("--brokers takes three keys: owner,bidder,asker"))?;
 
     let build = !cli.no_build && std::env::var_os("CARGO").is_some();
@@ -727,10 +729,7 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         .send(&Call::get("/testing/clock"))
         .await
         .is_ok_and(|r| r.ok());
-    let mut conns = Vec::with_capacity(plan.connections);
-    for _ in 0..plan.connections {
-        conns.push(Conn::open(&target).await?);
-    }
+    drop(control);
     println!(
         "target {}{}; {} connections, {:.1} s per case after {:.1} s warm-up",
         target.base_url(),
@@ -743,22 +742,11 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         plan.duration.as_secs_f64(),
         plan.warmup.as_secs_f64(),
     );
-    let mut b = Bench {
-        plan: plan.clone(),
-        server_pid: server.as_ref().map(server::Server::pid),
-        conns,
-        control,
-        bodies: Bodies::new(templates, cli.seed),
-        owner: owner.clone(),
-        bidder: bidder.clone(),
-        asker: asker.clone(),
-        seed: cli.seed,
-        has_clock,
-        listed: 0,
-        held: Vec::new(),
-        only: cli.only.as_ref().map(|o| o.to_lowercase()),
-        report,
-    };
+    let pid = server.as_ref().map(server::Server::pid);
+    let mut b = Bench::on(
+        &plan, &target, pid, &scenarios, &brokers, cli, has_clock, report,
+    )
+    .await?;
     b.report.plan = Some(plan.clone());
     b.report.target = match (&server, &cli.server) {
         (Some(_), None) => format!(
@@ -795,12 +783,22 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     // A twin in memory, started the same way, whose cases run interleaved with the durable
     // ones: measured side by side, the two see the same machine.
     let twin = server::Server::start(false, cli.server.clone(), None).await?;
-    let scenarios = cli.scenarios.clone().unwrap_or(root.join("scenarios"));
-    let brokers = [owner, bidder, asker];
-    let mut kept = Bench::on(&plan, &server, &scenarios, &brokers, cli, has_clock, report).await?;
+    let (pid, twin_pid) = (Some(server.pid()), Some(twin.pid()));
+    let mut kept = Bench::on(
+        &plan,
+        &server.target,
+        pid,
+        &scenarios,
+        &brokers,
+        cli,
+        has_clock,
+        report,
+    )
+    .await?;
     let mut memory = Bench::on(
         &plan,
-        &twin,
+        &twin.target,
+        twin_pid,
         &scenarios,
         &brokers,
         cli,
