@@ -87,25 +87,23 @@ pub async fn place(
     broker.may_create(Level::Participation, test_mode, "bid")?;
     let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
     let filing = app.filing(req, UrlStyle::Signed);
-    let mut placed: Option<(Json, String)> = None;
+    let pretty = reply::wants_pretty(req);
+    let mut placed: Option<(String, String)> = None;
     app.store
         .update(
             &tender_id,
             now,
             |t| {
                 let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root, &filing)?;
-                placed = Some((bid_json(bid), token));
+                placed = Some((bid.id.clone(), reply::render(bid, Some(&token), pretty)));
                 Ok(Change::Silent)
             },
             |_| (),
         )
         .await?;
-    let (bid, token) = placed.unwrap_or_default();
-    let location = format!(
-        "{api_root}/tenders/{tender_id}/bids/{}",
-        bid["id"].as_str().unwrap_or_default()
-    );
-    reply::created(req, res, &location, bid, Some(&token));
+    let (id, text) = placed.unwrap_or_default();
+    let location = format!("{api_root}/tenders/{tender_id}/bids/{id}");
+    reply::created_rendered(res, &location, text);
     Ok(())
 }
 
@@ -119,17 +117,17 @@ pub async fn change(
     let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| guard::bidder(t, &id, b, tok);
     let body = guard::write(req, &app, &tender_id, |t| t.bid(&id).map(|_| ()), allowed).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app
+    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), reply::wants_pretty(req));
+    let text = app
         .store
         .update(
             &tender_id,
             now,
             |t| t.change_bid(&id, data, &cx, now),
-            |t| t.bid(&id).map(bid_json),
+            |t| t.bid(&id).map(|bid| reply::render(bid, None, pretty)),
         )
         .await??;
-    reply::ok(req, res, view);
+    reply::ok_rendered(res, text);
     Ok(())
 }
 
