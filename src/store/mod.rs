@@ -897,7 +897,7 @@ mod tests {
         assert_eq!(record(), "untouched");
         assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
         let describe = |t: &mut Tender| {
-            t.terms.description = Some("changed".into());
+            Arc::make_mut(&mut t.terms).description = Some("changed".into());
             Ok(Change::Public)
         };
         store.update(&id, now, describe, |_| ()).await.unwrap();
@@ -917,7 +917,7 @@ mod tests {
             now,
             |t| {
                 t.bids.push_back(bid("b1", now));
-                t.terms.description = Some("given up".into());
+                Arc::make_mut(&mut t.terms).description = Some("given up".into());
                 Ok(Change::Public)
             },
             |_| (),
@@ -934,7 +934,7 @@ mod tests {
         }
         assert_eq!(held, 1, "the write ended in memory");
         let describe = |t: &mut Tender| {
-            t.terms.description = Some("after".into());
+            Arc::make_mut(&mut t.terms).description = Some("after".into());
             Ok(Change::Public)
         };
         store.update(&id, now, describe, |_| ()).await.unwrap();
@@ -1015,7 +1015,7 @@ mod tests {
                 &id,
                 now,
                 |t| {
-                    t.terms.description = Some(huge.clone());
+                    Arc::make_mut(&mut t.terms).description = Some(huge.clone());
                     Ok(Change::Public)
                 },
                 |_| (),
@@ -1032,7 +1032,7 @@ mod tests {
                 &id,
                 now,
                 |t| {
-                    t.terms.description = Some("fits".into());
+                    Arc::make_mut(&mut t.terms).description = Some("fits".into());
                     Ok(Change::Public)
                 },
                 |_| (),

@@ -265,7 +265,7 @@ impl Tender {
             return Err(Refusal::Invalid(problems));
         }
         self.lots = lots;
-        sum_up(&mut self.terms, &mut self.lots);
+        sum_up(std::sync::Arc::make_mut(&mut self.terms), &mut self.lots);
         Ok(())
     }
 

@@ -278,8 +278,9 @@ pub struct Tender {
     pub status: TenderStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// Shared with the copy a write works on, and copied only by a write that changes them.
     #[serde(flatten)]
-    pub terms: TenderTerms,
+    pub terms: Arc<TenderTerms>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lots: Vec<Lot>,
     pub procurement_method_type: String,
@@ -483,7 +484,7 @@ impl Tender {
                 TenderStatus::ActiveEnquiries
             },
             mode: input.mode,
-            terms: input.terms,
+            terms: Arc::new(input.terms),
             lots: input
                 .lots
                 .into_iter()
@@ -630,10 +631,10 @@ impl Tender {
         if self.is_test() {
             terms.mark_test();
         }
-        if terms == self.terms && lots == self.lots {
+        if terms == *self.terms && lots == self.lots {
             return Ok(Change::None);
         }
-        self.terms = terms;
+        self.terms = Arc::new(terms);
         self.lots = lots;
         Ok(Change::Public)
     }
