@@ -3,6 +3,7 @@
 
 use crate::domain::tender::Tender;
 use crate::domain::views;
+use std::sync::Arc;
 
 /// The fields held in the index, in this order. Any other field is read from the tender.
 pub const LISTED_FIELDS: [&str; 12] = [
@@ -40,6 +41,23 @@ impl ListedFields {
             block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
         }
         ListedFields(block.into_boxed_slice())
+    }
+
+    /// Whether the indexes would hold for `new` exactly what they hold for `old`: its place in
+    /// the listing and the schedule, and every listed field (rendered from the tender's own
+    /// fields below, never from its bids, documents or questions). A write that only touched
+    /// those (a bid, say) leaves the indexes alone.
+    pub fn unchanged(old: &Tender, new: &Tender) -> bool {
+        old.date_modified == new.date_modified
+            && old.next_check == new.next_check
+            && old.status == new.status
+            && (Arc::ptr_eq(&old.terms, &new.terms) || old.terms == new.terms)
+            && old.auction_period == new.auction_period
+            && old.mode == new.mode
+            && old.id == new.id
+            && old.tender_id == new.tender_id
+            && old.procurement_method_type == new.procurement_method_type
+            && old.owner == new.owner
     }
 
     /// Where `name` stands in [`LISTED_FIELDS`]; `None` for a field not held here.
@@ -100,6 +118,7 @@ impl ListedFields {
 mod tests {
     use super::*;
     use crate::domain::records::tender::tests::published;
+    use crate::domain::tender::TenderStatus;
 
     /// What the index holds is what a read of the tender shows, field by field.
     #[test]
@@ -116,5 +135,41 @@ mod tests {
         }
         assert!(matches!(listed.get("auctionPeriod"), Some(None)));
         assert!(listed.get("items").is_none());
+    }
+
+    /// A change of anything a listed field or the row's place is made of is seen; a change
+    /// of the tender's other parts is not.
+    #[test]
+    fn unchanged_sees_every_listed_source() {
+        let (tender, _, now) = published();
+        let later = now.plus(time::Duration::seconds(1));
+        type Change = Box<dyn Fn(&mut Tender)>;
+        let changes: [(&str, Change); 7] = [
+            (
+                "status",
+                Box::new(|t| t.status = TenderStatus::ActiveTendering),
+            ),
+            (
+                "title",
+                Box::new(|t| Arc::make_mut(&mut t.terms).title = "other".into()),
+            ),
+            ("next_check", Box::new(move |t| t.next_check = Some(later))),
+            ("dateModified", Box::new(move |t| t.date_modified = later)),
+            ("mode", Box::new(|t| t.mode = Some("test".into()))),
+            ("owner", Box::new(|t| t.owner = "someone".into())),
+            (
+                "auctionPeriod",
+                Box::new(move |t| t.auction_period.start_date = Some(later)),
+            ),
+        ];
+        for (what, change) in changes {
+            let mut changed = tender.clone();
+            change(&mut changed);
+            assert!(!ListedFields::unchanged(&tender, &changed), "{what}");
+        }
+        let mut other_parts = tender.clone();
+        other_parts.auction_url = Some("http://auction".into());
+        other_parts.procurement_method_details = Some("quick".into());
+        assert!(ListedFields::unchanged(&tender, &other_parts));
     }
 }

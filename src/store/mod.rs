@@ -224,6 +224,12 @@ impl Store {
         stamped: bool,
         committed: Result<(), Refusal>,
     ) -> Result<(), Refusal> {
+        if !stamped
+            && committed.is_ok()
+            && old.is_some_and(|old| ListedFields::unchanged(old, tender))
+        {
+            return Ok(());
+        }
         let fields = committed.as_ref().ok().and_then(|_| listed_fields(tender));
         let mut indexes = lock(&self.indexes);
         if stamped {
