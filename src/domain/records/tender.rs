@@ -10,7 +10,6 @@ use super::question::Question;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids::TokenHash;
 use crate::domain::values::item::{Feature, Item, check_features, check_items};
-use crate::domain::values::merge::merge;
 use crate::domain::values::money::{Money, Period, PeriodEndRequired};
 use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
 use crate::domain::values::parse::{Cx, Obj, Problem};
@@ -129,22 +128,38 @@ pub struct TenderTerms {
 }
 
 /// Reads the terms from a tender object; the returned builder runs once the object is done.
-fn read_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<TenderTerms> + use<'a> {
-    let title = o.req("title");
-    let title_en = o.opt("title_en");
-    let title_ru = o.opt("title_ru");
-    let description = o.opt("description");
-    let description_en = o.opt("description_en");
-    let description_ru = o.opt("description_ru");
-    let procurement_method_rationale = o.opt("procurementMethodRationale");
-    let value: Option<Money> = o.req("value");
-    let minimal_step: Option<Money> = o.req("minimalStep");
-    let guarantee = o.opt("guarantee");
-    let enquiry_period: Option<PeriodEndRequired> = o.req("enquiryPeriod");
-    let tender_period: Option<PeriodEndRequired> = o.req("tenderPeriod");
-    let procuring_entity: Option<ProcuringEntity> = o.req("procuringEntity");
-    let items: Option<Vec<Item>> = o.req("items");
-    let features = o.opt("features");
+/// Reads the terms of a new tender, or (with `base`, the terms held) of a change to them.
+fn read_terms<'a>(
+    o: &mut Obj<'a>,
+    base: Option<&TenderTerms>,
+) -> impl FnOnce() -> Option<TenderTerms> + use<'a> {
+    let title = o.req_or("title", base.map(|b| b.title.clone()));
+    let title_en = o.opt_or("title_en", base.map(|b| b.title_en.clone()));
+    let title_ru = o.opt_or("title_ru", base.map(|b| b.title_ru.clone()));
+    let description = o.opt_or("description", base.map(|b| b.description.clone()));
+    let description_en = o.opt_or("description_en", base.map(|b| b.description_en.clone()));
+    let description_ru = o.opt_or("description_ru", base.map(|b| b.description_ru.clone()));
+    let procurement_method_rationale = o.opt_or(
+        "procurementMethodRationale",
+        base.map(|b| b.procurement_method_rationale.clone()),
+    );
+    let value: Option<Money> = o.req_or("value", base.map(|b| b.value.clone()));
+    let minimal_step: Option<Money> = o.req_or("minimalStep", base.map(|b| b.minimal_step.clone()));
+    let guarantee = o.opt_or("guarantee", base.map(|b| b.guarantee.clone()));
+    let enquiry_period = o.req_or(
+        "enquiryPeriod",
+        base.map(|b| PeriodEndRequired(b.enquiry_period.clone())),
+    );
+    let tender_period = o.req_or(
+        "tenderPeriod",
+        base.map(|b| PeriodEndRequired(b.tender_period.clone())),
+    );
+    let procuring_entity = o.req_or(
+        "procuringEntity",
+        base.map(|b| ProcuringEntity(b.procuring_entity.clone())),
+    );
+    let items: Option<Vec<Item>> = o.req_or("items", base.map(|b| b.items.clone()));
+    let features = o.opt_or("features", base.map(|b| Some(b.features.clone())));
     move || {
         Some(TenderTerms {
             title: title?,
@@ -423,7 +438,7 @@ impl NewTender {
         } else {
             (None, None)
         };
-        let build = read_terms(&mut o);
+        let build = read_terms(&mut o, None);
         let mut terms = o.done(build)?;
         let undated = cx.zone.at(time::OffsetDateTime::UNIX_EPOCH);
         let mut lots: Vec<Lot> = lots
@@ -572,22 +587,18 @@ impl Tender {
                 Err(Refusal::Invalid(rogue))
             };
         }
-        let mut merged =
-            serde_json::to_value(&self.terms).map_err(|e| Refusal::phase(e.to_string()))?;
-        merge(&mut merged, &Json::Object(wanted));
         // The entity's kind is fixed at creation.
-        if let Some(entity) = merged
+        if let Some(entity) = wanted
             .get_mut("procuringEntity")
             .and_then(Json::as_object_mut)
         {
-            match &self.terms.procuring_entity.kind {
-                Some(kind) => entity.insert("kind".into(), Json::from(kind.clone())),
-                None => entity.remove("kind"),
-            };
+            let kind = self.terms.procuring_entity.kind.clone();
+            entity.insert("kind".into(), kind.map_or(Json::Null, Json::from));
         }
+        let wanted = Json::Object(wanted);
         let mut problems = rogue;
-        let mut o = Obj::new(&merged, cx, "Tender").map_err(Refusal::from)?;
-        let build = read_terms(&mut o);
+        let mut o = Obj::new(&wanted, cx, "Tender").map_err(Refusal::from)?;
+        let build = read_terms(&mut o, Some(&self.terms));
         let terms = match o.done(build) {
             Ok(terms) => Some(terms),
             Err(p) => {
@@ -717,7 +728,7 @@ pub(crate) mod tests {
         let shown = serde_json::to_value(&input.terms).expect("serializes");
         let cx = cx();
         let mut o = Obj::new(&shown, &cx, "Tender").expect("an object");
-        let build = read_terms(&mut o);
+        let build = read_terms(&mut o, None);
         let again = o.done(build).expect("what is shown reads back");
         assert_eq!(again, input.terms);
         assert_eq!(
@@ -726,6 +737,68 @@ pub(crate) mod tests {
         );
         assert_eq!(shown["items"][0]["deliveryLocation"]["longitude"], "30.52");
         assert_eq!(shown["features"][0]["enum"][1]["value"], 0.1);
+    }
+
+    /// A PATCH merges what it sends into the terms held (objects field by field, lists
+    /// entry by entry), keeps what it leaves out, never changes the entity's kind, and
+    /// leaves the tender as it was when refused.
+    #[test]
+    fn a_patch_merges_into_the_terms_and_keeps_the_rest() {
+        let (mut t, cx, now) = published();
+        let before = serde_json::to_value(&*t.terms).expect("serializes");
+        let change = t.patch(
+            &json!({
+                "description": "new",
+                "title": null,
+                "value": {"amount": 999_999},
+                "procuringEntity": {"name": "Ліцей", "kind": "other"},
+                "items": [{"description": "changed"}]
+            }),
+            &cx,
+            now,
+        );
+        assert_eq!(change.ok(), Some(Change::Public));
+        let mut expected = before.clone();
+        expected["description"] = json!("new");
+        expected["value"]["amount"] = json!(999_999.0);
+        expected["procuringEntity"]["name"] = json!("Ліцей");
+        expected["items"][0]["description"] = json!("changed");
+        expected["items"]
+            .as_array_mut()
+            .expect("a list")
+            .truncate(1);
+        assert_eq!(
+            serde_json::to_value(&*t.terms).expect("serializes"),
+            expected
+        );
+
+        let held = t.clone();
+        let refused = t.patch(
+            &json!({"description": "other", "value": {"currency": 5}, "procuringEntity": {"name": null}}),
+            &cx,
+            now,
+        );
+        let Err(Refusal::Invalid(problems)) = refused else {
+            panic!("refused as invalid: {refused:?}");
+        };
+        let leaves: Vec<(String, String)> = problems
+            .into_iter()
+            .flat_map(|(name, p)| p.leaves(&name))
+            .collect();
+        assert_eq!(
+            leaves,
+            [
+                (
+                    "value.currency".to_string(),
+                    "String value is too short.".to_string()
+                ),
+                (
+                    "procuringEntity.name".to_string(),
+                    "This field is required.".to_string()
+                ),
+            ]
+        );
+        assert_eq!(t, held);
     }
 
     #[test]

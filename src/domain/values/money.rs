@@ -107,7 +107,8 @@ impl FromJson for Period {
 }
 
 /// A period whose end the client must send (enquiry and tender periods).
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
 pub struct PeriodEndRequired(pub Period);
 
 impl FromJson for PeriodEndRequired {

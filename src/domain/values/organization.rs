@@ -192,7 +192,8 @@ impl FromJson for Organization {
 }
 
 /// The procuring entity: an organization with a `kind`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
 pub struct ProcuringEntity(pub Organization);
 
 impl FromJson for ProcuringEntity {

@@ -4,7 +4,9 @@
 //! of a list) and upstream's wording; [`Problem::leaves`] flattens them into one error entry per
 //! field at fault, because the spec types every error description as a string.
 
+use super::merge::merge;
 use super::time::{Timestamp, Zone};
+use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
 pub const REQUIRED: &str = "This field is required.";
@@ -258,6 +260,61 @@ impl<'a> Obj<'a> {
         self.convert(key, v)
     }
 
+    /// [`Obj::req`] of a change to `base`, the value held (without one, a plain `req`): a
+    /// field the change leaves out keeps `base`, and an object or a list sent for it is
+    /// merged into `base` as upstream's PATCH merges, then read.
+    pub fn req_or<T: FromJson + Serialize>(&mut self, key: &'a str, base: Option<T>) -> Option<T> {
+        let Some(base) = base else {
+            return self.req(key);
+        };
+        match self.map.get(key) {
+            None => {
+                self.seen.push(key);
+                Some(base)
+            }
+            Some(change @ (Json::Object(_) | Json::Array(_))) => {
+                self.seen.push(key);
+                self.merged(key, &base, change)
+            }
+            Some(_) => self.req(key),
+        }
+    }
+
+    /// [`Obj::opt`] of a change to `base`, as [`Obj::req_or`].
+    pub fn opt_or<T: FromJson + Serialize>(
+        &mut self,
+        key: &'a str,
+        base: Option<Option<T>>,
+    ) -> Option<T> {
+        let Some(base) = base else {
+            return self.opt(key);
+        };
+        match (self.map.get(key), base) {
+            (None, kept) => {
+                self.seen.push(key);
+                kept
+            }
+            (Some(change @ (Json::Object(_) | Json::Array(_))), Some(base)) => {
+                self.seen.push(key);
+                self.merged(key, &base, change)
+            }
+            _ => self.opt(key),
+        }
+    }
+
+    fn merged<T: FromJson + Serialize>(&mut self, key: &str, base: &T, change: &Json) -> Option<T> {
+        match serde_json::to_value(base) {
+            Ok(mut value) => {
+                merge(&mut value, change);
+                self.convert(key, &value)
+            }
+            Err(e) => {
+                self.fail(key, Problem::msg(e.to_string()));
+                None
+            }
+        }
+    }
+
     /// An optional string restricted to `choices`.
     pub fn choice(&mut self, key: &'a str, choices: &[&str]) -> Option<String> {
         let value: String = self.opt(key)?;
@@ -411,9 +468,10 @@ mod tests {
         }
     }
 
-    #[derive(Debug)]
+    #[derive(Debug, Clone, PartialEq, Serialize)]
     struct Pair {
         a: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
         b: Option<String>,
     }
 
@@ -431,6 +489,69 @@ mod tests {
             .iter()
             .map(|(n, d)| (n.to_string(), d.to_string()))
             .collect()
+    }
+
+    /// A pair and a note, read new or as a change to the ones held.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Held {
+        pair: Pair,
+        note: Option<String>,
+    }
+
+    fn held(v: Json, base: Option<&Held>) -> Result<Held, Problem> {
+        let cx = cx();
+        let mut o = Obj::new(&v, &cx, "Held")?;
+        let pair = o.req_or("pair", base.map(|b| b.pair.clone()));
+        let note = o.opt_or("note", base.map(|b| b.note.clone()));
+        o.done(|| Some(Held { pair: pair?, note }))
+    }
+
+    #[test]
+    fn a_change_keeps_what_it_leaves_out_and_merges_what_it_sends() {
+        let base = Held {
+            pair: Pair {
+                a: 1.0,
+                b: Some("b".into()),
+            },
+            note: Some("note".into()),
+        };
+        let read = |v: Json| held(v, Some(&base));
+        assert_eq!(read(json!({})), Ok(base.clone()));
+        let merged = read(json!({"pair": {"a": 2}, "note": "new"})).expect("valid");
+        assert_eq!(
+            merged.pair,
+            Pair {
+                a: 2.0,
+                b: Some("b".into())
+            }
+        );
+        assert_eq!(merged.note.as_deref(), Some("new"));
+        let removed = read(json!({"pair": {"b": null}, "note": null})).expect("valid");
+        assert_eq!((removed.pair.b, removed.note), (None, None));
+        let err = read(json!({"pair": {"a": "x", "c": 1}})).expect_err("invalid");
+        assert_eq!(
+            err.leaves(""),
+            pairs(&[
+                ("pair.a", "Value 'x' is not float."),
+                ("pair.c", "Rogue field")
+            ])
+        );
+        let err = read(json!({"pair": null})).expect_err("invalid");
+        assert_eq!(err.flat(), json!({"pair": "This field is required."}));
+        let err = read(json!({"pair": "x"})).expect_err("invalid");
+        assert_eq!(
+            err.flat(),
+            json!({"pair": "Please use a mapping for this field or Pair instance instead of unicode."})
+        );
+    }
+
+    #[test]
+    fn without_a_base_a_change_reads_as_new() {
+        let err = held(json!({"note": "n"}), None).expect_err("invalid");
+        assert_eq!(err.flat(), json!({"pair": "This field is required."}));
+        let new = held(json!({"pair": {"a": 3}}), None).expect("valid");
+        assert_eq!(new.pair, Pair { a: 3.0, b: None });
+        assert_eq!(new.note, None);
     }
 
     #[test]
