@@ -121,8 +121,8 @@ pub struct TenderTerms {
     pub guarantee: Option<Money>,
     pub enquiry_period: Period,
     pub tender_period: Period,
-    pub procuring_entity: Organization,
-    pub items: Vec<Item>,
+    pub procuring_entity: Arc<Organization>,
+    pub items: Arc<Vec<Item>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<Feature>,
 }
@@ -158,7 +158,7 @@ fn read_terms<'a>(
         "procuringEntity",
         base.map(|b| ProcuringEntity(b.procuring_entity.clone())),
     );
-    let items: Option<Vec<Item>> = o.req_or("items", base.map(|b| b.items.clone()));
+    let items: Option<Arc<Vec<Item>>> = o.req_or("items", base.map(|b| b.items.clone()));
     let features = o.opt_or("features", base.map(|b| Some(b.features.clone())));
     move || {
         Some(TenderTerms {

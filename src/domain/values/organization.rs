@@ -3,6 +3,7 @@
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// Kinds of procuring entity allowed to publish a belowThreshold tender.
 pub const ENTITY_KINDS: [&str; 4] = ["general", "special", "defense", "other"];
@@ -194,11 +195,11 @@ impl FromJson for Organization {
 /// The procuring entity: an organization with a `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct ProcuringEntity(pub Organization);
+pub struct ProcuringEntity(pub Arc<Organization>);
 
 impl FromJson for ProcuringEntity {
     fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
-        read_organization(v, cx, true).map(ProcuringEntity)
+        read_organization(v, cx, true).map(|o| ProcuringEntity(Arc::new(o)))
     }
 }
 

@@ -8,6 +8,7 @@ use super::merge::merge;
 use super::time::{Timestamp, Zone};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
+use std::sync::Arc;
 
 pub const REQUIRED: &str = "This field is required.";
 
@@ -179,6 +180,12 @@ impl FromJson for Timestamp {
         v.as_str().and_then(|s| cx.zone.parse(s)).ok_or_else(|| {
             Problem::msg(format!("Could not parse {}. Should be ISO8601.", shown(v)))
         })
+    }
+}
+
+impl<T: FromJson> FromJson for Arc<T> {
+    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        T::from_json(v, cx).map(Arc::new)
     }
 }
 
