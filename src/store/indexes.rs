@@ -140,8 +140,9 @@ impl Indexes {
     }
 
     /// Replaces `old`'s entries with `new`'s, whose listed fields are `fields` (made before
-    /// the indexes are locked). Drafts are neither listed nor scheduled. Returns whether the
-    /// earliest scheduled check moved earlier.
+    /// the indexes are locked); `None` keeps those of `old`'s row, for a caller that found
+    /// them reading the same (they are rendered if `old` has no row). Drafts are neither
+    /// listed nor scheduled. Returns whether the earliest scheduled check moved earlier.
     pub fn put(
         &mut self,
         new: &Tender,
@@ -149,8 +150,9 @@ impl Indexes {
         old: Option<&Tender>,
     ) -> bool {
         let earliest = self.schedule.first().map(|(m, _)| *m);
+        let mut kept = None;
         if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
-            self.listing.remove(&old.date_modified.micros());
+            kept = self.listing.remove(&old.date_modified.micros());
             if let Some(check) = old.next_check {
                 self.schedule.remove(&(check.micros(), old.id.clone()));
             }
@@ -159,12 +161,15 @@ impl Indexes {
             return false;
         }
         if let Some(row) = ListingRow::new(&new.id, &new.date_modified.to_string()) {
+            let fields = fields
+                .or_else(|| kept.map(|listed| listed.fields))
+                .unwrap_or_else(|| ListedFields::of(new));
             self.listing.insert(
                 new.date_modified.micros(),
                 Listed {
                     row,
                     test: new.is_test(),
-                    fields: fields.unwrap_or_else(|| ListedFields::of(new)),
+                    fields,
                 },
             );
         }

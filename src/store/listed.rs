@@ -43,21 +43,32 @@ impl ListedFields {
         ListedFields(block.into_boxed_slice())
     }
 
-    /// Whether the indexes would hold for `new` exactly what they hold for `old`: its place in
-    /// the listing and the schedule, and every listed field (rendered from the tender's own
-    /// fields below, never from its bids, documents or questions). A write that only touched
-    /// those (a bid, say) leaves the indexes alone.
-    pub fn unchanged(old: &Tender, new: &Tender) -> bool {
-        old.date_modified == new.date_modified
+    /// Whether every listed field of `new` reads as that of `old`: none of the parts of the
+    /// tender they are rendered from changed (never its bids, documents or questions, nor
+    /// its terms but the few listed here).
+    pub fn same_texts(old: &Tender, new: &Tender) -> bool {
+        let (a, b) = (&old.terms, &new.terms);
+        let same_terms = Arc::ptr_eq(a, b)
+            || (a.title == b.title
+                && a.value == b.value
+                && a.procuring_entity == b.procuring_entity
+                && a.enquiry_period == b.enquiry_period
+                && a.tender_period == b.tender_period);
+        same_terms
             && old.next_check == new.next_check
             && old.status == new.status
-            && (Arc::ptr_eq(&old.terms, &new.terms) || old.terms == new.terms)
             && old.auction_period == new.auction_period
             && old.mode == new.mode
-            && old.id == new.id
             && old.tender_id == new.tender_id
             && old.procurement_method_type == new.procurement_method_type
             && old.owner == new.owner
+    }
+
+    /// Whether the indexes would hold for `new` exactly what they hold for `old`: the same
+    /// listed fields, in the same place of the listing and the schedule. A write that only
+    /// touched other parts (a bid, say) leaves the indexes alone.
+    pub fn unchanged(old: &Tender, new: &Tender) -> bool {
+        old.id == new.id && old.date_modified == new.date_modified && Self::same_texts(old, new)
     }
 
     /// Where `name` stands in [`LISTED_FIELDS`]; `None` for a field not held here.
@@ -118,7 +129,7 @@ impl ListedFields {
 mod tests {
     use super::*;
     use crate::domain::records::tender::tests::published;
-    use crate::domain::tender::TenderStatus;
+    use crate::domain::tender::{TenderStatus, TenderTerms};
 
     /// What the index holds is what a read of the tender shows, field by field.
     #[test]
@@ -137,39 +148,72 @@ mod tests {
         assert!(listed.get("items").is_none());
     }
 
-    /// A change of anything a listed field or the row's place is made of is seen; a change
-    /// of the tender's other parts is not.
+    /// A change of anything a listed field or the row's place is made of is seen, and every
+    /// listed field is among those changed here; a change of the tender's other parts is not.
     #[test]
     fn unchanged_sees_every_listed_source() {
         let (tender, _, now) = published();
         let later = now.plus(time::Duration::seconds(1));
         type Change = Box<dyn Fn(&mut Tender)>;
-        let changes: [(&str, Change); 7] = [
+        let terms = |change: fn(&mut TenderTerms)| -> Change {
+            Box::new(move |t| change(Arc::make_mut(&mut t.terms)))
+        };
+        let changes: Vec<(&str, Change)> = vec![
+            ("tenderID", Box::new(|t| t.tender_id = "UA-2".into())),
             (
                 "status",
                 Box::new(|t| t.status = TenderStatus::ActiveTendering),
             ),
-            (
-                "title",
-                Box::new(|t| Arc::make_mut(&mut t.terms).title = "other".into()),
-            ),
+            ("title", terms(|t| t.title = "other".into())),
+            ("value", terms(|t| t.value.amount += 1.0)),
             ("next_check", Box::new(move |t| t.next_check = Some(later))),
-            ("dateModified", Box::new(move |t| t.date_modified = later)),
             ("mode", Box::new(|t| t.mode = Some("test".into()))),
-            ("owner", Box::new(|t| t.owner = "someone".into())),
+            (
+                "procurementMethodType",
+                Box::new(|t| t.procurement_method_type = "other".into()),
+            ),
+            (
+                "procuringEntity",
+                terms(|t| Arc::make_mut(&mut t.procuring_entity).name = "other".into()),
+            ),
+            (
+                "enquiryPeriod",
+                terms(|t| t.enquiry_period.start_date = None),
+            ),
+            ("tenderPeriod", terms(|t| t.tender_period.end_date = None)),
             (
                 "auctionPeriod",
                 Box::new(move |t| t.auction_period.start_date = Some(later)),
             ),
+            ("owner", Box::new(|t| t.owner = "someone".into())),
         ];
-        for (what, change) in changes {
+        let listed = ListedFields::of(&tender);
+        for (what, change) in &changes {
             let mut changed = tender.clone();
             change(&mut changed);
+            assert_ne!(
+                listed.get(what),
+                ListedFields::of(&changed).get(what),
+                "{what}"
+            );
+            assert!(!ListedFields::same_texts(&tender, &changed), "{what}");
             assert!(!ListedFields::unchanged(&tender, &changed), "{what}");
         }
+        for name in LISTED_FIELDS {
+            assert!(
+                changes.iter().any(|(what, _)| *what == name),
+                "{name} is changed here"
+            );
+        }
+
+        let mut stamped = tender.clone();
+        stamped.date_modified = later;
+        assert!(ListedFields::same_texts(&tender, &stamped));
+        assert!(!ListedFields::unchanged(&tender, &stamped));
+
         let mut other_parts = tender.clone();
         other_parts.auction_url = Some("http://auction".into());
-        other_parts.procurement_method_details = Some("quick".into());
+        Arc::make_mut(&mut other_parts.terms).description = Some("other".into());
         assert!(ListedFields::unchanged(&tender, &other_parts));
     }
 }

@@ -230,7 +230,14 @@ impl Store {
         {
             return Ok(());
         }
-        let fields = committed.as_ref().ok().and_then(|_| listed_fields(tender));
+        // Listed fields that read as before are kept, not rendered again (a PATCH of the
+        // description, say, moves the row but changes none of them).
+        let same = old.is_some_and(|old| ListedFields::same_texts(old, tender));
+        let fields = committed
+            .as_ref()
+            .ok()
+            .filter(|_| !same)
+            .and_then(|_| listed_fields(tender));
         let mut indexes = lock(&self.indexes);
         if stamped {
             indexes.release(tender.date_modified);
@@ -883,6 +890,70 @@ mod tests {
         drop(store);
         let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
+    }
+
+    /// The listing after each kind of write: a row moves with its `dateModified`, and its
+    /// listed fields follow the tender whether they were rendered again or kept.
+    #[tokio::test]
+    async fn the_listing_follows_writes_that_keep_or_change_the_listed_fields() {
+        let (_dir, store, id, now) = holding_a_tender(None).await;
+        let title = ListedFields::position("title").unwrap();
+        let row = |store: &Store| {
+            let page = store.page(&PageRequest {
+                offset: None,
+                limit: 10,
+                descending: false,
+                modes: ModeFilter::All,
+                listed: vec![title],
+            });
+            assert_eq!(page.rows.len(), 1);
+            let shown = page
+                .listed(0, 0)
+                .map(|t| String::from_utf8_lossy(t).into_owned());
+            (page.rows[0].date_modified().to_string(), shown)
+        };
+        let shown = |t: &Tender| {
+            (
+                t.date_modified.to_string(),
+                Some(format!("\"{}\"", t.terms.title)),
+            )
+        };
+        let write = |change: fn(&mut Tender), kind: Change| {
+            let store = store.clone();
+            let id = id.clone();
+            async move {
+                store
+                    .update(
+                        &id,
+                        now,
+                        |t| {
+                            change(t);
+                            Ok(kind)
+                        },
+                        shown,
+                    )
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(row(&store), store.read(&id, shown).unwrap());
+        let described = write(
+            |t| Arc::make_mut(&mut t.terms).description = Some("d".into()),
+            Change::Public,
+        )
+        .await;
+        assert_eq!(row(&store), described);
+        let retitled = write(
+            |t| Arc::make_mut(&mut t.terms).title = "New".into(),
+            Change::Public,
+        )
+        .await;
+        assert_eq!(retitled.1.as_deref(), Some("\"New\""));
+        assert_ne!(retitled.0, described.0);
+        assert_eq!(row(&store), retitled);
+        let bid_added = write(|t| t.bids.push_back(bid("b1", t.date)), Change::Silent).await;
+        assert_eq!(bid_added, retitled);
+        assert_eq!(row(&store), retitled);
     }
 
     #[tokio::test]
