@@ -127,8 +127,8 @@ pub struct TenderTerms {
     pub features: Vec<Feature>,
 }
 
-/// Reads the terms from a tender object; the returned builder runs once the object is done.
-/// Reads the terms of a new tender, or (with `base`, the terms held) of a change to them.
+/// Reads the terms of a new tender, or (with `base`, the terms held) of a change to them;
+/// the returned builder runs once the object is done.
 fn read_terms<'a>(
     o: &mut Obj<'a>,
     base: Option<&TenderTerms>,
