@@ -9,11 +9,6 @@ use crate::domain::document::UrlStyle;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
 use salvo::prelude::*;
-use serde_json::Value as Json;
-
-fn bid_json(bid: &Bid) -> Json {
-    serde_json::to_value(bid).unwrap_or_default()
-}
 
 #[handler]
 pub async fn list(
@@ -22,9 +17,11 @@ pub async fn list(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let bids = app.store.read(&param(req, "tender_id"), |t: &Tender| {
+    let pretty = reply::wants_pretty(req);
+    let text = app.store.read(&param(req, "tender_id"), |t: &Tender| {
         if t.status.reveals_bids() || t.status == TenderStatus::ActiveEnquiries {
-            Ok(Json::Array(t.bids.iter().map(|b| bid_json(b)).collect()))
+            let bids: Vec<&Bid> = t.bids.iter().map(|b| &**b).collect();
+            Ok(reply::render(bids, None, pretty))
         } else {
             Err(Refusal::phase(format!(
                 "Can't view bids in current ({}) tender status",
@@ -32,11 +29,7 @@ pub async fn list(
             )))
         }
     });
-    reply::ok(
-        req,
-        res,
-        bids.ok_or_else(|| ApiError::not_found("tender_id"))??,
-    );
+    reply::ok_rendered(res, text.ok_or_else(|| ApiError::not_found("tender_id"))??);
     Ok(())
 }
 
@@ -49,10 +42,11 @@ pub async fn show(
     let app = app(depot)?;
     let id = param(req, "bid_id");
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
-    let bid = app.store.read(&param(req, "tender_id"), |t| {
+    let pretty = reply::wants_pretty(req);
+    let text = app.store.read(&param(req, "tender_id"), |t| {
         let bid = t.bid(&id)?;
         if t.status.reveals_bids() || guard::bidder(t, &id, broker, token.as_deref()) {
-            Ok(bid_json(bid))
+            Ok(reply::render(bid, None, pretty))
         } else {
             Err(Refusal::phase(format!(
                 "Can't view bid in current ({}) tender status",
@@ -60,11 +54,7 @@ pub async fn show(
             )))
         }
     });
-    reply::ok(
-        req,
-        res,
-        bid.ok_or_else(|| ApiError::not_found("tender_id"))??,
-    );
+    reply::ok_rendered(res, text.ok_or_else(|| ApiError::not_found("tender_id"))??);
     Ok(())
 }
 
@@ -145,14 +135,14 @@ pub async fn withdraw(
         guard::bidder(t, &id, b, tok)
     })?;
     let now = app.now();
-    let mut removed = Json::Null;
+    let mut removed = None;
     app.store
         .update(
             &tender_id,
             now,
             |t| {
                 let bid = t.withdraw_bid(&id, now)?;
-                removed = bid_json(&bid);
+                removed = Some(bid);
                 Ok(Change::Silent)
             },
             |_| (),
