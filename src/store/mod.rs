@@ -768,6 +768,21 @@ mod tests {
         (dir, store, id, now)
     }
 
+    /// Commits `change` to the tender as a public change (one that stamps `dateModified`),
+    /// as a handler's write does; the write must succeed.
+    async fn changed(
+        store: &Arc<Store>,
+        id: &str,
+        now: Timestamp,
+        change: impl FnOnce(&mut Tender),
+    ) {
+        let op = |t: &mut Tender| {
+            change(t);
+            Ok(Change::Public)
+        };
+        store.update(id, now, op, |_| ()).await.unwrap();
+    }
+
     /// The store kept in `dir`, opened again.
     fn reopen(dir: &Path) -> Arc<Store> {
         let zone = Zone::named("Europe/Kyiv").unwrap();
@@ -810,61 +825,30 @@ mod tests {
                 for b in ids {
                     t.bids.push_back(bid(b, now));
                 }
-                Ok(Change::Public)
             }
         };
-        store
-            .update(&id, now, add(&["b1", "b2", "b3"]), |_| ())
-            .await
-            .unwrap();
+        changed(&store, &id, now, add(&["b1", "b2", "b3"])).await;
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b2", "b3"]);
         // b2 goes, b3 changes, b4 comes: b3 keeps its place.
-        store
-            .update(
-                &id,
-                now,
-                |t| {
-                    t.bids.retain(|b| b.id != "b2");
-                    let b3 = t.bids.iter().position(|b| b.id == "b3").unwrap();
-                    Arc::make_mut(&mut t.bids[b3]).status = BidStatus::Active;
-                    t.bids.push_back(bid("b4", now));
-                    Ok(Change::Public)
-                },
-                |_| (),
-            )
-            .await
-            .unwrap();
+        changed(&store, &id, now, |t| {
+            t.bids.retain(|b| b.id != "b2");
+            let b3 = t.bids.iter().position(|b| b.id == "b3").unwrap();
+            Arc::make_mut(&mut t.bids[b3]).status = BidStatus::Active;
+            t.bids.push_back(bid("b4", now));
+        })
+        .await;
         assert_eq!(bid_rows(dir.path(), &id), ["b1", "b3", "b4"]);
         // Every bid gone, then one more.
-        store
-            .update(
-                &id,
-                now,
-                |t| {
-                    t.bids.clear();
-                    Ok(Change::Public)
-                },
-                |_| (),
-            )
-            .await
-            .unwrap();
+        changed(&store, &id, now, |t| {
+            t.bids.clear();
+        })
+        .await;
         assert!(bid_rows(dir.path(), &id).is_empty());
-        store
-            .update(&id, now, add(&["b1", "b5", "b6"]), |_| ())
-            .await
-            .unwrap();
-        store
-            .update(
-                &id,
-                now,
-                |t| {
-                    t.bids.remove(1);
-                    Ok(Change::Public)
-                },
-                |_| (),
-            )
-            .await
-            .unwrap();
+        changed(&store, &id, now, add(&["b1", "b5", "b6"])).await;
+        changed(&store, &id, now, |t| {
+            t.bids.remove(1);
+        })
+        .await;
         let written = stored_form(&store, &id);
         assert!(written.contains(r#""id":"b6""#), "{written}");
         drop(store);
@@ -872,19 +856,11 @@ mod tests {
         let store = reopen(dir.path());
         assert_eq!(stored_form(&store, &id), written);
         // Rows known again after the restart: a bid removed goes, a new one comes last.
-        store
-            .update(
-                &id,
-                now,
-                |t| {
-                    t.bids.remove(0);
-                    t.bids.push_back(bid("b7", now));
-                    Ok(Change::Public)
-                },
-                |_| (),
-            )
-            .await
-            .unwrap();
+        changed(&store, &id, now, |t| {
+            t.bids.remove(0);
+            t.bids.push_back(bid("b7", now));
+        })
+        .await;
         assert_eq!(bid_rows(dir.path(), &id), ["b6", "b7"]);
         let written = stored_form(&store, &id);
         drop(store);
@@ -973,11 +949,10 @@ mod tests {
         store.update(&id, now, add_bid, |_| ()).await.unwrap();
         assert_eq!(record(), "untouched");
         assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
-        let describe = |t: &mut Tender| {
+        changed(&store, &id, now, |t| {
             Arc::make_mut(&mut t.terms).description = Some("changed".into());
-            Ok(Change::Public)
-        };
-        store.update(&id, now, describe, |_| ()).await.unwrap();
+        })
+        .await;
         assert!(
             record().contains(r#""description":"changed""#),
             "{}",
@@ -1010,11 +985,10 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         assert_eq!(held, 1, "the write ended in memory");
-        let describe = |t: &mut Tender| {
+        changed(&store, &id, now, |t| {
             Arc::make_mut(&mut t.terms).description = Some("after".into());
-            Ok(Change::Public)
-        };
-        store.update(&id, now, describe, |_| ()).await.unwrap();
+        })
+        .await;
         let written = stored_form(&store, &id);
         assert!(written.contains(r#""id":"b1""#), "{written}");
         drop(store);
@@ -1104,18 +1078,10 @@ mod tests {
         );
         assert_eq!(stored_form(&store, &id), before);
         // The refused transaction is gone: a write that fits is committed.
-        store
-            .update(
-                &id,
-                now,
-                |t| {
-                    Arc::make_mut(&mut t.terms).description = Some("fits".into());
-                    Ok(Change::Public)
-                },
-                |_| (),
-            )
-            .await
-            .unwrap();
+        changed(&store, &id, now, |t| {
+            Arc::make_mut(&mut t.terms).description = Some("fits".into());
+        })
+        .await;
         let after = stored_form(&store, &id);
         assert!(after.contains(r#""description":"fits""#), "{after}");
         drop(store);
