@@ -142,6 +142,18 @@ impl Server {
         );
         body
     }
+
+    /// Creates a tender: its id and its owner's token.
+    async fn create(&self, tender: Value) -> (String, String) {
+        let created = self
+            .write(reqwest::Method::POST, "/api/2.3/tenders", tender)
+            .await;
+        let text = |v: &Value| v.as_str().expect("a string").to_string();
+        (
+            text(&created["data"]["id"]),
+            text(&created["access"]["token"]),
+        )
+    }
 }
 
 /// A failing test leaves no server behind.
@@ -184,44 +196,12 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
     let now = START;
-    let created = s
-        .write(
-            reqwest::Method::POST,
-            "/api/2.3/tenders",
-            tender_body(now, 1, 4),
-        )
-        .await;
-    let (a, a_token) = (
-        created["data"]["id"].as_str().unwrap().to_string(),
-        created["access"]["token"].as_str().unwrap().to_string(),
-    );
-    let created = s
-        .write(
-            reqwest::Method::POST,
-            "/api/2.3/tenders",
-            tender_body(now, 1, 4),
-        )
-        .await;
-    let (b, b_token) = (
-        created["data"]["id"].as_str().unwrap().to_string(),
-        created["access"]["token"].as_str().unwrap().to_string(),
-    );
-    let created = s
-        .write(reqwest::Method::POST, "/api/2.3/tenders", lot_tender(now))
-        .await;
-    let (lots, lots_token) = (
-        created["data"]["id"].as_str().unwrap().to_string(),
-        created["access"]["token"].as_str().unwrap().to_string(),
-    );
+    let (a, a_token) = s.create(tender_body(now, 1, 4)).await;
+    let (b, b_token) = s.create(tender_body(now, 1, 4)).await;
+    let (lots, lots_token) = s.create(lot_tender(now)).await;
     let mut draft_body = tender_body(now, 2, 6);
     draft_body["status"] = json!("draft");
-    let created = s
-        .write(reqwest::Method::POST, "/api/2.3/tenders", draft_body)
-        .await;
-    let (draft, draft_token) = (
-        created["data"]["id"].as_str().unwrap().to_string(),
-        created["access"]["token"].as_str().unwrap().to_string(),
-    );
+    let (draft, draft_token) = s.create(draft_body).await;
     let asked = s
         .write(
             reqwest::Method::POST,
@@ -524,14 +504,7 @@ async fn every_acknowledged_write_survives_a_sigkill() {
     let mut s = Server::start(dir.path());
     let mut tendering = Vec::new();
     for _ in 0..3 {
-        let created = s
-            .write(
-                reqwest::Method::POST,
-                "/api/2.3/tenders",
-                tender_body(START, 1, 60),
-            )
-            .await;
-        tendering.push(created["data"]["id"].as_str().unwrap().to_string());
+        tendering.push(s.create(tender_body(START, 1, 60)).await.0);
     }
     s.write(
         reqwest::Method::POST,
@@ -676,14 +649,7 @@ fn refused_start(dir: &Path) -> (Option<i32>, String) {
 async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
-    let created = s
-        .write(
-            reqwest::Method::POST,
-            "/api/2.3/tenders",
-            tender_body(START, 1, 4),
-        )
-        .await;
-    let id = created["data"]["id"].as_str().unwrap().to_string();
+    let (id, _) = s.create(tender_body(START, 1, 4)).await;
     s.write(
         reqwest::Method::POST,
         "/testing/clock",
