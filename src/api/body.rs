@@ -2,16 +2,29 @@
 //! `{"data": {...}}` envelope, each with upstream's error.
 
 use super::error::ApiError;
+use crate::domain::input::Input;
 use salvo::http::ParseError;
 use salvo::http::StatusCode;
 use salvo::http::header::CONTENT_TYPE;
+use salvo::hyper::body::Bytes;
 use salvo::prelude::*;
-use serde_json::Value as Json;
+
+/// The JSON of a body, if it decodes: read once, its strings borrowed from the bytes.
+type Decoded<'a> = Option<Input<'a>>;
+
+self_cell::self_cell!(
+    /// A body's bytes and what they decode to.
+    struct Parsed {
+        owner: Bytes,
+        #[covariant]
+        dependent: Decoded,
+    }
+);
 
 /// A request body that passed the Content-Type check. Decoding problems are kept, not
 /// raised, because a missing permission outranks them.
 pub struct Body {
-    json: Option<Json>,
+    parsed: Parsed,
 }
 
 /// Only `application/json` is accepted (parameters such as `charset` may follow).
@@ -56,27 +69,30 @@ pub async fn read(req: &mut Request, max_body: usize) -> Result<Body, ApiError> 
         }
     };
     Ok(Body {
-        json: serde_json::from_slice(bytes).ok(),
+        parsed: Parsed::new(bytes.clone(), |bytes| serde_json::from_slice(bytes).ok()),
     })
 }
 
 impl Body {
+    fn json(&self) -> Option<&Input<'_>> {
+        self.parsed.borrow_dependent().as_ref()
+    }
+
     /// `access.token` at the top level of the body.
     pub fn token(&self) -> Option<&str> {
-        self.json.as_ref()?.get("access")?.get("token")?.as_str()
+        self.json()?.get("access")?.get("token")?.as_str()
     }
 
     /// `options.pretty` at the top level asks for indented output.
     pub fn pretty(&self) -> bool {
-        self.json
-            .as_ref()
+        self.json()
             .and_then(|j| j.get("options")?.get("pretty")?.as_bool())
             .unwrap_or(false)
     }
 
     /// The `data` object.
-    pub fn data(&self) -> Result<&Json, ApiError> {
-        let json = self.json.as_ref().ok_or_else(|| {
+    pub fn data(&self) -> Result<&Input<'_>, ApiError> {
+        let json = self.json().ok_or_else(|| {
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "body",

@@ -17,6 +17,7 @@ use crate::domain::Refusal;
 use crate::domain::attachments::{Holder, Stamp};
 use crate::domain::complaint::{Actor, Target};
 use crate::domain::document::{Filing, UrlStyle};
+use crate::domain::input::Input;
 use crate::domain::tender::Tender;
 use crate::files::address;
 use salvo::http::StatusCode;
@@ -227,7 +228,7 @@ async fn writable(
         }
         let body: body::Body =
             guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
-        (body.data()?.clone(), body.token().map(str::to_string))
+        (body.data()?.to_value(), body.token().map(str::to_string))
     };
     let (broker, token) = (
         app.brokers.identify(req),
@@ -273,6 +274,7 @@ pub async fn upload(
     let app = app(depot)?;
     let holder = holder(req);
     let (tender_id, data, by) = writable(req, &app, &holder, None, true).await?;
+    let data = &Input::view(&data);
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
     let new_id = std::sync::OnceLock::new();
@@ -307,6 +309,7 @@ pub async fn replace(
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
     let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), true).await?;
+    let data = &Input::view(&data);
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
     let view = app
@@ -334,6 +337,7 @@ pub async fn describe(
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
     let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), false).await?;
+    let data = &Input::view(&data);
     let data = &data;
     let (cx, now) = (app.cx(), app.now());
     let view = app

@@ -73,7 +73,7 @@ pub async fn create(
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
-    let named = data.pointer("/match/broker").and_then(|b| b.as_str());
+    let named = data.get("match").and_then(|m| m.get("broker")?.as_str());
     let broker = Asker::of(&app, req).rule_broker(named)?;
     let mut draft = Draft::parse(data, &app.cx()).map_err(Refusal::from)?;
     if let Some(name) = broker.as_deref().filter(|n| !app.brokers.knows(n)) {
@@ -193,6 +193,7 @@ fn fail(res: &mut Response, status: u16) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
 
     fn asker(broker: Option<&str>, owns_server: bool) -> Asker {
         Asker {
@@ -220,7 +221,11 @@ mod tests {
         let cx = app_cx();
         let rule = |broker: Option<&str>| {
             let data = serde_json::json!({"match": {"path": "/api/2.3/tenders", "broker": broker}, "fault": "drop-after-commit"});
-            Rule::new("r".into(), Draft::parse(&data, &cx).expect("valid"), 0)
+            Rule::new(
+                "r".into(),
+                Draft::parse(&Input::view(&data), &cx).expect("valid"),
+                0,
+            )
         };
         let (mine, theirs, anyones) = (rule(Some("a")), rule(Some("b")), rule(None));
         let shared = asker(Some("a"), false);

@@ -111,6 +111,7 @@ impl Faults {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::parse::Cx;
     use crate::domain::time::Zone;
     use serde_json::json;
@@ -121,7 +122,11 @@ mod tests {
             zone: Zone::named("Europe/Kyiv").expect("zone"),
             testing: true,
         };
-        Rule::new(id.into(), Draft::parse(&data, &cx).expect("valid"), 0)
+        Rule::new(
+            id.into(),
+            Draft::parse(&Input::view(&data), &cx).expect("valid"),
+            0,
+        )
     }
 
     const POST: Call = Call {

@@ -2,6 +2,7 @@
 //! client JSON with every problem collected, as any other body.
 
 use super::chance::Chance;
+use crate::domain::input::Input;
 use crate::domain::parse::{Cx, FromJson, Obj, Problem, REQUIRED, one_of};
 use serde_json::{Value as Json, json};
 
@@ -114,7 +115,7 @@ pub struct Match {
 }
 
 impl FromJson for Match {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Match, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Match, Problem> {
         let mut o = Obj::new(v, cx, "Match")?;
         let method: Option<String> = o.opt("method");
         let path: Option<String> = o.req("path");
@@ -152,7 +153,7 @@ pub struct Draft {
 }
 
 impl Draft {
-    pub fn parse(data: &Json, cx: &Cx) -> Result<Draft, Problem> {
+    pub fn parse(data: &Input<'_>, cx: &Cx) -> Result<Draft, Problem> {
         let mut o = Obj::new(data, cx, "FaultRule")?;
         let matcher: Option<Match> = o.req("match");
         let name: Option<String> = o.req("fault");
@@ -355,6 +356,7 @@ impl Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::time::Zone;
 
     fn cx() -> Cx {
@@ -365,7 +367,10 @@ mod tests {
     }
 
     fn problems(data: Json) -> Json {
-        Draft::parse(&data, &cx()).map(|_| ()).unwrap_err().flat()
+        Draft::parse(&Input::view(&data), &cx())
+            .map(|_| ())
+            .unwrap_err()
+            .flat()
     }
 
     #[test]
@@ -409,14 +414,16 @@ mod tests {
     #[test]
     fn defaults_one_hit_and_503() {
         let d = Draft::parse(
-            &json!({"match": {"path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
+            &Input::view(
+                &json!({"match": {"path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
+            ),
             &cx(),
         )
         .expect("valid");
         assert_eq!(d.fault, Fault::ErrorAfterCommit { status: 503 });
         assert_eq!(d.times, Some(1));
         let d = Draft::parse(
-            &json!({"match": {"path": "/api/2.3/tenders", "method": "post"}, "fault": "delay", "delay_ms": 60000, "probability": 0.5}),
+            &Input::view(&json!({"match": {"path": "/api/2.3/tenders", "method": "post"}, "fault": "delay", "delay_ms": 60000, "probability": 0.5})),
             &cx(),
         )
         .expect("valid");
@@ -468,7 +475,7 @@ mod tests {
     #[test]
     fn a_hit_is_counted_and_consumed() {
         let draft = Draft::parse(
-            &json!({"match": {"path": "/api/2.3/tenders", "method": "POST", "broker": "a"}, "fault": "drop-after-commit", "times": 2}),
+            &Input::view(&json!({"match": {"path": "/api/2.3/tenders", "method": "POST", "broker": "a"}, "fault": "drop-after-commit", "times": 2})),
             &cx(),
         )
         .expect("valid");

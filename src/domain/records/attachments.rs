@@ -8,12 +8,12 @@ use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::Change;
 use crate::domain::Refusal;
+use crate::domain::input::Input;
 use crate::domain::values::document::{
     DocumentInput, DocumentRecord, Documents, Filing, check_related,
 };
 use crate::domain::values::parse::{Cx, FromJson};
 use crate::domain::values::time::Timestamp;
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// What a document belongs to.
@@ -223,7 +223,7 @@ impl Tender {
     pub fn attach(
         &mut self,
         holder: &Holder,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         Stamp { now, by }: Stamp,
         filing: &Filing<'_>,
@@ -244,7 +244,7 @@ impl Tender {
         &mut self,
         holder: &Holder,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         Stamp { now, by }: Stamp,
         filing: &Filing<'_>,
@@ -266,7 +266,7 @@ impl Tender {
         &mut self,
         holder: &Holder,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         Stamp { now, by }: Stamp,
     ) -> Result<Change, Refusal> {

@@ -4,6 +4,7 @@ use super::complaint::Complaint;
 use super::contract::{Contract, ContractStatus};
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::records::course::lifecycle;
 use crate::domain::records::course::working_days::add_working_days;
 use crate::domain::values::document::Documents;
@@ -14,7 +15,6 @@ use crate::domain::values::parse::{Cx, Obj};
 use crate::domain::values::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 /// The stand-still after a decision, in working days.
 pub const STAND_STILL_DAYS: u32 = 2;
@@ -112,7 +112,7 @@ impl Tender {
     pub fn decide_award(
         &mut self,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {

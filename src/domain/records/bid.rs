@@ -4,6 +4,7 @@
 //! `dateModified`, and only the bid's own token reads it.
 
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::values::document::{DocumentInput, DocumentRecord, Documents, Filing, UrlStyle};
 use crate::domain::values::ids::{self, TokenHash};
 use crate::domain::values::item::Feature;
@@ -31,7 +32,7 @@ pub struct Parameter {
 }
 
 impl FromJson for Parameter {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Parameter")?;
         let code = o.req("code");
         let value = o.req("value");
@@ -89,7 +90,7 @@ struct LotValueInput {
 }
 
 impl FromJson for LotValueInput {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "LotValue")?;
         o.skip(&["date", "participationUrl"]);
         let value = o.req("value");
@@ -301,7 +302,7 @@ impl Tender {
     /// created `active`. Returns the bid and its token.
     pub fn place_bid(
         &mut self,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
         owner: &str,
@@ -406,7 +407,7 @@ impl Tender {
     pub fn change_bid(
         &mut self,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
@@ -428,8 +429,9 @@ impl Tender {
                     .collect(),
             );
         }
-        wanted.retain(|k, v| !(v.is_null() || READ_ONLY.contains(&k.as_str()) || k == "documents"));
-        merge(&mut current, &Json::Object(wanted));
+        wanted.retain(|k, v| !(v.is_null() || READ_ONLY.contains(&k) || k == "documents"));
+        merge(&mut current, &Input::Object(wanted));
+        let current = Input::view(&current);
         let mut o = Obj::new(&current, cx, "Bid")?;
         let build = read_bid_terms(&mut o, !self.lots.is_empty());
         let terms = o.done(build)?;

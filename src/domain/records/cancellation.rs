@@ -8,13 +8,13 @@ use super::contract::ContractStatus;
 use super::course::lifecycle;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -77,7 +77,7 @@ impl Tender {
     /// new cancellation's id.
     pub fn add_cancellation(
         &mut self,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<String, Refusal> {
@@ -125,7 +125,7 @@ impl Tender {
     pub fn change_cancellation(
         &mut self,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
@@ -201,6 +201,7 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
@@ -208,14 +209,14 @@ mod tests {
     fn a_pending_cancellation_only_stamps_its_date() {
         let (mut t, cx, now) = setup();
         let id = t
-            .add_cancellation(&json!({"reason": "r"}), &cx, now)
+            .add_cancellation(&Input::view(&json!({"reason": "r"})), &cx, now)
             .expect("made");
         assert_eq!(t.status, TenderStatus::ActiveEnquiries);
         let later = now.plus(time::Duration::minutes(1));
         let change = t
             .change_cancellation(
                 &id,
-                &json!({"status": "pending", "reason": "new"}),
+                &Input::view(&json!({"status": "pending", "reason": "new"})),
                 &cx,
                 later,
             )
@@ -226,7 +227,7 @@ mod tests {
             (Change::Public, later, "r")
         );
         assert_eq!(t.status, TenderStatus::ActiveEnquiries);
-        t.change_cancellation(&id, &json!({"status": "active"}), &cx, later)
+        t.change_cancellation(&id, &Input::view(&json!({"status": "active"})), &cx, later)
             .expect("activated");
         assert_eq!(t.status, TenderStatus::Cancelled);
         assert_eq!(t.compute_next_check(later), None);
@@ -237,11 +238,11 @@ mod tests {
         let (mut t, cx, now) = setup();
         t.status = TenderStatus::Complete;
         assert!(matches!(
-            t.add_cancellation(&json!({}), &cx, now),
+            t.add_cancellation(&Input::view(&json!({})), &cx, now),
             Err(Refusal::Invalid(f)) if f[0].0 == "reason"
         ));
         assert_eq!(
-            t.add_cancellation(&json!({"reason": "r"}), &cx, now),
+            t.add_cancellation(&Input::view(&json!({"reason": "r"})), &cx, now),
             Err(Refusal::phase(
                 "Can't add cancellation in current (complete) tender status"
             ))

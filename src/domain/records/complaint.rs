@@ -8,6 +8,7 @@
 
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::records::course::lifecycle;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids::{self, TokenHash};
@@ -16,7 +17,6 @@ use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 use time::Duration;
 
 /// How long an answer waits for the claimant before it takes effect, in calendar days.
@@ -327,7 +327,7 @@ impl Tender {
     pub fn file_claim(
         &mut self,
         target: &Target,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
         owner: &str,
@@ -411,14 +411,14 @@ impl Tender {
         target: &Target,
         id: &str,
         actor: Actor,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
         let current = self.complaint(target, id)?.clone();
         let wanted = data
             .get("status")
-            .and_then(Json::as_str)
+            .and_then(Input::as_str)
             .unwrap_or(current.status.as_str());
         let role = match (actor, current.status) {
             (Actor::Complainant, _) if wanted == "cancelled" => Role::Cancellation,
@@ -583,7 +583,7 @@ impl Tender {
 
 /// Reads the fields of the role; everything else a complaint has is dropped unread. The
 /// stored claim fills in what the body leaves out for the model's own rules.
-fn read_edit(data: &Json, cx: &Cx, role: Role, current: &Complaint) -> Result<Edit, Refusal> {
+fn read_edit(data: &Input<'_>, cx: &Cx, role: Role, current: &Complaint) -> Result<Edit, Refusal> {
     let mut o = Obj::new(data, cx, "Complaint")?;
     let dropped: Vec<&str> = FIELDS
         .into_iter()
@@ -630,6 +630,7 @@ fn read_edit(data: &Json, cx: &Cx, role: Role, current: &Complaint) -> Result<Ed
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
@@ -640,7 +641,7 @@ mod tests {
             o.remove("kind");
         }
         let body = json!({"title": "t", "author": author, "status": status});
-        t.file_claim(&Target::Tender, &body, cx, now, "broker1")
+        t.file_claim(&Target::Tender, &Input::view(&body), cx, now, "broker1")
             .expect("filed")
             .0
     }
@@ -662,7 +663,7 @@ mod tests {
             &Target::Tender,
             &answered,
             Actor::TenderOwner,
-            &body,
+            &Input::view(&body),
             &cx,
             now,
         )

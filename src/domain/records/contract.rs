@@ -3,6 +3,7 @@
 
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::values::document::Documents;
 use crate::domain::values::item::Item;
 use crate::domain::values::money::{Money, MoneyInput, Period};
@@ -11,7 +12,6 @@ use crate::domain::values::parse::{Cx, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -82,7 +82,7 @@ impl Tender {
     pub fn change_contract(
         &mut self,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {

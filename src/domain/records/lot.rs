@@ -6,13 +6,13 @@
 //! enquiries are open; from then on only the lifecycle moves them.
 
 use super::tender::{AuctionPeriod, Tender, TenderStatus, TenderTerms};
+use crate::domain::input::Input;
 use crate::domain::values::merge::merge;
 use crate::domain::values::money::Money;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -130,7 +130,7 @@ fn read_terms<'a>(o: &mut Obj<'a>) -> impl FnOnce() -> Option<LotTerms> + use<'a
 }
 
 impl FromJson for NewLot {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Lot")?;
         o.skip(&SHOWN_ONLY);
         let id: Option<String> = o.opt("id");
@@ -270,7 +270,12 @@ impl Tender {
     }
 
     /// The owner's POST of a lot, while enquiries are open. Returns the new lot's id.
-    pub fn add_lot(&mut self, data: &Json, cx: &Cx, now: Timestamp) -> Result<String, Refusal> {
+    pub fn add_lot(
+        &mut self,
+        data: &Input<'_>,
+        cx: &Cx,
+        now: Timestamp,
+    ) -> Result<String, Refusal> {
         let input = NewLot::from_json(data, cx)?;
         self.lot_window("add")?;
         let lot = input.into_lot(now);
@@ -283,13 +288,14 @@ impl Tender {
 
     /// The owner's PATCH of a lot, while enquiries are open; fields a lot shows but the owner
     /// may not set are dropped, so a client may send back the whole lot it read.
-    pub fn change_lot(&mut self, id: &str, data: &Json, cx: &Cx) -> Result<Change, Refusal> {
+    pub fn change_lot(&mut self, id: &str, data: &Input<'_>, cx: &Cx) -> Result<Change, Refusal> {
         let lot = self.lot(id)?.clone();
         let mut wanted = data.as_object().cloned().unwrap_or_default();
-        wanted.retain(|k, _| k != "id" && !SHOWN_ONLY.contains(&k.as_str()));
+        wanted.retain(|k, _| k != "id" && !SHOWN_ONLY.contains(&k));
         let mut merged =
             serde_json::to_value(&lot.terms).map_err(|e| Refusal::phase(e.to_string()))?;
-        merge(&mut merged, &Json::Object(wanted));
+        merge(&mut merged, &Input::Object(wanted));
+        let merged = Input::view(&merged);
         let mut o = Obj::new(&merged, cx, "Lot")?;
         let build = read_terms(&mut o);
         let terms = o.done(build)?;

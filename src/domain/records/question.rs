@@ -2,13 +2,13 @@
 
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use crate::domain::input::Input;
 use crate::domain::values::ids;
 use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -41,7 +41,7 @@ struct NewQuestion {
 }
 
 impl FromJson for NewQuestion {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Question")?;
         o.skip(&READ_ONLY);
         let title = o.req("title");
@@ -70,7 +70,7 @@ impl FromJson for NewQuestion {
 impl Tender {
     /// Anyone with broker credentials may ask, while enquiries are open and within the
     /// enquiry period (a late question is refused even before the status moves).
-    pub fn ask(&mut self, data: &Json, cx: &Cx, now: Timestamp) -> Result<&Question, Refusal> {
+    pub fn ask(&mut self, data: &Input<'_>, cx: &Cx, now: Timestamp) -> Result<&Question, Refusal> {
         let input = NewQuestion::from_json(data, cx)?;
         match (input.question_of.as_str(), &input.related_item) {
             ("item", Some(r)) if !self.item_ids().contains(&r.as_str()) => {
@@ -140,7 +140,7 @@ impl Tender {
     pub fn answer(
         &mut self,
         id: &str,
-        data: &Json,
+        data: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {

@@ -7,6 +7,7 @@ use super::complaint::Complaint;
 use super::contract::Contract;
 use super::lot::{Lot, NewLot, check_lots, sum_up};
 use super::question::Question;
+use crate::domain::input::{Fields, Input};
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids::TokenHash;
 use crate::domain::values::item::{Feature, Item, check_features, check_items};
@@ -16,7 +17,6 @@ use crate::domain::values::parse::{Cx, Obj, Problem};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value as Json};
 use std::sync::Arc;
 
 pub const PROCUREMENT_METHOD_TYPE: &str = "belowThreshold";
@@ -413,8 +413,8 @@ pub struct NewTender {
 
 impl NewTender {
     /// Reads a creation body. An unknown procedure type is refused before anything else.
-    pub fn parse(data: &Json, cx: &Cx) -> Result<NewTender, Refusal> {
-        if let Some(kind) = data.get("procurementMethodType").and_then(Json::as_str)
+    pub fn parse(data: &Input<'_>, cx: &Cx) -> Result<NewTender, Refusal> {
+        if let Some(kind) = data.get("procurementMethodType").and_then(Input::as_str)
             && kind != PROCUREMENT_METHOD_TYPE
         {
             return Err(Refusal::Unsupported {
@@ -545,8 +545,8 @@ impl Tender {
     /// In `draft` only publication is accepted (the rest of the body is ignored, so a client
     /// may send back the whole object). While enquiries are open the terms may change; later
     /// nothing changes but the answer is still 200; in a terminal status the PATCH is refused.
-    pub fn patch(&mut self, data: &Json, cx: &Cx, now: Timestamp) -> Result<Change, Refusal> {
-        let empty = Map::new();
+    pub fn patch(&mut self, data: &Input<'_>, cx: &Cx, now: Timestamp) -> Result<Change, Refusal> {
+        let empty = Fields::default();
         let patch = data.as_object().unwrap_or(&empty);
         if self.status.is_terminal() {
             return Err(Refusal::phase(format!(
@@ -555,7 +555,7 @@ impl Tender {
             )));
         }
         if self.status == TenderStatus::Draft {
-            if patch.get("status").and_then(Json::as_str)
+            if patch.get("status").and_then(Input::as_str)
                 != Some(TenderStatus::ActiveEnquiries.as_str())
             {
                 return Err(Refusal::phase(
@@ -567,17 +567,17 @@ impl Tender {
             return Ok(Change::Public);
         }
         let mut rogue = Vec::new();
-        let mut wanted = Map::new();
-        for (key, value) in patch {
-            if TERM_NAMES.contains(&key.as_str()) {
+        let mut wanted = Fields::default();
+        for (key, value) in patch.iter() {
+            if TERM_NAMES.contains(&key) {
                 if !value.is_null() {
-                    wanted.insert(key.clone(), value.clone());
+                    wanted.insert(key, value.clone());
                 }
-            } else if !(READ_ONLY.contains(&key.as_str())
-                || CREATE_ONLY.contains(&key.as_str())
-                || (cx.testing && SANDBOX.contains(&key.as_str())))
+            } else if !(READ_ONLY.contains(&key)
+                || CREATE_ONLY.contains(&key)
+                || (cx.testing && SANDBOX.contains(&key)))
             {
-                rogue.push((key.clone(), Problem::Rogue));
+                rogue.push((key.to_string(), Problem::Rogue));
             }
         }
         if self.status != TenderStatus::ActiveEnquiries {
@@ -588,14 +588,14 @@ impl Tender {
             };
         }
         // The entity's kind is fixed at creation.
-        if let Some(entity) = wanted
-            .get_mut("procuringEntity")
-            .and_then(Json::as_object_mut)
-        {
+        if let Some(Input::Object(entity)) = wanted.get_mut("procuringEntity") {
             let kind = self.terms.procuring_entity.kind.clone();
-            entity.insert("kind".into(), kind.map_or(Json::Null, Json::from));
+            entity.insert(
+                "kind",
+                kind.map_or(Input::Null, |k| Input::String(k.into())),
+            );
         }
-        let wanted = Json::Object(wanted);
+        let wanted = Input::Object(wanted);
         let mut problems = rogue;
         let mut o = Obj::new(&wanted, cx, "Tender").map_err(Refusal::from)?;
         let build = read_terms(&mut o, Some(&self.terms));
@@ -654,6 +654,7 @@ impl Tender {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::values::time::Zone;
     use serde_json::json;
 
@@ -672,7 +673,7 @@ pub(crate) mod tests {
             zone,
             testing: true,
         };
-        let input = NewTender::parse(&full(), &cx).expect("valid");
+        let input = NewTender::parse(&Input::view(&full()), &cx).expect("valid");
         let now = zone.parse("2030-01-01T00:00").expect("date");
         let t = Tender::create(
             input,
@@ -686,7 +687,7 @@ pub(crate) mod tests {
         (t, cx, now)
     }
 
-    pub(crate) fn full() -> Json {
+    pub(crate) fn full() -> serde_json::Value {
         let org = json!({
             "name": "Школа", "name_en": "School", "name_ru": "Школа",
             "identifier": {"scheme": "UA-EDR", "id": "1", "uri": "http://school.ua/", "legalName": "Школа №1", "legalName_en": "School 1", "legalName_ru": "Школа 1"},
@@ -724,10 +725,11 @@ pub(crate) mod tests {
 
     #[test]
     fn terms_read_back_what_they_show() {
-        let input = NewTender::parse(&full(), &cx()).expect("a valid tender");
+        let input = NewTender::parse(&Input::view(&full()), &cx()).expect("a valid tender");
         let shown = serde_json::to_value(&input.terms).expect("serializes");
         let cx = cx();
-        let mut o = Obj::new(&shown, &cx, "Tender").expect("an object");
+        let view = Input::view(&shown);
+        let mut o = Obj::new(&view, &cx, "Tender").expect("an object");
         let build = read_terms(&mut o, None);
         let again = o.done(build).expect("what is shown reads back");
         assert_eq!(again, input.terms);
@@ -747,13 +749,13 @@ pub(crate) mod tests {
         let (mut t, cx, now) = published();
         let before = serde_json::to_value(&*t.terms).expect("serializes");
         let change = t.patch(
-            &json!({
+            &Input::view(&json!({
                 "description": "new",
                 "title": null,
                 "value": {"amount": 999_999},
                 "procuringEntity": {"name": "Ліцей", "kind": "other"},
                 "items": [{"description": "changed"}]
-            }),
+            })),
             &cx,
             now,
         );
@@ -774,7 +776,7 @@ pub(crate) mod tests {
 
         let held = t.clone();
         let refused = t.patch(
-            &json!({"description": "other", "value": {"currency": 5}, "procuringEntity": {"name": null}}),
+            &Input::view(&json!({"description": "other", "value": {"currency": 5}, "procuringEntity": {"name": null}})),
             &cx,
             now,
         );
@@ -806,7 +808,7 @@ pub(crate) mod tests {
         let mut body = full();
         body["mode"] = json!("test");
         body["title"] = json!("[ТЕСТУВАННЯ] Т");
-        let input = NewTender::parse(&body, &cx()).expect("valid");
+        let input = NewTender::parse(&Input::view(&body), &cx()).expect("valid");
         assert_eq!(input.terms.title, "[ТЕСТУВАННЯ] Т");
         assert_eq!(input.terms.title_en.as_deref(), Some("[TESTING] T"));
         assert_eq!(input.terms.title_ru.as_deref(), Some("[ТЕСТИРОВАНИЕ] Т"));
@@ -817,13 +819,13 @@ pub(crate) mod tests {
         let mut body = full();
         body["status"] = json!("complete");
         assert!(
-            !NewTender::parse(&body, &cx())
+            !NewTender::parse(&Input::view(&body), &cx())
                 .expect("a valid choice is dropped")
                 .draft
         );
         body["status"] = json!("finished");
         assert!(
-            matches!(NewTender::parse(&body, &cx()), Err(Refusal::Invalid(f)) if f[0].0 == "status")
+            matches!(NewTender::parse(&Input::view(&body), &cx()), Err(Refusal::Invalid(f)) if f[0].0 == "status")
         );
     }
 }

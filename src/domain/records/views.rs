@@ -210,6 +210,7 @@ pub fn field(t: &Tender, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::records::tender::NewTender;
     use crate::domain::records::tender::tests::full;
     use crate::domain::values::ids;
@@ -228,7 +229,7 @@ mod tests {
         let mut body = full();
         body["mode"] = json!("test");
         body["procurementMethodDetails"] = json!("quick, accelerator=10");
-        let input = NewTender::parse(&body, &cx).expect("valid");
+        let input = NewTender::parse(&Input::view(&body), &cx).expect("valid");
         let now = zone.parse("2030-01-01T00:00").expect("date");
         let mut t = Tender::create(
             input,
@@ -243,8 +244,12 @@ mod tests {
         if let Some(o) = author.as_object_mut() {
             o.remove("kind");
         }
-        t.ask(&json!({"title": "q", "author": author}), &cx, now)
-            .expect("asked");
+        t.ask(
+            &Input::view(&json!({"title": "q", "author": author})),
+            &cx,
+            now,
+        )
+        .expect("asked");
         for status in [
             TenderStatus::ActiveEnquiries,
             TenderStatus::ActiveQualification,

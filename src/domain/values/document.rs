@@ -7,6 +7,7 @@
 //! show a download address under the service's own path that redirects to it.
 
 use super::ids;
+use super::input::Input;
 use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
@@ -113,7 +114,7 @@ fn check_hash(hash: &str) -> Result<(), Problem> {
 }
 
 impl FromJson for DocumentInput {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Document")?;
         o.skip(&READ_ONLY);
         let title = o.req("title");
@@ -402,7 +403,7 @@ impl DocumentRecord {
     /// carries over unless sent; `id` and `datePublished` are kept.
     pub fn replace(
         &mut self,
-        body: &Json,
+        body: &Input<'_>,
         cx: &Cx,
         now: Timestamp,
         filing: &Filing<'_>,
@@ -414,7 +415,7 @@ impl DocumentRecord {
             }
         }
         merge(&mut merged, body);
-        let input = DocumentInput::from_json(&merged, cx)?;
+        let input = DocumentInput::from_value(&merged, cx)?;
         let mut next = Document::build(
             self.current.id.clone(),
             input,
@@ -430,16 +431,16 @@ impl DocumentRecord {
 
     /// A metadata change from a PATCH: the file, ids and dates cannot be set; as for every
     /// PATCH, `dateModified` is refreshed when something changed. Returns whether it did.
-    pub fn patch(&mut self, body: &Json, cx: &Cx, now: Timestamp) -> Result<bool, Problem> {
+    pub fn patch(&mut self, body: &Input<'_>, cx: &Cx, now: Timestamp) -> Result<bool, Problem> {
         let mut merged = self.current.as_input();
         let mut body = body.clone();
-        if let Json::Object(b) = &mut body {
+        if let Input::Object(b) = &mut body {
             for key in ["url", "hash"] {
                 b.remove(key);
             }
         }
         merge(&mut merged, &body);
-        let (meta, _, _) = split(DocumentInput::from_json(&merged, cx)?);
+        let (meta, _, _) = split(DocumentInput::from_value(&merged, cx)?);
         let changed = meta != self.current.meta;
         if changed {
             self.current.meta = meta;
@@ -509,7 +510,7 @@ mod tests {
 
     #[test]
     fn input_rules() {
-        let err = DocumentInput::from_json(
+        let err = DocumentInput::from_value(
             &json!({"title": "a", "url": "nope", "hash": "md5:12", "format": "pdf"}),
             &cx(),
         )
@@ -518,7 +519,7 @@ mod tests {
             err.flat(),
             json!({"format": "String value did not match validation regex.", "url": "Not a well formed URL.", "hash": "Hash value is wrong length."})
         );
-        let err = DocumentInput::from_json(
+        let err = DocumentInput::from_value(
             &json!({"title": "a", "url": "http://x/y", "hash": "crc:1", "format": "a/b"}),
             &cx(),
         )
@@ -539,12 +540,12 @@ mod tests {
         let key = "0123456789abcdef0123456789abcdef";
         let md5 = "00000000000000000000000000000000";
         let own = address::permanent("http://h", &signer, key, md5);
-        let input = DocumentInput::from_json(&body(&own), &cx()).expect("valid");
+        let input = DocumentInput::from_value(&body(&own), &cx()).expect("valid");
         let doc = DocumentRecord::upload(input, t0, &filing).expect("accepted");
         assert_eq!(doc.current.url, own);
         assert_eq!(doc.current.key, key);
         let forged = own.replace(key, "1123456789abcdef0123456789abcdef");
-        let input = DocumentInput::from_json(&body(&forged), &cx()).expect("valid");
+        let input = DocumentInput::from_value(&body(&forged), &cx()).expect("valid");
         let err = DocumentRecord::upload(input, t0, &filing).expect_err("forged");
         assert_eq!(
             err,
@@ -553,7 +554,7 @@ mod tests {
                 Problem::msg("Document url signature invalid.")
             ))
         );
-        let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
+        let input = DocumentInput::from_value(&body("http://ds/1"), &cx()).expect("valid");
         let doc = DocumentRecord::upload(input.clone(), t0, &filing).expect("accepted");
         assert!(doc.current.url.starts_with("http://ds/1?Signature="));
         let strict = Filing {
@@ -578,18 +579,20 @@ mod tests {
             ds_only: false,
             style: UrlStyle::Download("http://h/api/2.3/tenders/t/bids/b/documents".into()),
         };
-        let input = DocumentInput::from_json(&body("http://ds/1"), &cx()).expect("valid");
+        let input = DocumentInput::from_value(&body("http://ds/1"), &cx()).expect("valid");
         let mut doc = DocumentRecord::upload(input, t0, &style).expect("accepted");
         assert!(
             doc.patch(
-                &json!({"documentType": "technicalSpecifications", "url": "http://evil"}),
+                &Input::view(
+                    &json!({"documentType": "technicalSpecifications", "url": "http://evil"})
+                ),
                 &cx(),
                 t0
             )
             .expect("valid")
         );
         let id = doc.id().to_string();
-        doc.replace(&body("http://ds/2"), &cx(), t1, &style)
+        doc.replace(&Input::view(&body("http://ds/2")), &cx(), t1, &style)
             .expect("valid");
         assert_eq!(doc.id(), id);
         assert_eq!(doc.current.date_published, t0);

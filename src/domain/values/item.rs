@@ -1,6 +1,7 @@
 //! Items (what is bought) and features (non-price criteria of a tender).
 
 use super::ids;
+use super::input::Input;
 use super::money::Period;
 use super::organization::Address;
 use super::parse::{Cx, FromJson, Obj, Problem, one_of, rules};
@@ -25,7 +26,11 @@ pub struct Classification {
     pub uri: Option<String>,
 }
 
-fn read_classification(v: &Json, cx: &Cx, schemes: &[&str]) -> Result<Classification, Problem> {
+fn read_classification(
+    v: &Input<'_>,
+    cx: &Cx,
+    schemes: &[&str],
+) -> Result<Classification, Problem> {
     let mut o = Obj::new(v, cx, "Classification")?;
     let scheme: Option<String> = o.req("scheme");
     if let Some(s) = &scheme
@@ -52,7 +57,7 @@ fn read_classification(v: &Json, cx: &Cx, schemes: &[&str]) -> Result<Classifica
 struct MainClassification(Classification);
 
 impl FromJson for MainClassification {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let c = read_classification(v, cx, &CLASSIFICATION_SCHEMES)?;
         if !is_cpv_code(&c.id) {
             return Err(Problem::field(
@@ -70,7 +75,7 @@ impl FromJson for MainClassification {
 struct AdditionalClassification(Classification);
 
 impl FromJson for AdditionalClassification {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         read_classification(v, cx, &ADDITIONAL_SCHEMES).map(AdditionalClassification)
     }
 }
@@ -88,7 +93,7 @@ pub struct Unit {
 }
 
 impl FromJson for Unit {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Unit")?;
         let code = o.req("code");
         let name = o.opt("name");
@@ -119,13 +124,13 @@ fn coordinate(o: &mut Obj<'_>, key: &'static str, required: bool) -> Option<Json
 }
 
 impl FromJson for Json {
-    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
-        Ok(v.clone())
+    fn from_json(v: &Input<'_>, _: &Cx) -> Result<Self, Problem> {
+        Ok(v.to_value())
     }
 }
 
 impl FromJson for Location {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Location")?;
         let latitude = coordinate(&mut o, "latitude", true);
         let longitude = coordinate(&mut o, "longitude", true);
@@ -177,7 +182,7 @@ impl Item {
 }
 
 impl FromJson for Item {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Item")?;
         let id: Option<String> = o.opt("id");
         if let Some(Err(p)) = id.as_deref().map(|i| rules::length(i, 1, 64)) {
@@ -265,7 +270,7 @@ pub struct FeatureValue {
 }
 
 impl FromJson for FeatureValue {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "FeatureValue")?;
         let value: Option<f64> = o.req("value");
         if let Some(Err(p)) = value
@@ -320,7 +325,7 @@ impl Feature {
 }
 
 impl FromJson for Feature {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Feature")?;
         let code: Option<String> = o.req("code");
         let feature_of = o
@@ -457,14 +462,14 @@ mod tests {
     }
 
     fn item(id: &str, code: &str) -> Item {
-        Item::from_json(&json!({"id": id, "description": "папір", "classification": {"scheme": "ДК021", "id": code, "description": "Папір"}}), &cx())
+        Item::from_value(&json!({"id": id, "description": "папір", "classification": {"scheme": "ДК021", "id": code, "description": "Папір"}}), &cx())
             .expect("valid item")
     }
 
     #[test]
     fn items_keep_client_ids_and_get_one_otherwise() {
         assert_eq!(item("1", "30192700-8").id, "1");
-        let generated = Item::from_json(&json!({"description": "x", "classification": {"scheme": "CPV", "id": "30192700-8", "description": "x"}}), &cx())
+        let generated = Item::from_value(&json!({"description": "x", "classification": {"scheme": "CPV", "id": "30192700-8", "description": "x"}}), &cx())
             .expect("valid");
         assert_eq!(generated.id.len(), 32);
     }
@@ -491,7 +496,7 @@ mod tests {
 
     #[test]
     fn other_code_needs_additional_classification() {
-        let err = Item::from_json(&json!({"description": "x", "classification": {"scheme": "ДК021", "id": "99999999-9", "description": "x"}}), &cx())
+        let err = Item::from_value(&json!({"description": "x", "classification": {"scheme": "ДК021", "id": "99999999-9", "description": "x"}}), &cx())
             .expect_err("invalid");
         assert_eq!(
             err.flat(),
@@ -504,7 +509,7 @@ mod tests {
         if let Some(r) = related {
             f["relatedItem"] = json!(r);
         }
-        Feature::from_json(&f, &cx()).expect("valid feature")
+        Feature::from_value(&f, &cx()).expect("valid feature")
     }
 
     #[test]
@@ -572,7 +577,7 @@ mod tests {
 
     #[test]
     fn feature_values_bounded_and_unique() {
-        let err = Feature::from_json(
+        let err = Feature::from_value(
             &json!({"code": "a", "title": "t", "enum": [{"value": 0.5}]}),
             &cx(),
         )
@@ -581,7 +586,7 @@ mod tests {
             err.flat(),
             json!({"enum.0.value": "Float value should be less than 0.3."})
         );
-        let err = Feature::from_json(
+        let err = Feature::from_value(
             &json!({"code": "a", "title": "t", "enum": [{"value": 0.1}, {"value": 0.1}]}),
             &cx(),
         )

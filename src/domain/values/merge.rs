@@ -1,22 +1,24 @@
 //! PATCH merge, as upstream applies it: objects merge recursively, lists merge by index (a
 //! shorter list truncates, a longer one appends), and a nested `null` removes the field.
 
+use super::input::Input;
 use serde_json::Value as Json;
 
-pub fn merge(target: &mut Json, patch: &Json) {
+/// Merges a client's change into a held record.
+pub fn merge(target: &mut Json, patch: &Input<'_>) {
     match (target, patch) {
-        (Json::Object(t), Json::Object(p)) => {
-            for (key, value) in p {
+        (Json::Object(t), Input::Object(p)) => {
+            for (key, value) in p.iter() {
                 if value.is_null() {
                     t.remove(key);
                 } else if let Some(existing) = t.get_mut(key) {
                     merge(existing, value);
                 } else {
-                    t.insert(key.clone(), without_nulls(value));
+                    t.insert(key.to_string(), without_nulls(value));
                 }
             }
         }
-        (Json::Array(t), Json::Array(p)) => {
+        (Json::Array(t), Input::Array(p)) => {
             t.truncate(p.len());
             for (i, value) in p.iter().enumerate() {
                 match t.get_mut(i) {
@@ -29,16 +31,17 @@ pub fn merge(target: &mut Json, patch: &Json) {
     }
 }
 
-fn without_nulls(v: &Json) -> Json {
+fn without_nulls(v: &Input<'_>) -> Json {
     match v {
-        Json::Object(map) => Json::Object(
-            map.iter()
+        Input::Object(fields) => Json::Object(
+            fields
+                .iter()
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .map(|(k, v)| (k.to_string(), without_nulls(v)))
                 .collect(),
         ),
-        Json::Array(list) => Json::Array(list.iter().map(without_nulls).collect()),
-        other => other.clone(),
+        Input::Array(list) => Json::Array(list.iter().map(without_nulls).collect()),
+        other => other.to_value(),
     }
 }
 
@@ -48,7 +51,7 @@ mod tests {
     use serde_json::json;
 
     fn merged(mut target: Json, patch: Json) -> Json {
-        merge(&mut target, &patch);
+        merge(&mut target, &Input::view(&patch));
         target
     }
 

@@ -3,6 +3,7 @@
 
 pub mod document;
 pub mod ids;
+pub mod input;
 pub mod item;
 pub mod merge;
 pub mod money;
@@ -14,9 +15,10 @@ pub mod time;
 #[cfg(test)]
 mod tests {
     /// The room's sources, read at compile time.
-    const FILES: [(&str, &str); 9] = [
+    const FILES: [(&str, &str); 10] = [
         ("document.rs", include_str!("document.rs")),
         ("ids.rs", include_str!("ids.rs")),
+        ("input.rs", include_str!("input.rs")),
         ("item.rs", include_str!("item.rs")),
         ("merge.rs", include_str!("merge.rs")),
         ("money.rs", include_str!("money.rs")),

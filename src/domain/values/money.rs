@@ -1,9 +1,9 @@
 //! Money (the spec's `Value`, also the tender's `guarantee`) and periods.
 
+use super::input::Input;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 
 pub const DEFAULT_CURRENCY: &str = "UAH";
 
@@ -54,7 +54,7 @@ fn currency(o: &mut Obj<'_>) -> Option<String> {
 }
 
 impl FromJson for MoneyInput {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Value")?;
         let amount = amount(&mut o);
         let currency = currency(&mut o);
@@ -70,7 +70,7 @@ impl FromJson for MoneyInput {
 }
 
 impl FromJson for Money {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         MoneyInput::from_json(v, cx).map(|m| m.or_defaults(DEFAULT_CURRENCY, true))
     }
 }
@@ -85,7 +85,7 @@ pub struct Period {
 }
 
 impl FromJson for Period {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Period")?;
         let start_date: Option<Timestamp> = o.opt("startDate");
         let end_date: Option<Timestamp> = o.opt("endDate");
@@ -112,7 +112,7 @@ impl FromJson for Period {
 pub struct PeriodEndRequired(pub Period);
 
 impl FromJson for PeriodEndRequired {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let period = Period::from_json(v, cx)?;
         if period.end_date.is_none() {
             return Err(Problem::field(
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn money_defaults_to_uah_with_vat_and_shows_decimals() {
-        let m = Money::from_json(&json!({"amount": 500}), &cx()).expect("valid");
+        let m = Money::from_value(&json!({"amount": 500}), &cx()).expect("valid");
         assert_eq!(
             serde_json::to_value(&m).ok(),
             Some(json!({"amount": 500.0, "currency": "UAH", "valueAddedTaxIncluded": true}))
@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn money_rules() {
-        let err = Money::from_json(&json!({"amount": -1, "currency": "UAHX"}), &cx())
+        let err = Money::from_value(&json!({"amount": -1, "currency": "UAHX"}), &cx())
             .expect_err("invalid");
         assert_eq!(
             err.flat(),
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn vat_flag_is_kept_when_sent() {
-        let m = Money::from_json(
+        let m = Money::from_value(
             &json!({"amount": 5, "currency": "USD", "valueAddedTaxIncluded": false}),
             &cx(),
         )
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn period_must_begin_before_its_end() {
-        let err = Period::from_json(
+        let err = Period::from_value(
             &json!({"startDate": "2017-02-01", "endDate": "2017-01-01"}),
             &cx(),
         )
@@ -181,7 +181,7 @@ mod tests {
             err.flat(),
             json!({"startDate": "period should begin before its end"})
         );
-        let err = PeriodEndRequired::from_json(&json!({}), &cx()).expect_err("invalid");
+        let err = PeriodEndRequired::from_value(&json!({}), &cx()).expect_err("invalid");
         assert_eq!(err.flat(), json!({"endDate": "This field is required."}));
     }
 }

@@ -1,8 +1,8 @@
 //! Organizations: procuring entity, question author, tenderer, supplier.
 
+use super::input::Input;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use serde::{Deserialize, Serialize};
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// Kinds of procuring entity allowed to publish a belowThreshold tender.
@@ -24,7 +24,7 @@ pub struct Identifier {
 }
 
 impl FromJson for Identifier {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Identifier")?;
         let scheme = o.req("scheme");
         let id = o.req("id");
@@ -67,7 +67,7 @@ pub struct Address {
 }
 
 impl FromJson for Address {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Address")?;
         let street_address = o.opt("streetAddress");
         let locality = o.opt("locality");
@@ -109,7 +109,7 @@ pub struct ContactPoint {
 }
 
 impl FromJson for ContactPoint {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "ContactPoint")?;
         let name = o.req("name");
         let name_en = o.opt("name_en");
@@ -162,7 +162,7 @@ pub struct Organization {
     pub kind: Option<String>,
 }
 
-fn read_organization(v: &Json, cx: &Cx, with_kind: bool) -> Result<Organization, Problem> {
+fn read_organization(v: &Input<'_>, cx: &Cx, with_kind: bool) -> Result<Organization, Problem> {
     let mut o = Obj::new(v, cx, "Organization")?;
     let name = o.req("name");
     let name_en = o.opt("name_en");
@@ -187,7 +187,7 @@ fn read_organization(v: &Json, cx: &Cx, with_kind: bool) -> Result<Organization,
 }
 
 impl FromJson for Organization {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         read_organization(v, cx, false)
     }
 }
@@ -198,7 +198,7 @@ impl FromJson for Organization {
 pub struct ProcuringEntity(pub Arc<Organization>);
 
 impl FromJson for ProcuringEntity {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         read_organization(v, cx, true).map(|o| ProcuringEntity(Arc::new(o)))
     }
 }
@@ -224,7 +224,7 @@ mod tests {
             "address": {"countryName": "Україна"},
             "contactPoint": {"name": "Державне управління справами"}
         });
-        let err = Organization::from_json(&org, &cx()).expect_err("invalid");
+        let err = Organization::from_value(&org, &cx()).expect_err("invalid");
         assert_eq!(
             err.flat(),
             json!({"contactPoint.email": "telephone or email should be present"})
@@ -239,12 +239,12 @@ mod tests {
             "address": {"countryName": "Україна"},
             "contactPoint": {"name": "Іван", "telephone": "+380"}
         });
-        let err = Organization::from_json(&org, &cx()).expect_err("invalid");
+        let err = Organization::from_value(&org, &cx()).expect_err("invalid");
         assert_eq!(
             err.flat(),
             json!({"identifier.uri": "Not a well formed URL.", "kind": "Rogue field"})
         );
-        let err = ProcuringEntity::from_json(&org, &cx()).expect_err("invalid");
+        let err = ProcuringEntity::from_value(&org, &cx()).expect_err("invalid");
         assert_eq!(
             err.flat(),
             json!({"identifier.uri": "Not a well formed URL."})

@@ -4,10 +4,11 @@
 //! of a list) and upstream's wording; [`Problem::leaves`] flattens them into one error entry per
 //! field at fault, because the spec types every error description as a string.
 
+use super::input::{Fields, Input};
 use super::merge::merge;
 use super::time::{Timestamp, Zone};
 use serde::Serialize;
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 use std::sync::Arc;
 
 pub const REQUIRED: &str = "This field is required.";
@@ -100,34 +101,39 @@ pub struct Cx {
 
 /// A value that can be read from client JSON.
 pub trait FromJson: Sized {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem>;
-}
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem>;
 
-/// Python-style name of a JSON type, as upstream's messages print it.
-fn kind(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "NoneType",
-        Json::Bool(_) => "bool",
-        Json::Number(n) if n.is_f64() => "float",
-        Json::Number(_) => "int",
-        Json::String(_) => "unicode",
-        Json::Array(_) => "list",
-        Json::Object(_) => "dict",
+    /// Reads a `serde_json::Value`: a change merged into a held record, or a test's body.
+    fn from_value(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        Self::from_json(&Input::view(v), cx)
     }
 }
 
-fn shown(v: &Json) -> String {
+/// Python-style name of a JSON type, as upstream's messages print it.
+fn kind(v: &Input<'_>) -> &'static str {
     match v {
-        Json::String(s) => s.clone(),
+        Input::Null => "NoneType",
+        Input::Bool(_) => "bool",
+        Input::Number(n) if n.is_f64() => "float",
+        Input::Number(_) => "int",
+        Input::String(_) => "unicode",
+        Input::Array(_) => "list",
+        Input::Object(_) => "dict",
+    }
+}
+
+fn shown(v: &Input<'_>) -> String {
+    match v {
+        Input::String(s) => s.to_string(),
         other => other.to_string(),
     }
 }
 
 impl FromJson for String {
-    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, _: &Cx) -> Result<Self, Problem> {
         match v {
-            Json::String(s) => Ok(s.clone()),
-            Json::Number(n) => Ok(n.to_string()),
+            Input::String(s) => Ok(s.to_string()),
+            Input::Number(n) => Ok(n.to_string()),
             other => Err(Problem::msg(format!(
                 "Couldn't interpret '{}' as string.",
                 shown(other)
@@ -137,9 +143,9 @@ impl FromJson for String {
 }
 
 impl FromJson for f64 {
-    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, _: &Cx) -> Result<Self, Problem> {
         match v {
-            Json::Number(n) => n
+            Input::Number(n) => n
                 .as_f64()
                 .filter(|f| f.is_finite())
                 .ok_or_else(|| Problem::msg(format!("Value '{n}' is not float."))),
@@ -152,10 +158,10 @@ impl FromJson for f64 {
 }
 
 impl FromJson for i64 {
-    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, _: &Cx) -> Result<Self, Problem> {
         let bad = || Problem::msg(format!("Value '{}' is not int.", shown(v)));
         match v {
-            Json::Number(n) => match n.as_i64() {
+            Input::Number(n) => match n.as_i64() {
                 Some(i) => Ok(i),
                 None => n
                     .as_f64()
@@ -169,14 +175,14 @@ impl FromJson for i64 {
 }
 
 impl FromJson for bool {
-    fn from_json(v: &Json, _: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, _: &Cx) -> Result<Self, Problem> {
         v.as_bool()
             .ok_or_else(|| Problem::msg("Must be either true or false."))
     }
 }
 
 impl FromJson for Timestamp {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         v.as_str().and_then(|s| cx.zone.parse(s)).ok_or_else(|| {
             Problem::msg(format!("Could not parse {}. Should be ISO8601.", shown(v)))
         })
@@ -184,14 +190,14 @@ impl FromJson for Timestamp {
 }
 
 impl<T: FromJson> FromJson for Arc<T> {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         T::from_json(v, cx).map(Arc::new)
     }
 }
 
 impl<T: FromJson> FromJson for Vec<T> {
-    fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
-        let Json::Array(list) = v else {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
+        let Input::Array(list) = v else {
             return Err(Problem::msg("Could not interpret the value as a list"));
         };
         let mut out = Vec::with_capacity(list.len());
@@ -220,7 +226,7 @@ impl<T: FromJson> FromJson for Vec<T> {
 /// A JSON object being read field by field. Every field that is read, or declared known with
 /// [`Obj::skip`], is accounted for; the rest are rogue.
 pub struct Obj<'a> {
-    map: &'a Map<String, Json>,
+    map: &'a Fields<'a>,
     cx: &'a Cx,
     seen: Vec<&'a str>,
     problems: Vec<(String, Problem)>,
@@ -228,9 +234,9 @@ pub struct Obj<'a> {
 
 impl<'a> Obj<'a> {
     /// `model` names the expected object in the message for a non-object.
-    pub fn new(v: &'a Json, cx: &'a Cx, model: &str) -> Result<Obj<'a>, Problem> {
+    pub fn new(v: &'a Input<'a>, cx: &'a Cx, model: &str) -> Result<Obj<'a>, Problem> {
         match v {
-            Json::Object(map) => Ok(Obj {
+            Input::Object(map) => Ok(Obj {
                 map,
                 cx,
                 seen: Vec::new(),
@@ -247,7 +253,7 @@ impl<'a> Obj<'a> {
         self.cx
     }
 
-    fn take(&mut self, key: &'a str) -> Option<&'a Json> {
+    fn take(&mut self, key: &'a str) -> Option<&'a Input<'a>> {
         self.seen.push(key);
         self.map.get(key).filter(|v| !v.is_null())
     }
@@ -279,7 +285,7 @@ impl<'a> Obj<'a> {
                 self.seen.push(key);
                 Some(base)
             }
-            Some(change @ (Json::Object(_) | Json::Array(_))) => {
+            Some(change @ (Input::Object(_) | Input::Array(_))) => {
                 self.seen.push(key);
                 self.merged(key, &base, change)
             }
@@ -301,7 +307,7 @@ impl<'a> Obj<'a> {
                 self.seen.push(key);
                 kept
             }
-            (Some(change @ (Json::Object(_) | Json::Array(_))), Some(base)) => {
+            (Some(change @ (Input::Object(_) | Input::Array(_))), Some(base)) => {
                 self.seen.push(key);
                 self.merged(key, &base, change)
             }
@@ -309,11 +315,16 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn merged<T: FromJson + Serialize>(&mut self, key: &str, base: &T, change: &Json) -> Option<T> {
+    fn merged<T: FromJson + Serialize>(
+        &mut self,
+        key: &str,
+        base: &T,
+        change: &Input<'_>,
+    ) -> Option<T> {
         match serde_json::to_value(base) {
             Ok(mut value) => {
                 merge(&mut value, change);
-                self.convert(key, &value)
+                self.convert(key, &Input::view(&value))
             }
             Err(e) => {
                 self.fail(key, Problem::msg(e.to_string()));
@@ -358,7 +369,7 @@ impl<'a> Obj<'a> {
         self.problems.iter().any(|(k, _)| k == key)
     }
 
-    fn convert<T: FromJson>(&mut self, key: &str, v: &Json) -> Option<T> {
+    fn convert<T: FromJson>(&mut self, key: &str, v: &Input<'_>) -> Option<T> {
         match T::from_json(v, self.cx) {
             Ok(value) => Some(value),
             Err(p) => {
@@ -372,8 +383,8 @@ impl<'a> Obj<'a> {
     /// parts read (it gets to run only when nothing was wrong).
     pub fn done<T>(mut self, build: impl FnOnce() -> Option<T>) -> Result<T, Problem> {
         for key in self.map.keys() {
-            if !self.seen.contains(&key.as_str()) {
-                self.problems.push((key.clone(), Problem::Rogue));
+            if !self.seen.contains(&key) {
+                self.problems.push((key.to_string(), Problem::Rogue));
             }
         }
         if !self.problems.is_empty() {
@@ -483,7 +494,7 @@ mod tests {
     }
 
     impl FromJson for Pair {
-        fn from_json(v: &Json, cx: &Cx) -> Result<Self, Problem> {
+        fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
             let mut o = Obj::new(v, cx, "Pair")?;
             let a = o.req("a");
             let b = o.opt("b");
@@ -507,6 +518,7 @@ mod tests {
 
     fn held(v: Json, base: Option<&Held>) -> Result<Held, Problem> {
         let cx = cx();
+        let v = Input::view(&v);
         let mut o = Obj::new(&v, &cx, "Held")?;
         let pair = o.req_or("pair", base.map(|b| b.pair.clone()));
         let note = o.opt_or("note", base.map(|b| b.note.clone()));
@@ -563,7 +575,8 @@ mod tests {
 
     #[test]
     fn collects_every_problem_in_order() {
-        let err = Pair::from_json(&json!({"a": "x", "b": {}, "c": 1}), &cx()).expect_err("invalid");
+        let err =
+            Pair::from_value(&json!({"a": "x", "b": {}, "c": 1}), &cx()).expect_err("invalid");
         assert_eq!(
             err.leaves(""),
             pairs(&[
@@ -576,15 +589,15 @@ mod tests {
 
     #[test]
     fn null_counts_as_missing() {
-        let err = Pair::from_json(&json!({"a": null}), &cx()).expect_err("invalid");
+        let err = Pair::from_value(&json!({"a": null}), &cx()).expect_err("invalid");
         assert_eq!(err.flat(), json!({"a": "This field is required."}));
-        let ok = Pair::from_json(&json!({"a": 5, "b": null}), &cx()).expect("valid");
+        let ok = Pair::from_value(&json!({"a": 5, "b": null}), &cx()).expect("valid");
         assert_eq!((ok.a, ok.b), (5.0, None));
     }
 
     #[test]
     fn lists_report_per_index_and_skip_valid_entries() {
-        let err = Vec::<Pair>::from_json(&json!([{"a": 1}, {}, {"a": 2, "z": 0}]), &cx())
+        let err = Vec::<Pair>::from_value(&json!([{"a": 1}, {}, {"a": 2, "z": 0}]), &cx())
             .expect_err("invalid");
         assert_eq!(
             err.leaves("pairs"),
@@ -593,7 +606,7 @@ mod tests {
                 ("pairs.2.z", "Rogue field"),
             ])
         );
-        let err = Vec::<Pair>::from_json(&json!("x"), &cx()).expect_err("invalid");
+        let err = Vec::<Pair>::from_value(&json!("x"), &cx()).expect_err("invalid");
         assert_eq!(
             err.leaves("pairs"),
             pairs(&[("pairs", "Could not interpret the value as a list")])
@@ -617,7 +630,7 @@ mod tests {
 
     #[test]
     fn non_object_names_the_model() {
-        let err = Pair::from_json(&json!("str"), &cx()).expect_err("invalid");
+        let err = Pair::from_value(&json!("str"), &cx()).expect_err("invalid");
         assert_eq!(
             err.leaves("pair"),
             pairs(&[(
@@ -629,8 +642,8 @@ mod tests {
 
     #[test]
     fn integers_accept_whole_floats_only() {
-        assert_eq!(i64::from_json(&json!(5.0), &cx()).ok(), Some(5));
-        assert!(i64::from_json(&json!(5.5), &cx()).is_err());
-        assert!(i64::from_json(&json!("5"), &cx()).is_err());
+        assert_eq!(i64::from_value(&json!(5.0), &cx()).ok(), Some(5));
+        assert!(i64::from_value(&json!(5.5), &cx()).is_err());
+        assert!(i64::from_value(&json!("5"), &cx()).is_err());
     }
 }

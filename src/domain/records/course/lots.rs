@@ -272,6 +272,7 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published;
 
     #[test]
@@ -288,8 +289,12 @@ mod tests {
     fn a_tender_with_lots_follows_them_once_none_is_active() {
         let (mut t, cx, now) = published();
         let lot = |id: &str| serde_json::json!({"id": id, "title": "Л", "value": {"amount": 10}, "minimalStep": {"amount": 1}});
-        let a = t.add_lot(&lot(&"a".repeat(32)), &cx, now).expect("added");
-        let b = t.add_lot(&lot(&"b".repeat(32)), &cx, now).expect("added");
+        let a = t
+            .add_lot(&Input::view(&lot(&"a".repeat(32))), &cx, now)
+            .expect("added");
+        let b = t
+            .add_lot(&Input::view(&lot(&"b".repeat(32))), &cx, now)
+            .expect("added");
         assert_eq!(t.terms.value.amount, 20.0, "the value sums the lots");
         t.set_lot_status(&Some(a), LotStatus::Unsuccessful, now);
         assert_eq!(t.status, TenderStatus::ActiveEnquiries, "lot b is active");
