@@ -3,6 +3,7 @@
 
 use crate::domain::tender::Tender;
 use crate::domain::views;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The fields held in the index, in this order. Any other field is read from the tender.
@@ -31,16 +32,22 @@ pub struct ListedFields(Box<[u8]>);
 const HEAD: usize = 4 * LISTED_FIELDS.len();
 
 impl ListedFields {
+    /// Renders into a buffer each thread reuses, then keeps an exact copy: the block lives as
+    /// long as the tender, so it is allocated once, at its size.
     pub fn of(tender: &Tender) -> ListedFields {
-        let mut block = vec![0; HEAD];
-        for (i, name) in LISTED_FIELDS.iter().enumerate() {
-            if let Some(text) = views::field(tender, name) {
-                block.extend_from_slice(text.as_bytes());
-            }
-            let end = u32::try_from(block.len() - HEAD).unwrap_or(u32::MAX);
-            block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
+        thread_local! {
+            static BLOCK: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         }
-        ListedFields(block.into_boxed_slice())
+        BLOCK.with_borrow_mut(|block| {
+            block.clear();
+            block.resize(HEAD, 0);
+            for (i, name) in LISTED_FIELDS.iter().enumerate() {
+                views::write_field(tender, name, block);
+                let end = u32::try_from(block.len() - HEAD).unwrap_or(u32::MAX);
+                block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
+            }
+            ListedFields(block.as_slice().into())
+        })
     }
 
     /// Whether every listed field of `new` reads as that of `old`: none of the parts of the

@@ -126,84 +126,93 @@ pub fn tender(t: &Tender) -> TenderView<'_> {
     }
 }
 
-fn json<T: Serialize>(value: T) -> Option<String> {
-    serde_json::to_string(&value).ok()
-}
-
-fn some<T: Serialize>(value: &Option<T>) -> Option<String> {
-    value.as_ref().and_then(json)
-}
-
-fn listed<T: Serialize>(values: &[T]) -> Option<String> {
-    if values.is_empty() {
-        None
-    } else {
-        json(values)
+/// Writes `value` as compact JSON; on a failure nothing is written.
+fn json<T: Serialize>(out: &mut Vec<u8>, value: T) -> bool {
+    let start = out.len();
+    let written = serde_json::to_writer(&mut *out, &value).is_ok();
+    if !written {
+        out.truncate(start);
     }
+    written
+}
+
+fn some<T: Serialize>(out: &mut Vec<u8>, value: &Option<T>) -> bool {
+    value.as_ref().is_some_and(|v| json(out, v))
+}
+
+fn listed<T: Serialize>(out: &mut Vec<u8>, values: &[T]) -> bool {
+    !values.is_empty() && json(out, values)
 }
 
 /// One top-level field of the tender as [`tender`] shows it, as compact JSON text, without
 /// rendering the rest (the listing's `opt_fields`); `None` where the view has no such field.
 pub fn field(t: &Tender, name: &str) -> Option<String> {
+    let mut out = Vec::new();
+    write_field(t, name, &mut out)
+        .then(|| String::from_utf8(out).ok())
+        .flatten()
+}
+
+/// [`field`] appended to `out`; `false` (and nothing written) where the view has no such
+/// field.
+pub fn write_field(t: &Tender, name: &str, out: &mut Vec<u8>) -> bool {
     let terms = &t.terms;
     let public = t.status.reveals_bids();
     match name {
-        "id" => json(&t.id),
-        "tenderID" => json(&t.tender_id),
-        "status" => json(t.status),
-        "mode" => some(&t.mode),
-        "title" => json(&terms.title),
-        "title_en" => some(&terms.title_en),
-        "title_ru" => some(&terms.title_ru),
-        "description" => some(&terms.description),
-        "description_en" => some(&terms.description_en),
-        "description_ru" => some(&terms.description_ru),
-        "procurementMethodRationale" => some(&terms.procurement_method_rationale),
-        "value" => json(&terms.value),
-        "minimalStep" => json(&terms.minimal_step),
-        "guarantee" => some(&terms.guarantee),
-        "enquiryPeriod" => json(&terms.enquiry_period),
-        "tenderPeriod" => json(&terms.tender_period),
-        "procuringEntity" => json(&terms.procuring_entity),
-        "items" => json(&terms.items),
-        "lots" => listed(&t.lots),
-        "features" => listed(&terms.features),
-        "procurementMethodType" => json(&t.procurement_method_type),
-        "procurementMethod" => json(t.procurement_method),
-        "awardCriteria" => json(t.award_criteria),
-        "submissionMethod" => json(t.submission_method),
-        "procurementMethodDetails" => some(&t.procurement_method_details),
-        "submissionMethodDetails" => some(&t.submission_method_details),
-        "auctionPeriod" => (!t.auction_period.is_empty())
-            .then(|| json(&t.auction_period))
-            .flatten(),
-        "auctionUrl" => some(&t.auction_url),
-        "awardPeriod" => some(&t.award_period),
-        "documents" => listed(&t.documents),
+        "id" => json(out, &t.id),
+        "tenderID" => json(out, &t.tender_id),
+        "status" => json(out, t.status),
+        "mode" => some(out, &t.mode),
+        "title" => json(out, &terms.title),
+        "title_en" => some(out, &terms.title_en),
+        "title_ru" => some(out, &terms.title_ru),
+        "description" => some(out, &terms.description),
+        "description_en" => some(out, &terms.description_en),
+        "description_ru" => some(out, &terms.description_ru),
+        "procurementMethodRationale" => some(out, &terms.procurement_method_rationale),
+        "value" => json(out, &terms.value),
+        "minimalStep" => json(out, &terms.minimal_step),
+        "guarantee" => some(out, &terms.guarantee),
+        "enquiryPeriod" => json(out, &terms.enquiry_period),
+        "tenderPeriod" => json(out, &terms.tender_period),
+        "procuringEntity" => json(out, &terms.procuring_entity),
+        "items" => json(out, &terms.items),
+        "lots" => listed(out, &t.lots),
+        "features" => listed(out, &terms.features),
+        "procurementMethodType" => json(out, &t.procurement_method_type),
+        "procurementMethod" => json(out, t.procurement_method),
+        "awardCriteria" => json(out, t.award_criteria),
+        "submissionMethod" => json(out, t.submission_method),
+        "procurementMethodDetails" => some(out, &t.procurement_method_details),
+        "submissionMethodDetails" => some(out, &t.submission_method_details),
+        "auctionPeriod" => !t.auction_period.is_empty() && json(out, &t.auction_period),
+        "auctionUrl" => some(out, &t.auction_url),
+        "awardPeriod" => some(out, &t.award_period),
+        "documents" => listed(out, &t.documents),
         "questions" => listed(
+            out,
             &t.questions
                 .iter()
                 .map(|q| question(q, t.status))
                 .collect::<Vec<_>>(),
         ),
         "complaints" => listed(
+            out,
             &t.complaints
                 .iter()
                 .map(|c| tender_complaint(c, t.status))
                 .collect::<Vec<_>>(),
         ),
-        "bids" => (public && !t.bids.is_empty())
-            .then(|| json(&t.bids))
-            .flatten(),
-        "numberOfBids" => public.then(|| json(t.bids.len())).flatten(),
-        "awards" => listed(&t.awards),
-        "contracts" => listed(&t.contracts),
-        "cancellations" => listed(&t.cancellations),
-        "owner" => json(&t.owner),
-        "date" => json(t.date),
-        "dateModified" => json(t.date_modified),
-        "next_check" => some(&t.next_check),
-        _ => None,
+        "bids" => public && !t.bids.is_empty() && json(out, &t.bids),
+        "numberOfBids" => public && json(out, t.bids.len()),
+        "awards" => listed(out, &t.awards),
+        "contracts" => listed(out, &t.contracts),
+        "cancellations" => listed(out, &t.cancellations),
+        "owner" => json(out, &t.owner),
+        "date" => json(out, t.date),
+        "dateModified" => json(out, t.date_modified),
+        "next_check" => some(out, &t.next_check),
+        _ => false,
     }
 }
 
