@@ -33,7 +33,13 @@ const SCANNED: usize = 32;
 
 impl<'a> Fields<'a> {
     pub fn get(&self, key: &str) -> Option<&Input<'a>> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.find(key).map(|(_, v)| v)
+    }
+
+    /// The place of `key` among the fields, and its value.
+    pub fn find(&self, key: &str) -> Option<(usize, &Input<'a>)> {
+        let at = self.0.iter().position(|(k, _)| k == key)?;
+        Some((at, &self.0[at].1))
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Input<'a>> {

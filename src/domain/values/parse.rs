@@ -201,24 +201,24 @@ impl<T: FromJson> FromJson for Vec<T> {
             return Err(Problem::msg("Could not interpret the value as a list"));
         };
         let mut out = Vec::with_capacity(list.len());
-        let mut problems = Vec::with_capacity(list.len());
-        let mut failed = false;
-        for item in list {
+        // Filled only from the first entry at fault: a valid list allocates no problems.
+        let mut problems = Vec::new();
+        for (i, item) in list.iter().enumerate() {
             match T::from_json(item, cx) {
-                Ok(value) => {
-                    out.push(value);
-                    problems.push(Problem::NONE);
-                }
+                Ok(value) if problems.is_empty() => out.push(value),
+                Ok(_) => problems.push(Problem::NONE),
                 Err(p) => {
-                    failed = true;
+                    if problems.is_empty() {
+                        problems.resize(i, Problem::NONE);
+                    }
                     problems.push(p);
                 }
             }
         }
-        if failed {
-            Err(Problem::Items(problems))
-        } else {
+        if problems.is_empty() {
             Ok(out)
+        } else {
+            Err(Problem::Items(problems))
         }
     }
 }
@@ -228,7 +228,7 @@ impl<T: FromJson> FromJson for Vec<T> {
 pub struct Obj<'a> {
     map: &'a Fields<'a>,
     cx: &'a Cx,
-    seen: Vec<&'a str>,
+    seen: Seen,
     problems: Vec<(String, Problem)>,
 }
 
@@ -239,7 +239,7 @@ impl<'a> Obj<'a> {
             Input::Object(map) => Ok(Obj {
                 map,
                 cx,
-                seen: Vec::new(),
+                seen: Seen::default(),
                 problems: Vec::new(),
             }),
             other => Err(Problem::msg(format!(
@@ -254,8 +254,16 @@ impl<'a> Obj<'a> {
     }
 
     fn take(&mut self, key: &'a str) -> Option<&'a Input<'a>> {
-        self.seen.push(key);
-        self.map.get(key).filter(|v| !v.is_null())
+        let (at, value) = self.map.find(key)?;
+        self.seen.mark(at);
+        Some(value).filter(|v| !v.is_null())
+    }
+
+    /// Accounts for `key` without reading it.
+    fn mark(&mut self, key: &str) {
+        if let Some((at, _)) = self.map.find(key) {
+            self.seen.mark(at);
+        }
     }
 
     pub fn req<T: FromJson>(&mut self, key: &'a str) -> Option<T> {
@@ -281,12 +289,9 @@ impl<'a> Obj<'a> {
             return self.req(key);
         };
         match self.map.get(key) {
-            None => {
-                self.seen.push(key);
-                Some(base)
-            }
+            None => Some(base),
             Some(change @ (Input::Object(_) | Input::Array(_))) => {
-                self.seen.push(key);
+                self.mark(key);
                 self.merged(key, &base, change)
             }
             Some(_) => self.req(key),
@@ -303,12 +308,9 @@ impl<'a> Obj<'a> {
             return self.opt(key);
         };
         match (self.map.get(key), base) {
-            (None, kept) => {
-                self.seen.push(key);
-                kept
-            }
+            (None, kept) => kept,
             (Some(change @ (Input::Object(_) | Input::Array(_))), Some(base)) => {
-                self.seen.push(key);
+                self.mark(key);
                 self.merged(key, &base, change)
             }
             _ => self.opt(key),
@@ -346,7 +348,9 @@ impl<'a> Obj<'a> {
 
     /// A known field that the caller may send but not set here: dropped without a word.
     pub fn skip(&mut self, keys: &[&'a str]) {
-        self.seen.extend_from_slice(keys);
+        for key in keys {
+            self.mark(key);
+        }
     }
 
     pub fn has(&self, key: &str) -> bool {
@@ -382,8 +386,8 @@ impl<'a> Obj<'a> {
     /// Ends the reading: rogue fields are reported, then `build` assembles the value from the
     /// parts read (it gets to run only when nothing was wrong).
     pub fn done<T>(mut self, build: impl FnOnce() -> Option<T>) -> Result<T, Problem> {
-        for key in self.map.keys() {
-            if !self.seen.contains(&key) {
+        for (at, key) in self.map.keys().enumerate() {
+            if !self.seen.has(at) {
                 self.problems.push((key.to_string(), Problem::Rogue));
             }
         }
@@ -391,6 +395,35 @@ impl<'a> Obj<'a> {
             return Err(Problem::Fields(self.problems));
         }
         build().ok_or_else(|| Problem::msg(REQUIRED))
+    }
+}
+
+/// Which fields of an object were read or skipped, by their place in it: a bit each for the
+/// first 64 (a model has fewer), a flag each past them (only a body full of rogue fields).
+#[derive(Default)]
+struct Seen {
+    bits: u64,
+    more: Vec<bool>,
+}
+
+impl Seen {
+    fn mark(&mut self, at: usize) {
+        match at.checked_sub(64) {
+            None => self.bits |= 1 << at,
+            Some(past) => {
+                if self.more.len() <= past {
+                    self.more.resize(past + 1, false);
+                }
+                self.more[past] = true;
+            }
+        }
+    }
+
+    fn has(&self, at: usize) -> bool {
+        match at.checked_sub(64) {
+            None => self.bits & (1 << at) != 0,
+            Some(past) => self.more.get(past).copied().unwrap_or(false),
+        }
     }
 }
 
@@ -604,6 +637,15 @@ mod tests {
             pairs(&[
                 ("pairs.1.a", "This field is required."),
                 ("pairs.2.z", "Rogue field"),
+            ])
+        );
+        let err = Vec::<Pair>::from_value(&json!([{}, {"a": 1}, {"a": "x"}, {"a": 2}]), &cx())
+            .expect_err("invalid");
+        assert_eq!(
+            err.leaves("pairs"),
+            pairs(&[
+                ("pairs.0.a", "This field is required."),
+                ("pairs.2.a", "Value 'x' is not float."),
             ])
         );
         let err = Vec::<Pair>::from_value(&json!("x"), &cx()).expect_err("invalid");
