@@ -2,10 +2,10 @@
 //! ordered by `next_check`, the `dateModified` stamp source, and the daily tenderID counter.
 
 use super::listed::ListedFields;
+use super::ordered::Ordered;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::ops::Bound;
+use std::collections::{BTreeSet, HashMap};
 use time::{Date, OffsetDateTime};
 
 /// A row of the listing, held inline in the index: a page reads contiguous memory and
@@ -88,7 +88,7 @@ impl Page {
 
 #[derive(Default)]
 pub struct Indexes {
-    listing: BTreeMap<i64, Listed>,
+    listing: Ordered<Listed>,
     schedule: BTreeSet<(i64, String)>,
     last_stamp: i64,
     daily: HashMap<Date, u32>,
@@ -152,7 +152,7 @@ impl Indexes {
         let earliest = self.schedule.first().map(|(m, _)| *m);
         let mut kept = None;
         if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
-            kept = self.listing.remove(&old.date_modified.micros());
+            kept = self.listing.remove(old.date_modified.micros());
             if let Some(check) = old.next_check {
                 self.schedule.remove(&(check.micros(), old.id.clone()));
             }
@@ -195,23 +195,16 @@ impl Indexes {
     }
 
     pub fn page(&self, request: &PageRequest) -> Page {
-        let wanted = |(_, l): &(&i64, &Listed)| match request.modes {
+        let wanted = |(_, l): &(i64, &Listed)| match request.modes {
             ModeFilter::All => true,
             ModeFilter::Test => l.test,
             ModeFilter::Real => !l.test,
         };
         let start = request.offset.map(|t| t.micros());
-        let range: Box<dyn Iterator<Item = (&i64, &Listed)>> = match (start, request.descending) {
-            (None, false) => Box::new(self.listing.iter()),
-            (None, true) => Box::new(self.listing.iter().rev()),
-            (Some(s), false) => {
-                Box::new(self.listing.range((Bound::Included(s), Bound::Unbounded)))
-            }
-            (Some(s), true) => Box::new(
-                self.listing
-                    .range((Bound::Unbounded, Bound::Included(s)))
-                    .rev(),
-            ),
+        let range: Box<dyn Iterator<Item = (i64, &Listed)>> = if request.descending {
+            Box::new(self.listing.descending(start))
+        } else {
+            Box::new(self.listing.ascending(start))
         };
         // Oldest first, the page ends before a change still being committed.
         let horizon = self
@@ -219,13 +212,13 @@ impl Indexes {
             .first()
             .copied()
             .filter(|_| !request.descending);
-        let mut rows: Vec<(&i64, &Listed)> = range
-            .take_while(|(k, _)| horizon.is_none_or(|h| **k < h))
+        let mut rows: Vec<(i64, &Listed)> = range
+            .take_while(|(k, _)| horizon.is_none_or(|h| *k < h))
             .filter(wanted)
             .take(request.limit + 1)
             .collect();
         // The row equal to the offset closed the previous page.
-        if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| **k == s)) {
+        if start.is_some_and(|s| rows.first().is_some_and(|(k, _)| *k == s)) {
             rows.remove(0);
         }
         rows.truncate(request.limit);

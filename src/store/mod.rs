@@ -15,6 +15,7 @@ mod bid_rows;
 pub mod database;
 mod indexes;
 mod listed;
+mod ordered;
 
 pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
 pub use listed::ListedFields;
@@ -155,7 +156,22 @@ impl Store {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
             let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
             map.reserve(tenders.iter().map(|(_, t)| t.len()).sum());
-            let tenders = tenders.into_iter().flat_map(|(f, t)| f.into_iter().zip(t));
+            // In `dateModified` order, so that every row enters the listing at its end (the
+            // order is sorted, not the records, which are large to move).
+            let mut tenders: Vec<_> = tenders
+                .into_iter()
+                .flat_map(|(f, t)| f.into_iter().zip(t))
+                .map(Some)
+                .collect();
+            let mut order: Vec<(i64, usize)> = tenders
+                .iter()
+                .enumerate()
+                .filter_map(|(at, t)| Some((t.as_ref()?.1.tender.date_modified.micros(), at)))
+                .collect();
+            order.sort_unstable();
+            let tenders = order
+                .into_iter()
+                .filter_map(|(_, at)| tenders.get_mut(at)?.take());
             for (fields, read) in tenders {
                 let ReadBack {
                     row,
