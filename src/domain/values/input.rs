@@ -106,8 +106,8 @@ impl<'a> Fields<'a> {
         }
         match places {
             None => self.insert(key, value),
-            Some(places) => match places.get(key.as_ref()) {
-                Some(&i) => self.0[i].1 = value,
+            Some(places) => match places.get(key.as_ref()).and_then(|&i| self.0.get_mut(i)) {
+                Some(held) => held.1 = value,
                 None => {
                     places.insert(key.to_string(), self.0.len());
                     self.0.push((key, value));
