@@ -356,7 +356,6 @@ impl Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::input::Input;
     use crate::domain::time::Zone;
 
     fn cx() -> Cx {

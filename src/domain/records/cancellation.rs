@@ -201,7 +201,6 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 

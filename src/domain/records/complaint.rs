@@ -630,7 +630,6 @@ fn read_edit(data: &Input<'_>, cx: &Cx, role: Role, current: &Complaint) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 

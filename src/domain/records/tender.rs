@@ -654,7 +654,6 @@ impl Tender {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::domain::input::Input;
     use crate::domain::values::time::Zone;
     use serde_json::json;
 
