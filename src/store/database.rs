@@ -40,11 +40,11 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
 /// The most writes committed in one transaction.
 const MAX_BATCH: usize = 512;
 
-/// Writes between two checkpoints (copies of the log into the file), each at least a page
-/// of the log: about 40 MiB of it. SQLite's default, a thousand pages, made the writer copy
-/// a page back for nearly every page it logged and sync the file every thousand writes;
-/// with ten times the log, a page written again meanwhile is copied once, the copies run in
-/// page order, and the file is synced a tenth as often.
+/// Writes between two checkpoints (copies of the log back into the file). A write logs a
+/// page or more, so the log grows to about 40 MiB. SQLite's default, a checkpoint every
+/// thousand pages, copied back nearly every page a write logged and synced the file every
+/// thousand writes; over ten times as many writes, a page written again meanwhile is copied
+/// once and the file is synced a tenth as often.
 const CHECKPOINT_WRITES: usize = 10_000;
 
 /// One row to write.
@@ -287,8 +287,6 @@ fn write_loop(conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
         let outcome = statements.commit(&batch, &mut kept).map_err(|e| failed(&e));
         if outcome.is_ok() {
             versions = kept;
-        }
-        if outcome.is_ok() {
             since_checkpoint += batch.iter().map(|j| j.writes.len()).sum::<usize>();
         }
         for job in batch {
