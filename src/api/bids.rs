@@ -78,7 +78,7 @@ pub async fn place(
     let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
     let filing = app.filing(req, UrlStyle::Signed);
     let pretty = reply::wants_pretty(req);
-    let mut placed: Option<(String, String)> = None;
+    let mut placed: Option<(String, Vec<u8>)> = None;
     app.store
         .update(
             &tender_id,

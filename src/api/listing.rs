@@ -229,7 +229,7 @@ pub async fn list(
     let text = page_text(&next_page, &data, prev_page.as_ref());
     let body = if wants_pretty(req) {
         let value: Json = serde_json::from_slice(&text).unwrap_or_default();
-        super::reply::to_text(&value, true).into_bytes()
+        super::reply::to_text(&value, true)
     } else {
         text
     };

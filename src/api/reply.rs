@@ -5,6 +5,7 @@
 //! while it still holds the record, and [`ok_rendered`]/[`created_rendered`] send it.
 
 use super::error::write_json;
+use crate::domain::json;
 use salvo::http::StatusCode;
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
@@ -16,19 +17,9 @@ pub fn wants_pretty(req: &Request) -> bool {
         .is_some_and(|v| !v.is_empty())
 }
 
-pub fn to_text<T: Serialize>(value: &T, pretty: bool) -> String {
-    if !pretty {
-        return serde_json::to_string(value).unwrap_or_default();
-    }
-    let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(
-        &mut out,
-        serde_json::ser::PrettyFormatter::with_indent(b"    "),
-    );
-    if value.serialize(&mut serializer).is_err() {
-        return String::new();
-    }
-    String::from_utf8(out).unwrap_or_default()
+/// `value` as the body of an answer: compact JSON, or indented (`opt_pretty`).
+pub fn to_text<T: Serialize>(value: &T, pretty: bool) -> Vec<u8> {
+    json::to_vec(value, pretty).unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -44,7 +35,7 @@ struct Envelope<'a, T> {
 }
 
 /// `{"data": data}`, with `{"access": {"token": ...}}` before it for objects that have one.
-pub fn render<T: Serialize>(data: T, token: Option<&str>, pretty: bool) -> String {
+pub fn render<T: Serialize>(data: T, token: Option<&str>, pretty: bool) -> Vec<u8> {
     to_text(
         &Envelope {
             access: token.map(|token| Access { token }),
@@ -55,7 +46,7 @@ pub fn render<T: Serialize>(data: T, token: Option<&str>, pretty: bool) -> Strin
 }
 
 /// `{"data": data}` as compact JSON: the form cached for reads.
-pub fn render_plain<T: Serialize>(data: T) -> String {
+pub fn render_plain<T: Serialize>(data: T) -> Vec<u8> {
     render(data, None, false)
 }
 
@@ -64,7 +55,7 @@ pub fn ok<T: Serialize>(req: &Request, res: &mut Response, data: T) {
     ok_rendered(res, render(data, None, wants_pretty(req)));
 }
 
-pub fn ok_rendered(res: &mut Response, text: String) {
+pub fn ok_rendered(res: &mut Response, text: Vec<u8>) {
     write_json(res, StatusCode::OK, text);
 }
 
@@ -79,7 +70,7 @@ pub fn created<T: Serialize>(
     created_rendered(res, location, render(data, token, wants_pretty(req)));
 }
 
-pub fn created_rendered(res: &mut Response, location: &str, text: String) {
+pub fn created_rendered(res: &mut Response, location: &str, text: Vec<u8>) {
     write_json(res, StatusCode::CREATED, text);
     if let Ok(value) = HeaderValue::from_str(location) {
         res.headers_mut().insert(LOCATION, value);

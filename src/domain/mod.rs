@@ -12,7 +12,9 @@ pub use records::course::{auction, lifecycle, working_days};
 pub use records::{
     attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
 };
-pub use values::{document, ids, input, item, merge, money, organization, parse, stored, time};
+pub use values::{
+    document, ids, input, item, json, merge, money, organization, parse, stored, time,
+};
 
 use parse::Problem;
 

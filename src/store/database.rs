@@ -6,7 +6,8 @@
 //! committed; the writes that queue up meanwhile are committed together (group commit), so
 //! one sync of the log serves every writer waiting at that moment.
 
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OpenFlags, ToSql, params};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread;
@@ -50,25 +51,25 @@ const CHECKPOINT_WRITES: usize = 10_000;
 /// One row to write.
 #[derive(Debug)]
 pub enum Write {
-    /// A tender's record, without its bids, in its row.
+    /// A tender's record (JSON text), without its bids, in its row.
     Tender {
         row: i64,
         id: String,
-        record: String,
+        record: Vec<u8>,
     },
     /// A bid, new or changed, in its row (a new bid's row follows every row in use).
     Bid {
         row: i64,
         tender: String,
         id: String,
-        record: String,
+        record: Vec<u8>,
     },
     /// The row of a bid its tender no longer holds.
     BidGone { row: i64 },
     /// A named piece of server state; of two writes with versions, the later version wins.
     State {
         name: &'static str,
-        value: String,
+        value: Vec<u8>,
         version: u64,
     },
 }
@@ -304,6 +305,16 @@ fn write_loop(conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
     }
 }
 
+/// JSON text as written (valid UTF-8, from serde_json), bound as SQLite text: `sqlite3` and
+/// its JSON functions read it as such.
+struct Text<'a>(&'a [u8]);
+
+impl ToSql for Text<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(self.0)))
+    }
+}
+
 /// The writer's statements, prepared once for every batch.
 struct Statements<'c> {
     conn: &'c Connection,
@@ -358,7 +369,7 @@ impl<'c> Statements<'c> {
         for write in batch.iter().flat_map(|j| &j.writes) {
             match write {
                 Write::Tender { row, id, record } => {
-                    self.tender.execute(params![row, id, record])?;
+                    self.tender.execute(params![row, id, Text(record)])?;
                 }
                 Write::Bid {
                     row,
@@ -366,7 +377,7 @@ impl<'c> Statements<'c> {
                     id,
                     record,
                 } => {
-                    self.bid.execute(params![row, tender, id, record])?;
+                    self.bid.execute(params![row, tender, id, Text(record)])?;
                 }
                 Write::BidGone { row } => {
                     self.bid_gone.execute(params![row])?;
@@ -379,7 +390,7 @@ impl<'c> Statements<'c> {
                     let last = versions.entry(name).or_default();
                     if *version >= *last {
                         *last = *version;
-                        self.state.execute(params![name, value])?;
+                        self.state.execute(params![name, Text(value)])?;
                     }
                 }
             }
@@ -398,7 +409,7 @@ mod tests {
     fn the_log_stays_bounded_under_steady_writes() {
         let dir = tempfile::tempdir().unwrap();
         let (database, _) = Database::open(dir.path(), &mut |_| {}).unwrap();
-        let record = "x".repeat(2_000);
+        let record = "x".repeat(2_000).into_bytes();
         for first in (0..3 * CHECKPOINT_WRITES as i64).step_by(500) {
             let writes = (first..first + 500)
                 .map(|row| Write::Tender {

@@ -209,7 +209,7 @@ impl Store {
     pub fn keep_state(
         &self,
         name: &'static str,
-        value: String,
+        value: Vec<u8>,
         version: u64,
     ) -> Result<(), String> {
         let Some(durable) = &self.durable else {
@@ -411,15 +411,15 @@ impl Store {
     }
 
     /// The public representation `{"data": tender}` as compact JSON, built once per change.
-    pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> String) -> Option<Bytes> {
+    /// `build` gives the text at its length (see [`crate::domain::json`]): it is kept until
+    /// the next change.
+    pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> Vec<u8>) -> Option<Bytes> {
         let slot = self.slot(id)?;
         let mut entry = lock(&slot.entry);
         if let Some(cached) = &entry.public {
             return Some(cached.clone());
         }
-        // Kept until the next change, so at its length: the serializer's buffer grew by
-        // doubling and would hold a quarter more on average.
-        let json = Bytes::copy_from_slice(build(&entry.tender).as_bytes());
+        let json = Bytes::from(build(&entry.tender));
         entry.public = Some(json.clone());
         Some(json)
     }
@@ -1023,7 +1023,7 @@ mod tests {
             tender.bids.push_back(bid(b, now));
         }
         tender.date_modified = now;
-        let v1_record = stored::to_json(&tender).unwrap();
+        let v1_record = String::from_utf8(stored::to_json(&tender).unwrap()).unwrap();
         assert!(v1_record.contains(r#""bids":[{"#), "{v1_record}");
         let conn = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
         conn.execute_batch(
@@ -1057,6 +1057,7 @@ mod tests {
     fn stored_form(store: &Store, id: &str) -> String {
         store
             .read(id, |t| stored::to_json(t).expect("serialises"))
+            .map(|json| String::from_utf8(json).expect("JSON is UTF-8"))
             .expect("held")
     }
 

@@ -1,10 +1,12 @@
 //! Value types that know nothing of a tender: money and periods, time, ids and tokens,
-//! parties, items and features, documents, and the parsing and merging of JSON bodies.
+//! parties, items and features, documents, the parsing and merging of JSON bodies, and
+//! the writing of JSON text.
 
 pub mod document;
 pub mod ids;
 pub mod input;
 pub mod item;
+pub mod json;
 pub mod merge;
 pub mod money;
 pub mod organization;
@@ -15,11 +17,12 @@ pub mod time;
 #[cfg(test)]
 mod tests {
     /// The room's sources, read at compile time.
-    const FILES: [(&str, &str); 10] = [
+    const FILES: [(&str, &str); 11] = [
         ("document.rs", include_str!("document.rs")),
         ("ids.rs", include_str!("ids.rs")),
         ("input.rs", include_str!("input.rs")),
         ("item.rs", include_str!("item.rs")),
+        ("json.rs", include_str!("json.rs")),
         ("merge.rs", include_str!("merge.rs")),
         ("money.rs", include_str!("money.rs")),
         ("organization.rs", include_str!("organization.rs")),

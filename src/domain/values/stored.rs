@@ -35,10 +35,10 @@ pub fn hidden<T>(_: &T) -> bool {
     !storing()
 }
 
-/// A record in its stored form, as compact JSON.
-pub fn to_json<T: Serialize>(record: &T) -> serde_json::Result<String> {
+/// A record in its stored form, as compact JSON text.
+pub fn to_json<T: Serialize>(record: &T) -> serde_json::Result<Vec<u8>> {
     let _storing = Storing::begin();
-    serde_json::to_string(record)
+    super::json::to_vec(record, false)
 }
 
 /// A record read back from its stored form.
