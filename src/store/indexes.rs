@@ -8,12 +8,20 @@ use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeSet, HashMap};
 use time::{Date, OffsetDateTime};
 
+/// A tender id (32 hexadecimal digits) held inline: the indexes compare and copy ids in
+/// place, with no allocation per entry. A tender whose id is not one is neither listed nor
+/// scheduled; loading refuses such a record (see [`crate::domain::ids::is_id`]).
+type Id = [u8; 32];
+
+fn inline_id(id: &str) -> Option<Id> {
+    id.as_bytes().try_into().ok()
+}
+
 /// A row of the listing, held inline in the index: a page reads contiguous memory and
 /// allocates nothing per row, however many tenders the store holds.
 #[derive(Debug, Clone, Copy)]
 pub struct ListingRow {
-    /// A tender id: 32 hexadecimal digits.
-    id: [u8; 32],
+    id: Id,
     /// `dateModified` as shown (always 32 characters), rendered once per change.
     date_modified: [u8; 32],
 }
@@ -21,7 +29,7 @@ pub struct ListingRow {
 impl ListingRow {
     fn new(id: &str, date_modified: &str) -> Option<ListingRow> {
         Some(ListingRow {
-            id: id.as_bytes().try_into().ok()?,
+            id: inline_id(id)?,
             date_modified: date_modified.as_bytes().try_into().ok()?,
         })
     }
@@ -89,11 +97,17 @@ impl Page {
 #[derive(Default)]
 pub struct Indexes {
     listing: Ordered<Listed>,
-    schedule: BTreeSet<(i64, String)>,
+    /// Next checks, by their moment; a tender's id breaks ties.
+    schedule: BTreeSet<(i64, Id)>,
     last_stamp: i64,
     daily: HashMap<Date, u32>,
     /// Stamps handed out for changes not yet entered: the listing stops before the first.
     pending: BTreeSet<i64>,
+}
+
+/// A tender's entry in the schedule, if it has a next check.
+fn scheduled(tender: &Tender) -> Option<(i64, Id)> {
+    Some((tender.next_check?.micros(), inline_id(&tender.id)?))
 }
 
 impl Indexes {
@@ -150,11 +164,18 @@ impl Indexes {
         old: Option<&Tender>,
     ) -> bool {
         let earliest = self.schedule.first().map(|(m, _)| *m);
-        let mut kept = None;
-        if let Some(old) = old.filter(|t| t.status != TenderStatus::Draft) {
-            kept = self.listing.remove(old.date_modified.micros());
-            if let Some(check) = old.next_check {
-                self.schedule.remove(&(check.micros(), old.id.clone()));
+        let indexed = |t: &&Tender| t.status != TenderStatus::Draft;
+        let old = old.filter(indexed);
+        let kept = old.and_then(|old| self.listing.remove(old.date_modified.micros()));
+        // Most writes leave the next check where it was.
+        let was = old.and_then(scheduled);
+        let will = Some(new).filter(indexed).and_then(scheduled);
+        if was != will {
+            if let Some(entry) = was {
+                self.schedule.remove(&entry);
+            }
+            if let Some(entry) = will {
+                self.schedule.insert(entry);
             }
         }
         if new.status == TenderStatus::Draft {
@@ -173,17 +194,13 @@ impl Indexes {
                 },
             );
         }
-        let Some(check) = new.next_check else {
-            return false;
-        };
-        self.schedule.insert((check.micros(), new.id.clone()));
-        earliest.is_none_or(|e| check.micros() < e)
+        will.is_some_and(|(check, _)| earliest.is_none_or(|e| check < e))
     }
 
     pub fn due(&self, now: Timestamp) -> Vec<String> {
         self.schedule
-            .range(..=(now.micros(), String::from("\u{10FFFF}")))
-            .map(|(_, id)| id.clone())
+            .range(..=(now.micros(), [u8::MAX; 32]))
+            .map(|(_, id)| String::from_utf8_lossy(id).into_owned())
             .collect()
     }
 
@@ -238,5 +255,54 @@ impl Indexes {
                 .copy_into(&request.listed, &mut page.texts, &mut page.ends);
         }
         page
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::tender::tests::published;
+    use time::Duration;
+
+    /// Each tender is due once, at the check it has now: one whose check stays through a
+    /// write, one whose check moves, and one that leaves the schedule.
+    #[test]
+    fn the_schedule_holds_each_tender_at_its_current_check() {
+        let mut indexes = Indexes::default();
+        let (a, _, now) = published();
+        let (b, _, _) = published();
+        let check = a.next_check.unwrap();
+        let (late, later) = (
+            check.plus(Duration::hours(1)),
+            check.plus(Duration::hours(2)),
+        );
+        assert!(
+            indexes.put(&a, None, None),
+            "the first check is the earliest"
+        );
+        assert!(
+            !indexes.put(&b, None, None),
+            "a second at the same moment is not earlier"
+        );
+        assert_eq!(indexes.due(check).len(), 2);
+
+        // `a` changes but keeps its check; `b`'s check moves on, then it has none.
+        let mut a2 = a.clone();
+        a2.date_modified = now.plus(Duration::seconds(1));
+        indexes.put(&a2, None, Some(&a));
+        let mut b2 = b.clone();
+        b2.next_check = Some(late);
+        indexes.put(&b2, None, Some(&b));
+        assert_eq!(indexes.due(check), [a.id.as_str()]);
+        assert_eq!(indexes.due(late).len(), 2);
+        let mut b3 = b2.clone();
+        b3.next_check = None;
+        indexes.put(&b3, None, Some(&b2));
+        assert_eq!(indexes.due(later), [a.id.as_str()]);
+        assert_eq!(indexes.schedule.len(), 1);
+        assert_eq!(
+            indexes.earliest_check(&Zone::named("Europe/Kyiv").unwrap()),
+            Some(check)
+        );
     }
 }

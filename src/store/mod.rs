@@ -22,6 +22,7 @@ pub use listed::ListedFields;
 
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::bid::Bid;
+use crate::domain::ids;
 use crate::domain::lifecycle;
 use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
@@ -677,15 +678,26 @@ fn parse_chunks(
                 break;
             }
             let read = match row {
-                database::Row::Tender { row, id, record } => stored::from_json(&record)
-                    .map(|tender| {
-                        parsed.tenders.push(ReadBack {
-                            row,
-                            tender,
-                            bid_rows: BidRows::default(),
+                database::Row::Tender { row, id, record } => {
+                    stored::from_json::<Tender>(&record)
+                        .map_err(|e| e.to_string())
+                        .and_then(|tender| {
+                            // The indexes hold ids inline, at the length the server makes them.
+                            if ids::is_id(&tender.id) {
+                                Ok(tender)
+                            } else {
+                                Err("its id is not 32 lowercase hexadecimal digits".into())
+                            }
                         })
-                    })
-                    .map_err(|e| format!("the tender {id} cannot be read: {e}")),
+                        .map(|tender| {
+                            parsed.tenders.push(ReadBack {
+                                row,
+                                tender,
+                                bid_rows: BidRows::default(),
+                            })
+                        })
+                        .map_err(|e| format!("the tender {id} cannot be read: {e}"))
+                }
                 database::Row::Bid {
                     row,
                     tender,
@@ -1059,6 +1071,28 @@ mod tests {
             .read(id, |t| stored::to_json(t).expect("serialises"))
             .map(|json| String::from_utf8(json).expect("JSON is UTF-8"))
             .expect("held")
+    }
+
+    /// The indexes hold ids at the length the server makes them: a record with another id
+    /// is refused at start-up, not held unlisted and unscheduled.
+    #[tokio::test]
+    async fn a_record_whose_id_the_server_cannot_have_made_is_refused() {
+        let (dir, store, id, _) = holding_a_tender(None).await;
+        drop(store);
+        let conn = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
+        conn.execute(
+            "UPDATE tenders SET record = json_set(record, '$.id', 'T-1')",
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let refused = Store::open(zone, Duration::seconds(30), dir.path()).err();
+        let message = refused.expect("refused");
+        assert!(
+            message.contains(&format!("the tender {id} cannot be read: its id is not 32")),
+            "{message}"
+        );
     }
 
     #[tokio::test]

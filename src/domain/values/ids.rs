@@ -9,6 +9,14 @@ pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+/// Whether `text` has the form of [`new_id`]'s identifiers.
+pub fn is_id(text: &str) -> bool {
+    text.len() == 32
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// An access token as handed to its owner once; the service keeps only its hash.
 pub fn new_token() -> (String, TokenHash) {
     let token = new_id();
@@ -78,7 +86,11 @@ mod tests {
             id.chars()
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
         );
+        assert!(is_id(&id));
         assert_ne!(id, new_id());
+        for other in [&id[1..], &id.to_uppercase(), &format!("{}g", &id[1..]), ""] {
+            assert!(!is_id(other), "{other}");
+        }
     }
 
     #[test]
