@@ -9,6 +9,8 @@
 pub mod address;
 pub mod signing;
 
+// A file's key is an id as the service makes them: 32 lowercase hex digits, so never a path.
+use crate::domain::ids::{is_id as is_key, new_id as new_key};
 use bytes::Bytes;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
@@ -59,17 +61,8 @@ pub struct Files {
     entries: RwLock<HashMap<String, Entry>>,
 }
 
-fn new_key() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A key as the service hands them out: 32 lowercase hex digits (so never a path).
-pub fn is_key(key: &str) -> bool {
-    key.len() == 32 && key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 impl Files {
