@@ -13,7 +13,7 @@ pub use records::{
     attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
 };
 pub use values::{
-    document, ids, input, item, json, merge, money, organization, parse, stored, time,
+    document, ids, input, item, json, merge, money, organization, parse, stored, text, time,
 };
 
 use parse::Problem;
