@@ -21,8 +21,8 @@ fn page_of(t: &Tender, lot: &LotRef) -> Option<String> {
     url?;
     let start = period.start_date.map(|d| d.to_string()).unwrap_or_default();
     let title = match lot {
-        Some(id) => &t.lot(id).ok()?.terms.title,
-        None => &t.terms.title,
+        Some(id) => t.lot(id).ok()?.terms.title.as_str(),
+        None => t.terms.title.as_str(),
     };
     let mut html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Auction {id}</title></head><body>\

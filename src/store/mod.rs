@@ -26,6 +26,7 @@ use crate::domain::ids;
 use crate::domain::lifecycle;
 use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
+use crate::domain::text::Text;
 use crate::domain::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
 use bid_rows::{BidRows, Bids};
@@ -79,7 +80,7 @@ pub struct Store {
     zone: Zone,
     /// The least length of an accelerated auction.
     quick_auction: Duration,
-    tenders: RwLock<HashMap<String, Slot>>,
+    tenders: RwLock<HashMap<Text, Slot>>,
     indexes: Mutex<Indexes>,
     calendar: Mutex<AuctionCalendar>,
     /// Tells the scheduler that a check earlier than any it knew was added.
@@ -306,7 +307,7 @@ impl Store {
         if let Some(record) = record {
             writes.push(Write::Tender {
                 row,
-                id: tender.id.clone(),
+                id: tender.id.to_string(),
                 record: record.map_err(unstorable)?,
             });
         }
@@ -795,7 +796,7 @@ mod tests {
         let store = Arc::new(opened.unwrap());
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
-        (dir, store, id, now)
+        (dir, store, id.to_string(), now)
     }
 
     /// Commits `change` to the tender as a public change (one that stamps `dateModified`),
@@ -1046,7 +1047,7 @@ mod tests {
         .unwrap();
         conn.execute(
             "INSERT INTO tenders VALUES (?1, ?2)",
-            [&tender.id, &v1_record],
+            [tender.id.as_str(), v1_record.as_str()],
         )
         .unwrap();
         drop(conn);
@@ -1119,7 +1120,7 @@ mod tests {
                 &id,
                 now,
                 |t| {
-                    Arc::make_mut(&mut t.terms).description = Some(huge.clone());
+                    Arc::make_mut(&mut t.terms).description = Some(huge.as_str().into());
                     Ok(Change::Public)
                 },
                 |_| (),

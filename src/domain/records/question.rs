@@ -123,8 +123,8 @@ impl Tender {
                 .terms
                 .items
                 .iter()
-                .find(|i| Some(&i.id) == related_item.as_ref())
-                .and_then(|i| i.related_lot.clone()),
+                .find(|i| Some(i.id.as_str()) == related_item.as_deref())
+                .and_then(|i| i.related_lot.clone().map(String::from)),
             _ => None,
         }
     }

@@ -14,6 +14,7 @@ use crate::domain::values::item::{Feature, Item, check_features, check_items};
 use crate::domain::values::money::{Money, Period, PeriodEndRequired};
 use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
 use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::text::Text;
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -102,19 +103,19 @@ impl std::fmt::Display for TenderStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TenderTerms {
-    pub title: String,
+    pub title: Text,
     #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
-    pub title_en: Option<String>,
+    pub title_en: Option<Text>,
     #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
-    pub title_ru: Option<String>,
+    pub title_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    pub description_en: Option<String>,
+    pub description_en: Option<Text>,
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
-    pub description_ru: Option<String>,
+    pub description_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub procurement_method_rationale: Option<String>,
+    pub procurement_method_rationale: Option<Text>,
     pub value: Money,
     pub minimal_step: Money,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -247,7 +248,7 @@ impl TenderTerms {
     /// Test-mode titles carry their markers in every language, created when absent.
     fn mark_test(&mut self) {
         if !self.title.starts_with(TEST_PREFIX) {
-            self.title = format!("{TEST_PREFIX}{}", self.title);
+            self.title = format!("{TEST_PREFIX}{}", self.title).into();
         }
         for (title, prefix) in [
             (&mut self.title_en, TEST_PREFIX_EN),
@@ -257,7 +258,7 @@ impl TenderTerms {
             *title = Some(if current.starts_with(prefix) {
                 current
             } else {
-                format!("{prefix}{current}")
+                format!("{prefix}{current}").into()
             });
         }
     }
@@ -287,18 +288,18 @@ impl AuctionPeriod {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tender {
-    pub id: String,
+    pub id: Text,
     #[serde(rename = "tenderID")]
-    pub tender_id: String,
+    pub tender_id: Text,
     pub status: TenderStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
+    pub mode: Option<Text>,
     /// Shared with the copy a write works on, and copied only by a write that changes them.
     #[serde(flatten)]
     pub terms: Arc<TenderTerms>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lots: Vec<Lot>,
-    pub procurement_method_type: String,
+    pub procurement_method_type: Text,
     #[serde(deserialize_with = "crate::domain::stored::static_str")]
     pub procurement_method: crate::domain::stored::Word,
     #[serde(deserialize_with = "crate::domain::stored::static_str")]
@@ -306,9 +307,9 @@ pub struct Tender {
     #[serde(deserialize_with = "crate::domain::stored::static_str")]
     pub submission_method: crate::domain::stored::Word,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub procurement_method_details: Option<String>,
+    pub procurement_method_details: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub submission_method_details: Option<String>,
+    pub submission_method_details: Option<Text>,
     #[serde(default, skip_serializing_if = "AuctionPeriod::is_empty")]
     pub auction_period: AuctionPeriod,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -334,7 +335,7 @@ pub struct Tender {
     pub contracts: Vec<Contract>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancellations: Vec<Cancellation>,
-    pub owner: String,
+    pub owner: Text,
     pub date: Timestamp,
     pub date_modified: Timestamp,
     #[serde(rename = "next_check", skip_serializing_if = "Option::is_none")]
@@ -343,7 +344,7 @@ pub struct Tender {
     pub owner_token: TokenHash,
     /// The base address the owner used, for the auction's addresses.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
-    pub origin: String,
+    pub origin: Text,
 }
 
 /// Bids are hidden from the public form; a stored record without bids leaves them out (the
@@ -491,26 +492,26 @@ impl Tender {
         input.terms.enquiry_period.start_date = Some(now);
         input.terms.tender_period.start_date = input.terms.enquiry_period.end_date;
         let mut tender = Tender {
-            id,
-            tender_id,
+            id: id.into(),
+            tender_id: tender_id.into(),
             status: if input.draft {
                 TenderStatus::Draft
             } else {
                 TenderStatus::ActiveEnquiries
             },
-            mode: input.mode,
+            mode: input.mode.map(Text::from),
             terms: Arc::new(input.terms),
             lots: input
                 .lots
                 .into_iter()
                 .map(|l| Lot { date: now, ..l })
                 .collect(),
-            procurement_method_type: PROCUREMENT_METHOD_TYPE.to_string(),
+            procurement_method_type: PROCUREMENT_METHOD_TYPE.into(),
             procurement_method: "open",
             award_criteria: "lowestCost",
             submission_method: "electronicAuction",
-            procurement_method_details: input.procurement_method_details,
-            submission_method_details: input.submission_method_details,
+            procurement_method_details: input.procurement_method_details.map(Text::from),
+            submission_method_details: input.submission_method_details.map(Text::from),
             auction_period: AuctionPeriod::default(),
             auction_url: None,
             award_period: None,
@@ -521,12 +522,12 @@ impl Tender {
             contracts: Vec::new(),
             cancellations: Vec::new(),
             complaints: Vec::new(),
-            owner,
+            owner: owner.into(),
             date: now,
             date_modified: now,
             next_check: None,
             owner_token,
-            origin,
+            origin: origin.into(),
         };
         tender.next_check = tender.compute_next_check(now);
         tender
@@ -592,7 +593,7 @@ impl Tender {
             let kind = self.terms.procuring_entity.kind.clone();
             entity.insert(
                 "kind",
-                kind.map_or(Input::Null, |k| Input::String(k.into())),
+                kind.map_or(Input::Null, |k| Input::String(String::from(k).into())),
             );
         }
         let wanted = Input::Object(wanted);

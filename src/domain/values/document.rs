@@ -10,6 +10,7 @@ use super::ids;
 use super::input::Input;
 use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
+use super::text::Text;
 use super::time::Timestamp;
 use crate::files::address;
 use crate::files::signing::Signer;
@@ -234,11 +235,11 @@ impl Filing<'_> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Document {
-    pub id: String,
+    pub id: Text,
     #[serde(flatten)]
     meta: DocumentMeta,
-    pub url: String,
-    pub hash: String,
+    pub url: Text,
+    pub hash: Text,
     pub date_published: Timestamp,
     pub date_modified: Timestamp,
     /// The role that uploaded it, where the holder records one (award documents).
@@ -249,49 +250,50 @@ pub struct Document {
     )]
     pub author: Option<super::stored::Word>,
     #[serde(skip_serializing_if = "super::stored::hidden")]
-    pub source_url: String,
+    pub source_url: Text,
     #[serde(skip_serializing_if = "super::stored::hidden")]
-    pub key: String,
+    pub key: Text,
 }
 
 /// Everything in [`DocumentInput`] but the file itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct DocumentMeta {
-    title: String,
+    title: Text,
     #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
-    title_en: Option<String>,
+    title_en: Option<Text>,
     #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
-    title_ru: Option<String>,
+    title_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
+    description: Option<Text>,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    description_en: Option<String>,
+    description_en: Option<Text>,
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
-    description_ru: Option<String>,
-    format: String,
+    description_ru: Option<Text>,
+    format: Text,
     #[serde(skip_serializing_if = "Option::is_none")]
-    document_type: Option<String>,
-    document_of: String,
+    document_type: Option<Text>,
+    document_of: Text,
     #[serde(skip_serializing_if = "Option::is_none")]
-    related_item: Option<String>,
+    related_item: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    language: Option<String>,
+    language: Option<Text>,
 }
 
 fn split(input: DocumentInput) -> (DocumentMeta, String, String) {
+    let text = |s: Option<String>| s.map(Text::from);
     let meta = DocumentMeta {
-        title: input.title,
-        title_en: input.title_en,
-        title_ru: input.title_ru,
-        description: input.description,
-        description_en: input.description_en,
-        description_ru: input.description_ru,
-        format: input.format,
-        document_type: input.document_type,
-        document_of: input.document_of,
-        related_item: input.related_item,
-        language: input.language,
+        title: input.title.into(),
+        title_en: text(input.title_en),
+        title_ru: text(input.title_ru),
+        description: text(input.description),
+        description_en: text(input.description_en),
+        description_ru: text(input.description_ru),
+        format: input.format.into(),
+        document_type: text(input.document_type),
+        document_of: input.document_of.into(),
+        related_item: text(input.related_item),
+        language: text(input.language),
     };
     (meta, input.url, input.hash)
 }
@@ -307,15 +309,15 @@ impl Document {
         let (meta, source_url, hash) = split(input);
         let (key, url) = filing.resolve(&id, &source_url, &hash)?;
         Ok(Document {
-            id,
+            id: id.into(),
             meta,
-            url,
-            hash,
+            url: url.into(),
+            hash: hash.into(),
             date_published: published,
             date_modified: now,
             author: None,
-            source_url,
-            key,
+            source_url: source_url.into(),
+            key: key.into(),
         })
     }
 
@@ -330,8 +332,8 @@ impl Document {
     /// The document as the client would send it back, for merging a change into.
     fn as_input(&self) -> Json {
         let mut v = serde_json::to_value(&self.meta).unwrap_or_default();
-        v["url"] = Json::from(self.source_url.clone());
-        v["hash"] = Json::from(self.hash.clone());
+        v["url"] = Json::from(self.source_url.as_str());
+        v["hash"] = Json::from(self.hash.as_str());
         v
     }
 }
@@ -417,7 +419,7 @@ impl DocumentRecord {
         merge(&mut merged, body);
         let input = DocumentInput::from_value(&merged, cx)?;
         let mut next = Document::build(
-            self.current.id.clone(),
+            self.current.id.to_string(),
             input,
             self.current.date_published,
             now,

@@ -5,6 +5,7 @@ use super::input::Input;
 use super::money::Period;
 use super::organization::Address;
 use super::parse::{Cx, FromJson, Obj, Problem, one_of, rules};
+use super::text::Text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
@@ -17,13 +18,13 @@ const OTHER_CODE: &str = "99999999-9";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Classification {
-    pub scheme: String,
-    pub id: String,
-    pub description: String,
+    pub scheme: Text,
+    pub id: Text,
+    pub description: Text,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    pub description_en: Option<String>,
+    pub description_en: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uri: Option<String>,
+    pub uri: Option<Text>,
 }
 
 fn read_classification(
@@ -32,13 +33,13 @@ fn read_classification(
     schemes: &[&str],
 ) -> Result<Classification, Problem> {
     let mut o = Obj::new(v, cx, "Classification")?;
-    let scheme: Option<String> = o.req("scheme");
+    let scheme: Option<Text> = o.req("scheme");
     if let Some(s) = &scheme
         && !schemes.contains(&s.as_str())
     {
         o.fail("scheme", Problem::msg(one_of(schemes)));
     }
-    let id: Option<String> = o.req("id");
+    let id: Option<Text> = o.req("id");
     let description = o.req("description");
     let description_en = o.opt("description_en");
     let uri = o.opt("uri");
@@ -87,9 +88,9 @@ fn is_cpv_code(id: &str) -> bool {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unit {
-    pub code: String,
+    pub code: Text,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<Text>,
 }
 
 impl FromJson for Unit {
@@ -148,12 +149,12 @@ impl FromJson for Location {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Item {
-    pub id: String,
-    pub description: String,
+    pub id: Text,
+    pub description: Text,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    pub description_en: Option<String>,
+    pub description_en: Option<Text>,
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
-    pub description_ru: Option<String>,
+    pub description_ru: Option<Text>,
     pub classification: Classification,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_classifications: Vec<Classification>,
@@ -169,7 +170,7 @@ pub struct Item {
     pub delivery_location: Option<Location>,
     /// The lot the item belongs to, in a tender with lots.
     #[serde(rename = "relatedLot", skip_serializing_if = "Option::is_none")]
-    pub related_lot: Option<String>,
+    pub related_lot: Option<Text>,
 }
 
 impl Item {
@@ -184,7 +185,7 @@ impl Item {
 impl FromJson for Item {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Item")?;
-        let id: Option<String> = o.opt("id");
+        let id: Option<Text> = o.opt("id");
         if let Some(Err(p)) = id.as_deref().map(|i| rules::length(i, 1, 64)) {
             o.fail("id", p);
         }
@@ -219,7 +220,7 @@ impl FromJson for Item {
         let related_lot = o.opt("relatedLot");
         o.done(|| {
             Some(Item {
-                id: id.unwrap_or_else(ids::new_id),
+                id: id.unwrap_or_else(|| ids::new_id().into()),
                 description: description?,
                 description_en,
                 description_ru,
@@ -262,11 +263,11 @@ pub fn check_items(items: &[Item]) -> Result<(), Problem> {
 pub struct FeatureValue {
     pub value: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub title: Option<Text>,
     #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
-    pub title_en: Option<String>,
+    pub title_en: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
 }
 
 impl FromJson for FeatureValue {
@@ -299,21 +300,21 @@ pub const FEATURE_OF: [&str; 3] = ["tenderer", "lot", "item"];
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Feature {
-    pub code: String,
-    pub feature_of: String,
+    pub code: Text,
+    pub feature_of: Text,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub related_item: Option<String>,
-    pub title: String,
+    pub related_item: Option<Text>,
+    pub title: Text,
     #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
-    pub title_en: Option<String>,
+    pub title_en: Option<Text>,
     #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
-    pub title_ru: Option<String>,
+    pub title_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    pub description_en: Option<String>,
+    pub description_en: Option<Text>,
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
-    pub description_ru: Option<String>,
+    pub description_ru: Option<Text>,
     #[serde(rename = "enum")]
     pub values: Vec<FeatureValue>,
 }
@@ -327,11 +328,11 @@ impl Feature {
 impl FromJson for Feature {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Feature")?;
-        let code: Option<String> = o.req("code");
+        let code: Option<Text> = o.req("code");
         let feature_of = o
             .choice("featureOf", &FEATURE_OF)
             .or_else(|| (!o.failed("featureOf")).then(|| "tenderer".to_string()));
-        let related_item: Option<String> = o.opt("relatedItem");
+        let related_item: Option<Text> = o.opt("relatedItem");
         if feature_of.as_deref().is_some_and(|f| f != "tenderer") && related_item.is_none() {
             o.fail("relatedItem", Problem::msg("This field is required."));
         }
@@ -359,7 +360,7 @@ impl FromJson for Feature {
         o.done(|| {
             Some(Feature {
                 code: code?,
-                feature_of: feature_of?,
+                feature_of: feature_of?.into(),
                 related_item,
                 title: title?,
                 title_en,

@@ -2,6 +2,7 @@
 
 use super::input::Input;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
+use super::text::Text;
 use super::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +12,7 @@ pub const DEFAULT_CURRENCY: &str = "UAH";
 #[serde(rename_all = "camelCase")]
 pub struct Money {
     pub amount: f64,
-    pub currency: String,
+    pub currency: Text,
     pub value_added_tax_included: bool,
 }
 
@@ -27,7 +28,7 @@ impl MoneyInput {
     pub fn or_defaults(self, currency: &str, vat: bool) -> Money {
         Money {
             amount: self.amount,
-            currency: self.currency.unwrap_or_else(|| currency.to_string()),
+            currency: self.currency.map_or_else(|| currency.into(), Text::from),
             value_added_tax_included: self.value_added_tax_included.unwrap_or(vat),
         }
     }

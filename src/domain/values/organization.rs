@@ -2,6 +2,7 @@
 
 use super::input::Input;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
+use super::text::Text;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -11,16 +12,16 @@ pub const ENTITY_KINDS: [&str; 4] = ["general", "special", "defense", "other"];
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Identifier {
-    pub scheme: String,
-    pub id: String,
+    pub scheme: Text,
+    pub id: Text,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uri: Option<String>,
+    pub uri: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub legal_name: Option<String>,
+    pub legal_name: Option<Text>,
     #[serde(rename = "legalName_en", skip_serializing_if = "Option::is_none")]
-    pub legal_name_en: Option<String>,
+    pub legal_name_en: Option<Text>,
     #[serde(rename = "legalName_ru", skip_serializing_if = "Option::is_none")]
-    pub legal_name_ru: Option<String>,
+    pub legal_name_ru: Option<Text>,
 }
 
 impl FromJson for Identifier {
@@ -28,7 +29,7 @@ impl FromJson for Identifier {
         let mut o = Obj::new(v, cx, "Identifier")?;
         let scheme = o.req("scheme");
         let id = o.req("id");
-        let uri: Option<String> = o.opt("uri");
+        let uri: Option<Text> = o.opt("uri");
         if let Some(Err(p)) = uri.as_deref().map(rules::url) {
             o.fail("uri", p);
         }
@@ -52,18 +53,18 @@ impl FromJson for Identifier {
 #[serde(rename_all = "camelCase")]
 pub struct Address {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub street_address: Option<String>,
+    pub street_address: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub locality: Option<String>,
+    pub locality: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub region: Option<String>,
+    pub region: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub postal_code: Option<String>,
-    pub country_name: String,
+    pub postal_code: Option<Text>,
+    pub country_name: Text,
     #[serde(rename = "countryName_en", skip_serializing_if = "Option::is_none")]
-    pub country_name_en: Option<String>,
+    pub country_name_en: Option<Text>,
     #[serde(rename = "countryName_ru", skip_serializing_if = "Option::is_none")]
-    pub country_name_ru: Option<String>,
+    pub country_name_ru: Option<Text>,
 }
 
 impl FromJson for Address {
@@ -93,19 +94,19 @@ impl FromJson for Address {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContactPoint {
-    pub name: String,
+    pub name: Text,
     #[serde(rename = "name_en", skip_serializing_if = "Option::is_none")]
-    pub name_en: Option<String>,
+    pub name_en: Option<Text>,
     #[serde(rename = "name_ru", skip_serializing_if = "Option::is_none")]
-    pub name_ru: Option<String>,
+    pub name_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub email: Option<String>,
+    pub email: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub telephone: Option<String>,
+    pub telephone: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fax_number: Option<String>,
+    pub fax_number: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub url: Option<Text>,
 }
 
 impl FromJson for ContactPoint {
@@ -114,11 +115,11 @@ impl FromJson for ContactPoint {
         let name = o.req("name");
         let name_en = o.opt("name_en");
         let name_ru = o.opt("name_ru");
-        let email: Option<String> = o.opt("email");
+        let email: Option<Text> = o.opt("email");
         if let Some(Err(p)) = email.as_deref().map(rules::email) {
             o.fail("email", p);
         }
-        let telephone: Option<String> = o.opt("telephone");
+        let telephone: Option<Text> = o.opt("telephone");
         if email.is_none() && telephone.is_none() && !o.failed("email") {
             o.fail(
                 "email",
@@ -126,7 +127,7 @@ impl FromJson for ContactPoint {
             );
         }
         let fax_number = o.opt("faxNumber");
-        let url: Option<String> = o.opt("url");
+        let url: Option<Text> = o.opt("url");
         if let Some(Err(p)) = url.as_deref().map(rules::url) {
             o.fail("url", p);
         }
@@ -147,11 +148,11 @@ impl FromJson for ContactPoint {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Organization {
-    pub name: String,
+    pub name: Text,
     #[serde(rename = "name_en", skip_serializing_if = "Option::is_none")]
-    pub name_en: Option<String>,
+    pub name_en: Option<Text>,
     #[serde(rename = "name_ru", skip_serializing_if = "Option::is_none")]
-    pub name_ru: Option<String>,
+    pub name_ru: Option<Text>,
     pub identifier: Identifier,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_identifiers: Vec<Identifier>,
@@ -159,7 +160,7 @@ pub struct Organization {
     pub contact_point: ContactPoint,
     /// Only on the procuring entity.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<Text>,
 }
 
 fn read_organization(v: &Input<'_>, cx: &Cx, with_kind: bool) -> Result<Organization, Problem> {

@@ -127,7 +127,7 @@ impl Tender {
         self.terms
             .items
             .iter()
-            .filter(|i| lot.is_none() || i.related_lot == *lot)
+            .filter(|i| lot.is_none() || i.related_lot.as_deref() == lot.as_deref())
             .cloned()
             .collect()
     }
