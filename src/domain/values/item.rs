@@ -166,8 +166,10 @@ pub struct Item {
     pub delivery_date: Option<Period>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery_address: Option<Address>,
+    /// Boxed: its coordinates are kept as sent (number or string), 216 bytes that nearly
+    /// every item would carry unused.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delivery_location: Option<Location>,
+    pub delivery_location: Option<Box<Location>>,
     /// The lot the item belongs to, in a tender with lots.
     #[serde(rename = "relatedLot", skip_serializing_if = "Option::is_none")]
     pub related_lot: Option<Text>,

@@ -195,6 +195,12 @@ impl<T: FromJson> FromJson for Arc<T> {
     }
 }
 
+impl<T: FromJson> FromJson for Box<T> {
+    fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
+        T::from_json(v, cx).map(Box::new)
+    }
+}
+
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
         let Input::Array(list) = v else {
