@@ -10,6 +10,7 @@ use crate::domain::input::Input;
 use crate::domain::values::merge::merge;
 use crate::domain::values::money::Money;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::text::Text;
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -38,17 +39,17 @@ impl LotStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LotTerms {
-    pub title: String,
+    pub title: Text,
     #[serde(rename = "title_en", skip_serializing_if = "Option::is_none")]
-    pub title_en: Option<String>,
+    pub title_en: Option<Text>,
     #[serde(rename = "title_ru", skip_serializing_if = "Option::is_none")]
-    pub title_ru: Option<String>,
+    pub title_ru: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
     #[serde(rename = "description_en", skip_serializing_if = "Option::is_none")]
-    pub description_en: Option<String>,
+    pub description_en: Option<Text>,
     #[serde(rename = "description_ru", skip_serializing_if = "Option::is_none")]
-    pub description_ru: Option<String>,
+    pub description_ru: Option<Text>,
     pub value: Money,
     pub minimal_step: Money,
     #[serde(skip_serializing_if = "Option::is_none")]
