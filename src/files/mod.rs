@@ -10,7 +10,7 @@ pub mod address;
 pub mod signing;
 
 // A file's key is an id as the service makes them: 32 lowercase hex digits, so never a path.
-use crate::domain::ids::{is_id as is_key, new_id as new_key};
+use crate::domain::ids::{hex, is_id as is_key, new_id as new_key};
 use bytes::Bytes;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
@@ -59,10 +59,6 @@ pub enum Refused {
 pub struct Files {
     dir: Option<PathBuf>,
     entries: RwLock<HashMap<String, Entry>>,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Files {

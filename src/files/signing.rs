@@ -5,6 +5,7 @@
 //! the content's hash) and `<key>\0<expires>` for a temporary one. `KeyID` is the first eight
 //! hex digits of the public key, which `GET /keys` publishes so anyone can verify offline.
 
+use crate::domain::ids::hex;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, VerifyingKey};
@@ -34,10 +35,6 @@ impl std::fmt::Debug for Signer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Signer({})", self.key_id)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Signer {

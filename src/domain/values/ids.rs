@@ -17,6 +17,21 @@ pub fn is_id(text: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// `bytes` as lowercase hexadecimal digits, two a byte.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(2 * bytes.len());
+    text.extend(bytes.iter().flat_map(|b| hex_digits(*b)).map(char::from));
+    text
+}
+
+fn hex_digits(byte: u8) -> [u8; 2] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    [
+        DIGITS[usize::from(byte >> 4)],
+        DIGITS[usize::from(byte & 15)],
+    ]
+}
+
 /// An access token as handed to its owner once; the service keeps only its hash.
 pub fn new_token() -> (String, TokenHash) {
     let token = new_id();
@@ -27,10 +42,15 @@ pub fn new_token() -> (String, TokenHash) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenHash([u8; 32]);
 
-/// Only the stored form writes a hash (views skip it): as 64 hexadecimal digits.
+/// Only the stored form writes a hash (views skip it): as 64 hexadecimal digits, written
+/// on the stack (every stored tender and bid carries one).
 impl Serialize for TokenHash {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&format_args!("{}", Hex(&self.0)))
+        let mut digits = [0u8; 64];
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(self.0) {
+            pair.copy_from_slice(&hex_digits(byte));
+        }
+        s.serialize_str(std::str::from_utf8(&digits).map_err(serde::ser::Error::custom)?)
     }
 }
 
@@ -52,14 +72,6 @@ impl<'de> Deserialize<'de> for TokenHash {
                 "a token hash is 64 hexadecimal digits",
             ))
         }
-    }
-}
-
-struct Hex<'a>(&'a [u8]);
-
-impl std::fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
     }
 }
 
@@ -91,6 +103,23 @@ mod tests {
         for other in [&id[1..], &id.to_uppercase(), &format!("{}g", &id[1..]), ""] {
             assert!(!is_id(other), "{other}");
         }
+    }
+
+    #[test]
+    fn hex_digits_of_every_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        let expected: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&all), expected);
+        assert_eq!(hex(&[]), "");
+    }
+
+    /// The stored form of a hash is its digits, and reads back as the same hash.
+    #[test]
+    fn a_hash_is_stored_as_64_digits_and_read_back() {
+        let hash = TokenHash::of("token");
+        let json = serde_json::to_string(&hash).unwrap();
+        assert_eq!(json, format!("\"{}\"", hex(&Sha256::digest(b"token"))));
+        assert_eq!(serde_json::from_str::<TokenHash>(&json).unwrap(), hash);
     }
 
     #[test]
