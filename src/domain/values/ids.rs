@@ -17,7 +17,7 @@ pub fn is_id(text: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// `bytes` as lowercase hexadecimal digits, two a byte.
+/// `bytes` as lowercase hexadecimal digits, two per byte.
 pub fn hex(bytes: &[u8]) -> String {
     let mut text = String::with_capacity(2 * bytes.len());
     text.extend(bytes.iter().flat_map(|b| hex_digits(*b)).map(char::from));
