@@ -4,8 +4,8 @@
 use crate::common::*;
 use serde_json::{Value, json};
 
-const A: &str = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a";
-const B: &str = "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b";
+pub const A: &str = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a";
+pub const B: &str = "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b";
 
 fn lot(id: &str, amount: f64) -> Value {
     json!({"id": id, "title": format!("Лот {id}"), "value": {"amount": amount}, "minimalStep": {"amount": 5}})
@@ -13,7 +13,7 @@ fn lot(id: &str, amount: f64) -> Value {
 
 /// A tender of `lots` (id, value) with one item per lot, enquiries for a day and tendering
 /// for three more.
-fn lot_tender(now: &str, lots: &[(&str, f64)]) -> Value {
+pub fn lot_tender(now: &str, lots: &[(&str, f64)]) -> Value {
     let mut body = tender_body(now, 1, 4);
     let item = body["items"][0].clone();
     body["items"] = json!(
@@ -38,14 +38,14 @@ async fn tendering(s: &TestServer, lots: &[(&str, f64)]) -> (String, String) {
     (id, token)
 }
 
-fn lot_bid_body(offers: &[(&str, f64)]) -> Value {
+pub fn lot_bid_body(offers: &[(&str, f64)]) -> Value {
     json!({
         "tenderers": [organization()],
         "lotValues": offers.iter().map(|(lot, amount)| json!({"relatedLot": lot, "value": {"amount": amount}})).collect::<Vec<_>>()
     })
 }
 
-async fn try_bid(s: &TestServer, tender: &str, body: Value) -> Reply {
+pub async fn try_bid(s: &TestServer, tender: &str, body: Value) -> Reply {
     s.post(&format!("/api/2.3/tenders/{tender}/bids"))
         .broker("broker1")
         .data(body)

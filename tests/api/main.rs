@@ -17,4 +17,5 @@ mod lots;
 mod malformed;
 mod qualification;
 mod questions;
+mod reconsideration;
 mod tenders;

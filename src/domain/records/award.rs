@@ -184,16 +184,23 @@ impl Tender {
                 change = Change::Public;
             }
             (AwardStatus::Active, AwardStatus::Cancelled) => {
-                let award = &mut self.awards[index];
-                award.status = AwardStatus::Cancelled;
-                award.date = now;
-                let end = award.complaint_period.end_date.map_or(now, |e| e.min(now));
-                award.complaint_period.end_date = Some(end);
-                let award_id = award.id.clone();
-                for contract in self.contracts.iter_mut().filter(|c| c.award_id == award_id) {
-                    contract.status = ContractStatus::Cancelled;
-                    contract.date = now;
-                }
+                self.cancel_awards(&[index], now);
+                lifecycle::add_next_award(self, now);
+                change = Change::Public;
+            }
+            // A disqualification the bidder's claim put in doubt is reconsidered: this award
+            // and every later one of its lot go, and the lot is awarded anew.
+            (AwardStatus::Unsuccessful, AwardStatus::Cancelled)
+                if self.awards[index]
+                    .complaints
+                    .iter()
+                    .any(|c| c.status.reopens_award()) =>
+            {
+                let lot = self.awards[index].lot_id.clone();
+                let later: Vec<usize> = (index..self.awards.len())
+                    .filter(|i| self.awards[*i].lot_id == lot)
+                    .collect();
+                self.cancel_awards(&later, now);
                 lifecycle::add_next_award(self, now);
                 change = Change::Public;
             }
@@ -205,6 +212,34 @@ impl Tender {
             }
         }
         Ok(change)
+    }
+
+    /// Cancels awards: each one's stand-still ends now (an active award's no later than it
+    /// would have), its open claims are cancelled and its contracts with it.
+    fn cancel_awards(&mut self, indexes: &[usize], now: Timestamp) {
+        let mut cancelled = Vec::new();
+        for &i in indexes {
+            let award = &mut self.awards[i];
+            let end = match award.status {
+                AwardStatus::Active => award.complaint_period.end_date.map_or(now, |e| e.min(now)),
+                _ => now,
+            };
+            award.status = AwardStatus::Cancelled;
+            award.date = now;
+            award.complaint_period.end_date = Some(end);
+            for claim in award.complaints.iter_mut() {
+                claim.cancel_with_award(now);
+            }
+            cancelled.push(award.id.clone());
+        }
+        for contract in self
+            .contracts
+            .iter_mut()
+            .filter(|c| cancelled.contains(&c.award_id) && c.status != ContractStatus::Cancelled)
+        {
+            contract.status = ContractStatus::Cancelled;
+            contract.date = now;
+        }
     }
 
     fn settle_award(

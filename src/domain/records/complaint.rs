@@ -110,6 +110,17 @@ impl ComplaintStatus {
         matches!(self, ComplaintStatus::Answered | ComplaintStatus::Pending)
     }
 
+    /// Statuses of a claim on a refused award that let the owner reconsider it.
+    pub fn reopens_award(self) -> bool {
+        matches!(
+            self,
+            ComplaintStatus::Claim
+                | ComplaintStatus::Answered
+                | ComplaintStatus::Pending
+                | ComplaintStatus::Resolved
+        )
+    }
+
     fn open(self) -> bool {
         matches!(
             self,
@@ -164,6 +175,20 @@ pub struct Complaint {
     pub owner: String,
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub token: TokenHash,
+}
+
+impl Complaint {
+    /// A claim whose award is cancelled goes with it, unless it was already decided or
+    /// withdrawn.
+    pub fn cancel_with_award(&mut self, now: Timestamp) {
+        use ComplaintStatus::*;
+        if matches!(self.status, Draft | Claim | Answered | Pending) {
+            self.status = Cancelled;
+            self.cancellation_reason = Some("cancelled".into());
+            self.date_canceled = Some(now);
+            self.date = now;
+        }
+    }
 }
 
 /// What a claim is filed against.
