@@ -2,8 +2,10 @@
 Feature: Qualification decisions and the decision protocol
   Beyond approving the best bid, the owner disqualifies a bidder (the next best bid gets a
   pending award), cancels an approval (its contract is cancelled and the same bid gets a fresh
-  pending award) and uploads the decision protocol to an award while qualification is open, as
-  brokers did upstream. Every other move is refused and changes nothing.
+  pending award), reconsiders a disqualification its bidder claimed against (it and every later
+  award of its lot are cancelled and the lot is awarded anew) and uploads the decision protocol
+  to an award while qualification is open, as brokers did upstream. Every other move is refused
+  and changes nothing.
 
   Background:
     Given the owner has published a tender
@@ -56,6 +58,31 @@ Feature: Qualification decisions and the decision protocol
     And reading the tender shows status "active.awarded"
     Given the stand-still of the last decision has ended
     Then reading the tender shows status "unsuccessful"
+
+  @clock @serial @claims
+  Scenario: A disqualification its bidder claimed against is reconsidered
+    Given a second bidder has registered an active bid
+    And the tender has reached the award stage
+    And the owner has disqualified the pending award
+    And the owner has approved the pending award
+    And the disqualified bidder has submitted a claim on its award with its bid token
+    When the owner cancels the disqualified award
+    Then the response status is 200
+    And the Location header names the fresh pending award
+    And the decided award shows status "cancelled"
+    And every later award of the decided award's lot shows status "cancelled"
+    And the tender shows a contract in status "cancelled"
+    And the last claim shows status "cancelled"
+    And the fresh pending award is for the decided award's bid
+    And reading the tender shows status "active.qualification"
+
+  @clock @serial
+  Scenario: A disqualification nobody claimed against stands
+    Given the tender has reached the award stage
+    And the owner has disqualified the pending award
+    When the owner cancels the disqualified award
+    Then the response is an error 403 at "body" named "data" saying "Can't update award in current (unsuccessful) status"
+    And reading the tender shows status "active.awarded"
 
   @clock @serial
   Scenario: The decision protocol cannot be uploaded once the decision is made

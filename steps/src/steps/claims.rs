@@ -62,15 +62,23 @@ async fn collection(w: &mut TenderWorld, on: &str) -> Result<String, String> {
     }
     w.refresh_tender().await?;
     let awards = w.tender_field("/awards")?;
-    let award = awards
-        .as_array()
-        .and_then(|a| {
-            a.iter()
-                .find(|x| x["status"] == "pending")
-                .or_else(|| a.iter().find(|x| x["status"] == "active"))
-        })
-        .map(|a| checks::as_text(&a["id"]))
-        .ok_or("the tender has no pending or active award")?;
+    let award = if on == "disqualified award" {
+        awards
+            .as_array()
+            .and_then(|a| a.iter().rev().find(|x| x["status"] == "unsuccessful"))
+            .map(|a| checks::as_text(&a["id"]))
+            .ok_or("the tender has no disqualified award")?
+    } else {
+        awards
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .find(|x| x["status"] == "pending")
+                    .or_else(|| a.iter().find(|x| x["status"] == "active"))
+            })
+            .map(|a| checks::as_text(&a["id"]))
+            .ok_or("the tender has no pending or active award")?
+    };
     Ok(format!("{tender}/awards/{award}/complaints"))
 }
 
@@ -162,6 +170,29 @@ async fn files_on_award(w: &mut TenderWorld) -> Result<(), String> {
 async fn has_filed_on_award(w: &mut TenderWorld) -> Result<(), String> {
     files_on_award(w).await?;
     require(w, 201, "filing a claim on the award")
+}
+
+/// The token of the bid whose award was disqualified last.
+async fn disqualified_bid_token(w: &mut TenderWorld) -> Result<String, String> {
+    w.refresh_tender().await?;
+    let awards = w.tender_field("/awards")?;
+    let bid = awards
+        .as_array()
+        .and_then(|a| a.iter().rev().find(|x| x["status"] == "unsuccessful"))
+        .map(|a| checks::as_text(&a["bid_id"]))
+        .ok_or("the tender has no disqualified award")?;
+    w.bids
+        .iter()
+        .find(|b| b.id == bid)
+        .and_then(|b| b.token.clone())
+        .ok_or_else(|| format!("harness: bid {bid} is not one of the scenario's"))
+}
+
+#[given("the disqualified bidder has submitted a claim on its award with its bid token")]
+async fn has_filed_on_disqualification(w: &mut TenderWorld) -> Result<(), String> {
+    let token = disqualified_bid_token(w).await?;
+    file(w, "disqualified award", Some(token), "claim", None).await?;
+    require(w, 201, "filing a claim on the disqualified award")
 }
 
 #[when("a participant submits a claim on the award without a token")]

@@ -165,6 +165,60 @@ async fn decided_contract(w: &mut TenderWorld, expected: String) -> Result<(), S
     }
 }
 
+/// The decided award as the tender shows it now, with the tender's awards.
+async fn decided(w: &mut TenderWorld) -> Result<(Value, Vec<Value>), String> {
+    let id = noted_award_id(w)?;
+    w.refresh_tender().await?;
+    let awards = w
+        .tender_field("/awards")?
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let award = awards
+        .iter()
+        .find(|x| x["id"] == id.as_str())
+        .cloned()
+        .ok_or_else(|| format!("the tender no longer shows award {id}"))?;
+    Ok((award, awards))
+}
+
+#[then(expr = "every later award of the decided award's lot shows status {string}")]
+async fn later_awards(w: &mut TenderWorld, expected: String) -> Result<(), String> {
+    let (award, awards) = decided(w).await?;
+    let at = awards
+        .iter()
+        .position(|a| a["id"] == award["id"])
+        .unwrap_or_default();
+    let later: Vec<&Value> = awards[at + 1..]
+        .iter()
+        .filter(|a| a.get("lotID") == award.get("lotID") && a["status"] != "pending")
+        .collect();
+    if later.is_empty() {
+        return Err("harness: the decided award has no later decided award".into());
+    }
+    match later.iter().find(|a| a["status"] != expected.as_str()) {
+        None => Ok(()),
+        Some(a) => Err(format!(
+            "award {} after the decided one is {}, expected {expected:?}",
+            a["id"], a["status"]
+        )),
+    }
+}
+
+#[then("the fresh pending award is for the decided award's bid")]
+async fn fresh_for_same_bid(w: &mut TenderWorld) -> Result<(), String> {
+    let (award, _) = decided(w).await?;
+    let fresh = award_in(w, "pending").await?;
+    if fresh["bid_id"] == award["bid_id"] {
+        Ok(())
+    } else {
+        Err(format!(
+            "the fresh pending award is for bid {}, expected {} (only disqualifications exclude a bid)",
+            fresh["bid_id"], award["bid_id"]
+        ))
+    }
+}
+
 /// Uploads a decision protocol to `award`; a 404 on the collection means the target does not
 /// offer award documents at all.
 async fn upload_protocol(
