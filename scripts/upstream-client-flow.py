@@ -4,8 +4,8 @@
 Runs `openprocurement_client` (the reference broker client, `pip install
 openprocurement-client`) against a tender-registry started with `--testing`:
 
-    cargo run --release -- --testing &
-    python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543]
+    cargo run --release -- --testing [--ds-users ds-users.ini] &
+    python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543 [DS_USER:DS_PASSWORD]]
 
 It uses the client's own calls: create_tender, upload_document, get_file, create_bid,
 upload_bid_document, update_bid_document, get_bid, get_lot, upload_award_document, patch_award,
@@ -16,6 +16,10 @@ read back byte for byte from the address the API shows. The lot flow creates a t
 lot inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each
 bid's participationUrl for the lot, and drives the lot's award and contract to complete. Time
 moves through the server's clock control API. Exits non-zero on the first unexpected answer.
+
+With DS_USER:DS_PASSWORD, a user of the server's document service users file (upstream's
+format, `--ds-users`), the owner's client uploads with those credentials, as a broker's
+existing document service configuration would, and a wrong password is refused.
 """
 import builtins
 import io
@@ -35,6 +39,7 @@ from openprocurement_client.document_service_client import (  # noqa: E402
 )
 
 BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:6543"
+DS_USER = tuple(sys.argv[2].split(":", 1)) if len(sys.argv) > 2 else ("broker", "")
 
 
 def server_now():
@@ -224,8 +229,17 @@ def lot_flow(owner, bidder):
 
 
 def main():
-    # The document service is the server itself, with the brokers' own credentials.
-    owner_ds = DocumentServiceClient(host_url=BASE, auth_ds=("broker", ""))
+    # The document service is the server itself: the owner's client with the service's own
+    # user when one is given, the bidder's with its broker key.
+    owner_ds = DocumentServiceClient(host_url=BASE, auth_ds=DS_USER)
+    if DS_USER != ("broker", ""):
+        stranger = requests.post(
+            f"{BASE}/register",
+            json={"data": {"hash": "md5:" + "0" * 32}},
+            auth=(DS_USER[0], DS_USER[1] + "-wrong"),
+            timeout=10,
+        )
+        check("a registration with a wrong password", stranger.status_code, 403)
     bidder_ds = DocumentServiceClient(host_url=BASE, auth_ds=("broker1", ""))
     owner = TendersClient("broker", host_url=BASE, api_version="2.3", ds_client=owner_ds)
     bidder = TendersClient("broker1", host_url=BASE, api_version="2.3", ds_client=bidder_ds)

@@ -20,6 +20,7 @@ use api::auth::Brokers;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
+use files::users::Users;
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
 use salvo::server::ServerHandle;
@@ -57,6 +58,13 @@ impl Application {
             Some(path) => Brokers::load(path).map_err(invalid)?,
             None => Brokers::builtin(),
         };
+        let mut ds_users = match &settings.brokers {
+            Some(path) => Users::in_brokers_file(path).map_err(invalid)?,
+            None => Users::default(),
+        };
+        if let Some(path) = &settings.ds_users {
+            ds_users.join(Users::load(path).map_err(invalid)?);
+        }
         if let Some(url) = &settings.public_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
@@ -109,6 +117,7 @@ impl Application {
             store,
             clock: Arc::new(clock),
             brokers,
+            ds_users,
             zone,
             testing: settings.testing,
             sandbox: settings.testing || settings.sandbox,

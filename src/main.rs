@@ -25,6 +25,11 @@ struct Cli {
     /// as key and every accreditation level.
     #[arg(long, env = "TENDER_BROKERS")]
     brokers: Option<PathBuf>,
+    /// The document service's own users, in upstream's file: sections are groups, entries
+    /// `user = <SHA-512 hex of the password>`; users of [uploaders] and [api] may upload
+    /// (the same sections in the brokers file count too). Brokers upload with their key.
+    #[arg(long, env = "TENDER_DS_USERS", value_name = "FILE")]
+    ds_users: Option<PathBuf>,
     /// Sandbox facilities: the clock control API at /testing/clock, faults on demand at
     /// /testing/faults, and the procurementMethodDetails / submissionMethodDetails acceleration
     /// fields.
@@ -97,6 +102,7 @@ async fn main() -> ExitCode {
     let settings = Settings {
         listen: cli.listen,
         brokers: cli.brokers,
+        ds_users: cli.ds_users,
         testing: cli.testing,
         sandbox: cli.sandbox,
         timezone: cli.timezone,

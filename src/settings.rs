@@ -6,6 +6,8 @@ use time::OffsetDateTime;
 pub struct Settings {
     pub listen: String,
     pub brokers: Option<PathBuf>,
+    /// The document service's own users, in upstream's file (groups of `user = sha512 hex`).
+    pub ds_users: Option<PathBuf>,
     pub testing: bool,
     /// The public-sandbox facilities without the clock control API: the acceleration fields,
     /// and faults on demand for each broker's own requests (`testing` includes them).
@@ -32,6 +34,7 @@ impl Default for Settings {
         Settings {
             listen: "127.0.0.1:6543".into(),
             brokers: None,
+            ds_users: None,
             testing: false,
             sandbox: false,
             timezone: "Europe/Kyiv".into(),

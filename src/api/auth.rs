@@ -118,12 +118,7 @@ impl Brokers {
         let header = req.headers().get(AUTHORIZATION)?.to_str().ok()?;
         let (scheme, credentials) = header.trim().split_once(' ')?;
         let key = if scheme.eq_ignore_ascii_case("basic") {
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(credentials.trim())
-                .ok()?;
-            let text = String::from_utf8(decoded).ok()?;
-            text.split_once(':')
-                .map_or(text.clone(), |(user, _)| user.to_string())
+            basic(req)?.0
         } else if scheme.eq_ignore_ascii_case("bearer") {
             credentials.trim().to_string()
         } else {
@@ -144,6 +139,23 @@ impl Brokers {
     pub fn is_empty(&self) -> bool {
         self.by_key.is_empty()
     }
+}
+
+/// The user name and password of a request's HTTP Basic `Authorization`.
+pub fn basic(req: &Request) -> Option<(String, String)> {
+    let header = req.headers().get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, credentials) = header.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(credentials.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    Some(match text.split_once(':') {
+        Some((user, password)) => (user.to_string(), password.to_string()),
+        None => (text, String::new()),
+    })
 }
 
 /// The access token a request presents: `?acc_token=`, `X-Access-Token`, or `access.token`

@@ -28,12 +28,15 @@ fn signature_error(fault: SignatureFault) -> ApiError {
     }
 }
 
-/// Uploads need a broker's credentials, as writes to the API do.
-fn broker(app: &App, req: &Request) -> Result<(), ApiError> {
-    app.brokers
-        .identify(req)
-        .map(|_| ())
-        .ok_or_else(ApiError::forbidden)
+/// Uploads need a broker's credentials, as writes to the API do, or those of one of the
+/// service's own uploading users.
+fn uploader(app: &App, req: &Request) -> Result<(), ApiError> {
+    let user = || super::auth::basic(req).filter(|(u, p)| app.ds_users.may_upload(u, p));
+    if app.brokers.identify(req).is_some() || user().is_some() {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden())
+    }
 }
 
 fn send(res: &mut Response, status: StatusCode, location: &str, body: Json) {
@@ -117,7 +120,7 @@ pub async fn register(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    broker(&app, req)?;
+    uploader(&app, req)?;
     let hash = registered_hash(req, app.max_body)
         .await
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "body", "hash", "Not Found"))?;
@@ -158,7 +161,7 @@ pub async fn upload_new(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    broker(&app, req)?;
+    uploader(&app, req)?;
     let (key, content) = upload::receive(req, &app, None).await?;
     uploaded(&app, req, res, &key, &content);
     Ok(())
@@ -171,7 +174,7 @@ pub async fn upload_registered(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    broker(&app, req)?;
+    uploader(&app, req)?;
     let key = super::param(req, "key");
     let (signature, key_id) = (
         req.query::<String>("Signature"),

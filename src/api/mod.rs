@@ -46,6 +46,8 @@ pub struct App {
     pub store: Arc<Store>,
     pub clock: Arc<Clock>,
     pub brokers: Brokers,
+    /// The document service's own users (`--ds-users`, or the brokers file's uploaders).
+    pub ds_users: crate::files::users::Users,
     pub zone: Zone,
     /// The clock control API and faults on demand for anyone (`--testing`).
     pub testing: bool,

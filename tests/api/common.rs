@@ -60,6 +60,12 @@ impl Call {
         self
     }
 
+    /// HTTP Basic credentials with a password.
+    pub fn basic(mut self, user: &str, password: &str) -> Self {
+        self.request = self.request.basic_auth(user, Some(password));
+        self
+    }
+
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.request = self.request.header(name, value);
         self
@@ -194,6 +200,16 @@ impl TestServer {
             .as_str()
             .expect("the clock answers")
             .to_string()
+    }
+
+    /// The server's now from its `Date` header, for a server without the clock control API.
+    pub async fn date_now(&self) -> String {
+        let r = self.get("/api/2.3/spore").send().await;
+        let date = r.header("date").expect("a Date header").to_string();
+        time::OffsetDateTime::parse(&date, &time::format_description::well_known::Rfc2822)
+            .expect("an HTTP date")
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("formats")
     }
 
     /// Moves the server clock forward by an ISO 8601 duration.

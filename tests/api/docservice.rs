@@ -891,3 +891,156 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
     let (_, _, body) = download(&s, redirect.header("location").unwrap()).await;
     assert_eq!(body, b"bid file");
 }
+
+fn sha512_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha512::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A broker's existing document service configuration points at this server: its users come
+/// from upstream's file (groups of `user = sha512 hex`), `uploaders` and `api` upload, anyone
+/// else is refused, and the brokers' own keys keep working.
+#[tokio::test]
+async fn the_document_service_s_own_users_come_from_upstream_s_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let users = dir.path().join("ds-users.ini");
+    std::fs::write(
+        &users,
+        format!(
+            "[uploaders]\ntest.quintagroup.com = {}\n[api]\napi = {}\n[readers]\nreader = {}\n",
+            sha512_hex("test.quintagroup.com"),
+            sha512_hex("api"),
+            sha512_hex("reader"),
+        ),
+    )
+    .unwrap();
+    let s = TestServer::start_with(Settings {
+        testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
+        ds_users: Some(users),
+        ..Settings::default()
+    })
+    .await;
+    let register = |user: &str, password: &str| {
+        s.post("/register")
+            .basic(user, password)
+            .data(json!({"hash": format!("md5:{}", md5_of(b"%PDF"))}))
+            .send()
+    };
+    let registered = register("test.quintagroup.com", "test.quintagroup.com").await;
+    assert_eq!(registered.status, 201, "{}", registered.text);
+    let upload_url = registered.body["upload_url"].as_str().unwrap().to_string();
+    let uploaded = s
+        .post(&upload_url)
+        .basic("test.quintagroup.com", "test.quintagroup.com")
+        .raw(
+            &form(),
+            multipart("filename=\"a.pdf\"", "application/pdf", b"%PDF"),
+        )
+        .send()
+        .await;
+    assert_eq!(uploaded.status, 200, "{}", uploaded.text);
+    let (status, _, bytes) = download(&s, uploaded.body["data"]["url"].as_str().unwrap()).await;
+    assert_eq!((status, bytes), (200, b"%PDF".to_vec()));
+    let api = s
+        .post("/upload")
+        .basic("api", "api")
+        .raw(
+            &form(),
+            multipart("filename=\"b.pdf\"", "application/pdf", b"b"),
+        )
+        .send()
+        .await;
+    assert_eq!(api.status, 200, "{}", api.text);
+    assert_eq!(register("broker", "").await.status, 201, "a broker's key");
+
+    for (user, password) in [
+        ("test.quintagroup.com", "wrong"),
+        ("test.quintagroup.com", ""),
+        ("stranger", "test.quintagroup.com"),
+        ("reader", "reader"),
+        ("TEST.QUINTAGROUP.COM", "test.quintagroup.com"),
+    ] {
+        let r = register(user, password).await;
+        assert_error(&r, 403, "url", "permission", "Forbidden");
+        let r = s
+            .post(&upload_url)
+            .basic(user, password)
+            .raw(
+                &form(),
+                multipart("filename=\"a.pdf\"", "application/pdf", b"%PDF"),
+            )
+            .send()
+            .await;
+        assert_error(&r, 403, "url", "permission", "Forbidden");
+    }
+    // The users upload files; they are not brokers of the API.
+    let r = s
+        .post("/api/2.3/tenders")
+        .basic("test.quintagroup.com", "test.quintagroup.com")
+        .data(tender_body(moments::MONDAY_MORNING, 1, 4))
+        .send()
+        .await;
+    assert_eq!(r.status, 403, "{}", r.text);
+}
+
+/// A brokers file may keep the document service's users in its own `[uploaders]` and `[api]`
+/// sections; a users file that writes a password in the clear stops the start.
+#[tokio::test]
+async fn a_brokers_file_s_uploaders_upload_and_a_clear_password_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let brokers = dir.path().join("auth.ini");
+    std::fs::write(
+        &brokers,
+        format!(
+            "[brokers]\nacme = acme-key\n[uploaders]\nacme.ds = {}\n",
+            sha512_hex("ds-secret")
+        ),
+    )
+    .unwrap();
+    let s = TestServer::start_with(Settings {
+        testing: true,
+        clock_start: Some(moment(moments::MONDAY_MORNING)),
+        brokers: Some(brokers.clone()),
+        ..Settings::default()
+    })
+    .await;
+    let r = s
+        .post("/upload")
+        .basic("acme.ds", "ds-secret")
+        .raw(
+            &form(),
+            multipart("filename=\"a.pdf\"", "application/pdf", b"a"),
+        )
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s
+        .post("/upload")
+        .broker("acme-key")
+        .raw(
+            &form(),
+            multipart("filename=\"a.pdf\"", "application/pdf", b"a"),
+        )
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "the broker's own key: {}", r.text);
+
+    let clear = dir.path().join("clear.ini");
+    std::fs::write(&clear, "[uploaders]\nbroker = broker\n").unwrap();
+    let refused = tender_registry::Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        ds_users: Some(clear),
+        ..Settings::default()
+    })
+    .await
+    .err()
+    .expect("refused");
+    assert!(
+        refused.to_string().contains("user broker of [uploaders]"),
+        "{refused}"
+    );
+}

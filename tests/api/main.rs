@@ -18,4 +18,5 @@ mod malformed;
 mod qualification;
 mod questions;
 mod reconsideration;
+mod sandbox_modes;
 mod tenders;

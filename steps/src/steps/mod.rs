@@ -16,4 +16,5 @@ mod qualification;
 mod questions;
 mod refusals;
 mod rereads;
+mod sandbox;
 mod tenders;

@@ -22,12 +22,41 @@ pub fn accelerator(tender: &Tender) -> Option<u32> {
     digits.parse().ok().filter(|n| *n > 0)
 }
 
-/// `submissionMethodDetails` asking for an auction right after tendering.
-pub fn quick(tender: &Tender) -> bool {
-    tender
-        .submission_method_details
-        .as_deref()
-        .is_some_and(|d| d.contains("quick"))
+/// How a sandbox tender's auction runs, by upstream's `submissionMethodDetails`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuctionMode {
+    /// On the calendar: the next working day's slots.
+    Scheduled,
+    /// `quick`: right after tendering.
+    Quick,
+    /// `quick(mode:no-auction)`: none at all; qualification follows tendering on the sealed
+    /// bids, and no auction address exists.
+    NoAuction,
+    /// `quick(mode:fast-forward)`: settled the moment tendering ends on the sealed bids; its
+    /// addresses show the finished auction.
+    FastForward,
+}
+
+impl AuctionMode {
+    /// The mode a tender asked for. The field stays free text, as upstream kept it: a mode is
+    /// read from its end, and any other text with `quick` in it is plain quick.
+    pub fn of(tender: &Tender) -> AuctionMode {
+        let details = tender.submission_method_details.as_deref().unwrap_or("");
+        if !details.contains("quick") {
+            AuctionMode::Scheduled
+        } else if details.ends_with("(mode:no-auction)") {
+            AuctionMode::NoAuction
+        } else if details.ends_with("(mode:fast-forward)") {
+            AuctionMode::FastForward
+        } else {
+            AuctionMode::Quick
+        }
+    }
+
+    /// The auction starts right after tendering, not on the calendar.
+    pub fn quick(self) -> bool {
+        self != AuctionMode::Scheduled
+    }
 }
 
 impl Tender {
@@ -163,7 +192,7 @@ fn start_tendering(
     let Some(end) = tender.terms.tender_period.end_date else {
         return;
     };
-    let quick = quick(tender);
+    let quick = AuctionMode::of(tender).quick();
     for lot in tender.active_lots() {
         let earliest = auction::should_start_after(zone, end, quick);
         let (auction, _) = tender.auction_of_mut(&lot);
@@ -190,11 +219,20 @@ fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
         if offers == 0 {
             tender.set_lot_status(&lot, LotStatus::Unsuccessful, now);
         } else if offers > 1 {
-            auctions = true;
-            tender.open_auction(&lot);
-            let length = auction::duration(offers, accelerator(tender), quick_auction);
-            let (period, _) = tender.auction_of_mut(&lot);
-            period.planned_end = period.start_date.map(|s| s.plus(length));
+            match AuctionMode::of(tender) {
+                AuctionMode::NoAuction => settle_at_once(tender, &lot, now),
+                AuctionMode::FastForward => {
+                    tender.open_auction(&lot);
+                    settle_at_once(tender, &lot, now);
+                }
+                AuctionMode::Scheduled | AuctionMode::Quick => {
+                    auctions = true;
+                    tender.open_auction(&lot);
+                    let length = auction::duration(offers, accelerator(tender), quick_auction);
+                    let (period, _) = tender.auction_of_mut(&lot);
+                    period.planned_end = period.start_date.map(|s| s.plus(length));
+                }
+            }
         }
     }
     if tender.status.is_terminal() {
@@ -205,6 +243,16 @@ fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
     } else {
         add_next_award(tender, now);
     }
+}
+
+/// A sandbox auction that takes no time: it starts and ends when tendering does, on the
+/// sealed bids.
+fn settle_at_once(tender: &mut Tender, lot: &LotRef, now: Timestamp) {
+    let (period, _) = tender.auction_of_mut(lot);
+    period.start_date = Some(now);
+    period.end_date = Some(now);
+    period.should_start_after = None;
+    period.planned_end = None;
 }
 
 /// A lot's auction ends on the offers as they stand; awarding starts once every auction

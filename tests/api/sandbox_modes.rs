@@ -1,0 +1,170 @@
+//! Upstream's sandbox modes of `submissionMethodDetails`: `quick(mode:no-auction)` goes from
+//! tendering straight to qualification on the sealed bids with no auction address at all;
+//! `quick(mode:fast-forward)` settles the auction the moment tendering ends and leaves its
+//! page finished; any other text stays free and changes nothing; without a sandbox the field
+//! does not exist.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use tender_registry::Settings;
+
+/// A tender in `mode` with enquiries for a day and tendering for three more, two bids placed
+/// (the cheaper second), and tendering ended: the tender as it stands then, and its bids.
+async fn after_tendering(s: &TestServer, mode: &str) -> (Value, Vec<(String, String)>) {
+    let mut body = tender_body(&s.now().await, 1, 4);
+    body["submissionMethodDetails"] = json!(mode);
+    let (id, _, created) = s.create(body).await;
+    assert_eq!(created["submissionMethodDetails"], mode);
+    s.advance("P1DT1M").await;
+    let bids = vec![s.bid(&id, 480.0).await, s.bid(&id, 450.0).await];
+    let t = s.tender(&id).await;
+    let end = t["tenderPeriod"]["endDate"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    s.past(&end).await;
+    (s.tender(&id).await, bids)
+}
+
+#[tokio::test]
+async fn no_auction_goes_from_tendering_to_qualification_on_the_sealed_bids() {
+    let s = TestServer::start().await;
+    let (t, bids) = after_tendering(&s, "quick(mode:no-auction)").await;
+    assert_eq!(t["status"], "active.qualification");
+    let end = t["tenderPeriod"]["endDate"].clone();
+    assert!(t.get("auctionUrl").is_none(), "no auction address: {t}");
+    assert_eq!(t["auctionPeriod"]["startDate"], end);
+    assert_eq!(t["auctionPeriod"]["endDate"], end);
+    for bid in t["bids"].as_array().expect("bids are public") {
+        assert!(bid.get("participationUrl").is_none(), "{bid}");
+    }
+    let award = &t["awards"][0];
+    assert_eq!(award["status"], "pending");
+    assert_eq!(
+        award["bid_id"],
+        bids[1].0.as_str(),
+        "the cheaper sealed bid"
+    );
+    assert_eq!(award["value"]["amount"], 450.0);
+    assert_eq!(award["date"], end);
+    let own = s
+        .get(&format!(
+            "/api/2.3/tenders/{}/bids/{}?acc_token={}",
+            t["id"].as_str().unwrap_or_default(),
+            bids[0].0,
+            bids[0].1
+        ))
+        .send()
+        .await;
+    assert!(
+        own.body["data"].get("participationUrl").is_none(),
+        "{}",
+        own.text
+    );
+}
+
+#[tokio::test]
+async fn fast_forward_settles_the_auction_when_tendering_ends_and_leaves_its_page_finished() {
+    let s = TestServer::start().await;
+    let (t, bids) = after_tendering(&s, "quick(mode:fast-forward)").await;
+    assert_eq!(t["status"], "active.qualification");
+    let end = t["tenderPeriod"]["endDate"].clone();
+    assert_eq!(t["auctionPeriod"]["startDate"], end);
+    assert_eq!(t["auctionPeriod"]["endDate"], end);
+    let url = t["auctionUrl"]
+        .as_str()
+        .expect("an auction address")
+        .to_string();
+    assert_eq!(t["awards"][0]["bid_id"], bids[1].0.as_str());
+    assert_eq!(t["awards"][0]["date"], end);
+    for bid in t["bids"].as_array().expect("bids are public") {
+        let participation = bid["participationUrl"]
+            .as_str()
+            .expect("each bid's address");
+        assert!(participation.starts_with(&url), "{participation}");
+    }
+    let page = s.get(&url).send().await;
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("Ended"), "{}", page.text);
+}
+
+#[tokio::test]
+async fn other_text_is_plain_quick_and_an_ordinary_tender_is_auctioned_on_the_calendar() {
+    let s = TestServer::start().await;
+    let (t, _) = after_tendering(&s, "quick(mode:something-else)").await;
+    assert_eq!(t["status"], "active.auction", "plain quick");
+    assert_eq!(
+        t["auctionPeriod"]["startDate"],
+        t["tenderPeriod"]["endDate"]
+    );
+    assert!(t["auctionPeriod"].get("endDate").is_none());
+
+    let (t, _) = after_tendering(&s, "Тендер без особливостей").await;
+    assert_eq!(t["status"], "active.auction");
+    assert_ne!(
+        t["auctionPeriod"]["startDate"], t["tenderPeriod"]["endDate"],
+        "planned on the calendar"
+    );
+}
+
+#[tokio::test]
+async fn with_lots_each_lot_with_offers_is_settled_at_once() {
+    use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
+    let s = TestServer::start().await;
+    let mut body = lot_tender(&s.now().await, &[(A, 300.0), (B, 200.0)]);
+    body["submissionMethodDetails"] = json!("quick(mode:no-auction)");
+    let (id, _, _) = s.create(body).await;
+    s.advance("P1DT1M").await;
+    for offers in [&[(A, 280.0), (B, 190.0)][..], &[(A, 270.0)][..]] {
+        assert_eq!(try_bid(&s, &id, lot_bid_body(offers)).await.status, 201);
+    }
+    let t = s.tender(&id).await;
+    s.past(t["tenderPeriod"]["endDate"].as_str().unwrap_or_default())
+        .await;
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification");
+    let lot = |id: &str| {
+        t["lots"]
+            .as_array()
+            .and_then(|l| l.iter().find(|l| l["id"] == id).cloned())
+            .expect("the lot")
+    };
+    assert!(lot(A)["auctionPeriod"]["endDate"].is_string(), "{}", lot(A));
+    assert!(lot(A).get("auctionUrl").is_none());
+    assert!(
+        lot(B).get("auctionPeriod").is_none(),
+        "one offer, no auction: {}",
+        lot(B)
+    );
+    let amounts: Vec<(Value, Value)> = t["awards"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|a| (a["lotID"].clone(), a["value"]["amount"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        amounts,
+        [(json!(A), json!(270.0)), (json!(B), json!(190.0))]
+    );
+}
+
+#[tokio::test]
+async fn without_a_sandbox_the_mode_is_a_rogue_field() {
+    let s = TestServer::start_with(Settings::default()).await;
+    let mut body = tender_body(&s.date_now().await, 1, 4);
+    body["submissionMethodDetails"] = json!("quick(mode:no-auction)");
+    let r = s.try_create(body).await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "submissionMethodDetails".into(),
+                json!("Rogue field")
+            )
+        )
+    );
+}
