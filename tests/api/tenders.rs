@@ -1,7 +1,7 @@
 //! Creating, publishing and changing a tender.
 
 use crate::common::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
@@ -432,4 +432,99 @@ async fn tender_ids_count_per_day_drafts_included() {
             .to_string()
     };
     assert_eq!((n(&first), n(&second)), ("000001".into(), "000002".into()));
+}
+
+/// Items classified `99999999-9` ("not defined"), as upstream 2.3.66 took them for a tender
+/// created after 2017: an additional classification is required, one of them of the schemes
+/// ДК003, ДК015, ДК018 or specialNorms; items of other codes take any additional
+/// classification or none; and all items share one CPV class.
+#[tokio::test]
+async fn an_item_classified_not_defined_needs_an_additional_classification_of_the_2017_schemes() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let with = |additional: Option<Value>| {
+        let mut body = tender_body(&now, 1, 4);
+        let item = &mut body["items"][0];
+        item["classification"] =
+            json!({"scheme": "ДК021", "id": "99999999-9", "description": "Не визначено"});
+        match additional {
+            Some(a) => item["additionalClassifications"] = a,
+            None => {
+                item.as_object_mut()
+                    .map(|i| i.remove("additionalClassifications"));
+            }
+        }
+        body
+    };
+    let name = "items.0.additionalClassifications".to_string();
+    let r = s.try_create(with(None)).await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                name.clone(),
+                json!("This field is required.")
+            )
+        )
+    );
+    let dkpp = json!({"scheme": "ДКПП", "id": "55.51.10.300", "description": "Послуги"});
+    let r = s.try_create(with(Some(json!([dkpp])))).await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                name,
+                json!(
+                    "One of additional classifications should be one of [ДК003, ДК015, ДК018, specialNorms]."
+                )
+            )
+        )
+    );
+    let dk003 =
+        json!({"scheme": "ДК003", "id": "3475", "description": "Фахівці з питань фінансів"});
+    let (_, _, created) = s.create(with(Some(json!([dkpp, dk003])))).await;
+    assert_eq!(
+        created["items"][0]["additionalClassifications"][1]["scheme"],
+        "ДК003"
+    );
+
+    let mut plain = tender_body(&now, 1, 4);
+    plain["items"][0]
+        .as_object_mut()
+        .map(|i| i.remove("additionalClassifications"));
+    assert_eq!(
+        s.try_create(plain.clone()).await.status,
+        201,
+        "other codes need none"
+    );
+    plain["items"][0]["additionalClassifications"] =
+        json!([{"scheme": "Не ДКПП", "id": "1", "description": "Будь-яка"}]);
+    assert_eq!(
+        s.try_create(plain).await.status,
+        201,
+        "of any scheme, unchecked"
+    );
+
+    let mut mixed = with(Some(json!([dk003])));
+    let mut other = mixed["items"][0].clone();
+    other["id"] = json!("item-2");
+    other["classification"] =
+        json!({"scheme": "ДК021", "id": "55523100-3", "description": "Послуги"});
+    mixed["items"].as_array_mut().map(|i| i.push(other));
+    let r = s.try_create(mixed).await;
+    assert_eq!(
+        (r.status, r.error()),
+        (
+            422,
+            (
+                "body".into(),
+                "items".into(),
+                json!("CPV class of items should be identical")
+            )
+        )
+    );
 }

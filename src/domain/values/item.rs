@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 pub const CLASSIFICATION_SCHEMES: [&str; 2] = ["CPV", "ДК021"];
-pub const ADDITIONAL_SCHEMES: [&str; 6] =
-    ["ДКПП", "NONE", "ДК003", "ДК015", "ДК018", "specialNorms"];
-/// The classification code that needs an additional classification.
+/// The classification code that needs an additional classification ("not defined").
 const OTHER_CODE: &str = "99999999-9";
+/// One of an item's additional classifications must be of these when its code is
+/// [`OTHER_CODE`] (upstream's `ADDITIONAL_CLASSIFICATIONS_SCHEMES_2017`). Other codes take
+/// additional classifications of any scheme, or none, unchecked, as upstream's did.
+const OTHER_CODE_SCHEMES: [&str; 4] = ["ДК003", "ДК015", "ДК018", "specialNorms"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -27,14 +29,15 @@ pub struct Classification {
     pub uri: Option<Text>,
 }
 
+/// A classification whose scheme is one of `schemes`, or of any scheme.
 fn read_classification(
     v: &Input<'_>,
     cx: &Cx,
-    schemes: &[&str],
+    schemes: Option<&[&str]>,
 ) -> Result<Classification, Problem> {
     let mut o = Obj::new(v, cx, "Classification")?;
     let scheme: Option<Text> = o.req("scheme");
-    if let Some(s) = &scheme
+    if let (Some(s), Some(schemes)) = (&scheme, schemes)
         && !schemes.contains(&s.as_str())
     {
         o.fail("scheme", Problem::msg(one_of(schemes)));
@@ -59,7 +62,7 @@ struct MainClassification(Classification);
 
 impl FromJson for MainClassification {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
-        let c = read_classification(v, cx, &CLASSIFICATION_SCHEMES)?;
+        let c = read_classification(v, cx, Some(&CLASSIFICATION_SCHEMES))?;
         if !is_cpv_code(&c.id) {
             return Err(Problem::field(
                 "id",
@@ -77,7 +80,7 @@ struct AdditionalClassification(Classification);
 
 impl FromJson for AdditionalClassification {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
-        read_classification(v, cx, &ADDITIONAL_SCHEMES).map(AdditionalClassification)
+        read_classification(v, cx, None).map(AdditionalClassification)
     }
 }
 
@@ -199,14 +202,31 @@ impl FromJson for Item {
         let needs_additional = classification
             .as_ref()
             .is_some_and(|c| c.0.id == OTHER_CODE);
-        if needs_additional
-            && additional.as_ref().is_none_or(Vec::is_empty)
-            && !o.failed("additionalClassifications")
-        {
-            o.fail(
-                "additionalClassifications",
-                Problem::msg(super::parse::REQUIRED),
-            );
+        if needs_additional && !o.failed("additionalClassifications") {
+            match &additional {
+                None => o.fail(
+                    "additionalClassifications",
+                    Problem::msg(super::parse::REQUIRED),
+                ),
+                Some(list) if list.is_empty() => o.fail(
+                    "additionalClassifications",
+                    Problem::msg(super::parse::REQUIRED),
+                ),
+                Some(list)
+                    if !list
+                        .iter()
+                        .any(|c| OTHER_CODE_SCHEMES.contains(&c.0.scheme.as_str())) =>
+                {
+                    o.fail(
+                        "additionalClassifications",
+                        Problem::msg(format!(
+                            "One of additional classifications should be one of [{}].",
+                            OTHER_CODE_SCHEMES.join(", ")
+                        )),
+                    )
+                }
+                Some(_) => {}
+            }
         }
         let unit = o.opt("unit");
         let quantity: Option<i64> = o.opt("quantity");
@@ -497,13 +517,38 @@ mod tests {
         );
     }
 
+    /// Upstream 2.3.66 for a tender created after 2017: `99999999-9` needs an additional
+    /// classification, one of them of the 2017 schemes; other codes take any or none.
     #[test]
-    fn other_code_needs_additional_classification() {
-        let err = Item::from_value(&json!({"description": "x", "classification": {"scheme": "ДК021", "id": "99999999-9", "description": "x"}}), &cx())
-            .expect_err("invalid");
+    fn other_code_needs_an_additional_classification_of_the_2017_schemes() {
+        let item = |code: &str, additional: serde_json::Value| {
+            let mut i = json!({"description": "x", "classification": {"scheme": "ДК021", "id": code, "description": "x"}});
+            if !additional.is_null() {
+                i["additionalClassifications"] = additional;
+            }
+            Item::from_value(&i, &cx())
+        };
+        let required = json!({"additionalClassifications": "This field is required."});
         assert_eq!(
-            err.flat(),
-            json!({"additionalClassifications": "This field is required."})
+            item(OTHER_CODE, json!(null)).expect_err("invalid").flat(),
+            required
+        );
+        assert_eq!(
+            item(OTHER_CODE, json!([])).expect_err("invalid").flat(),
+            required
+        );
+        let dkpp = json!({"scheme": "ДКПП", "id": "17.12", "description": "Папір"});
+        assert_eq!(
+            item(OTHER_CODE, json!([dkpp])).expect_err("invalid").flat(),
+            json!({"additionalClassifications": "One of additional classifications should be one of [ДК003, ДК015, ДК018, specialNorms]."})
+        );
+        let dk003 = json!({"scheme": "ДК003", "id": "3475", "description": "Фахівці"});
+        assert!(item(OTHER_CODE, json!([dkpp, dk003])).is_ok());
+        assert!(item("30192700-8", json!(null)).is_ok());
+        let odd = json!({"scheme": "Не ДКПП", "id": "1", "description": "x"});
+        assert!(
+            item("30192700-8", json!([odd])).is_ok(),
+            "any scheme, unchecked"
         );
     }
 
