@@ -1,7 +1,7 @@
 //! The embedded document service, at upstream's paths on the server's root, so that a
 //! broker's document service address is simply the server's base address: `POST /register`,
-//! `POST /upload`, `POST /upload/{key}`, `GET /get/{key}`, the status probe `GET /`, and the
-//! public key of every signature at `GET /keys`.
+//! `POST /upload`, `POST /upload/{key}`, `GET /get/{key}`, and the public key of every
+//! signature at `GET /keys`. Its status probe, `GET /`, is the server's index.
 
 use super::error::{ApiError, write_json};
 use super::{App, app, reply, upload};
@@ -44,16 +44,6 @@ fn send(res: &mut Response, status: StatusCode, location: &str, body: Json) {
     if let Ok(value) = HeaderValue::from_str(location) {
         res.headers_mut().insert(LOCATION, value);
     }
-}
-
-/// The status probe: an empty `text/plain` 200, as upstream's service answered.
-#[handler]
-pub async fn probe(res: &mut Response) {
-    res.status_code(StatusCode::OK);
-    res.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=UTF-8"),
-    );
 }
 
 /// The public key that verifies every signature the server shows.

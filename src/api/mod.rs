@@ -15,6 +15,7 @@ mod documents;
 pub mod error;
 mod faults;
 mod guard;
+mod index;
 mod listing;
 mod lots;
 pub mod openapi;

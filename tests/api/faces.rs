@@ -131,10 +131,43 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
         assert_eq!(asset.header("content-type"), Some(media_type), "{name}");
         assert!(!asset.text.is_empty());
     }
-    // Without asking for HTML, `/` is the document service's status probe.
-    let probe = server.get("/").send().await;
-    assert_eq!(probe.status, 200);
-    assert!(probe.text.is_empty(), "{}", probe.text);
+    // Without asking for HTML, `/` is the server's index: short text for curl and a
+    // document service's status probe (a 200 text/plain), JSON for a client that asks.
+    let plain = server.get("/").header("Accept", "*/*").send().await;
+    assert_eq!(plain.status, 200);
+    assert_eq!(
+        plain.header("content-type"),
+        Some("text/plain; charset=UTF-8")
+    );
+    for line in [
+        format!("{}/api/2.3/tenders", server.base),
+        format!("{}/openapi.json", server.base),
+        format!("{}/testing/clock", server.base),
+    ] {
+        assert!(plain.text.contains(&line), "{line} in {}", plain.text);
+    }
+    let json = server
+        .get("/")
+        .header("Accept", "application/json")
+        .send()
+        .await;
+    assert_eq!(json.status, 200);
+    assert_eq!(
+        json.header("content-type"),
+        Some("application/json; charset=UTF-8")
+    );
+    assert_eq!(json.body["data"]["name"], "tender-registry");
+    assert_eq!(
+        json.body["data"]["links"]["api"],
+        format!("{}/api/2.3/tenders", server.base)
+    );
+    let bare = TestServer::start_with(tender_registry::Settings::default()).await;
+    let index = bare.get("/").send().await;
+    assert!(
+        !index.text.contains("/testing/"),
+        "no clock or faults without --testing: {}",
+        index.text
+    );
     let missing = server.get("/assets/secret.txt").send().await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.error().0, "url");

@@ -1,6 +1,6 @@
 //! The dashboard at `/`: one page, its script and its style sheet, compiled into the binary.
-//! `/` is also the document service's status probe: a request that does not ask for HTML
-//! (a service's probe, curl) gets the probe's answer, a browser the page.
+//! A request that does not ask for HTML (curl, a client, a document service's status probe)
+//! gets the server's index instead.
 //!
 //! The page is static; its script reads the public JSON API as any anonymous client does,
 //! so it can show nothing the API hides from the public. A strict Content-Security-Policy
@@ -47,9 +47,9 @@ fn wants_html(req: &Request) -> bool {
 }
 
 #[handler]
-pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     if !wants_html(req) {
-        super::docservice::probe.handle(req, depot, res, ctrl).await;
+        super::index::answer(req, depot, res).await;
         return;
     }
     res.headers_mut()

@@ -114,6 +114,23 @@ impl Op {
         self
     }
 
+    /// The same as [`Op::ok_page`], or `{"data": <an object>}` to a request that asks for JSON.
+    pub fn ok_page_or_json(self, media_types: &[&str]) -> Op {
+        let mut op = self.ok_page(media_types);
+        if let Some(content) = op
+            .responses
+            .get_mut("200")
+            .and_then(|r| r.get_mut("content"))
+            .and_then(Json::as_object_mut)
+        {
+            content.insert(
+                "application/json".into(),
+                json!({"schema": enveloped(json!({"type": "object"}))}),
+            );
+        }
+        op
+    }
+
     /// 201 with `Location` and `{"data": <schema>}`, plus `access.token` when `token`.
     pub fn created(mut self, schema: &str, token: bool) -> Op {
         let mut body = enveloped(schema_ref(schema));

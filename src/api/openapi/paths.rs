@@ -310,9 +310,10 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 get(
                     "faces",
                     "The dashboard (text/html, to a request that accepts it); otherwise the \
-                     document service's status probe (an empty text/plain)",
+                     server's index: what it offers and where, as JSON to a request that asks \
+                     for it, else as short text (which a document service's status probe takes)",
                 )
-                .ok_page(&["text/html", "text/plain"]),
+                .ok_page_or_json(&["text/html", "text/plain"]),
             ],
         ),
         item(
