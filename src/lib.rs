@@ -49,6 +49,34 @@ fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
 
+/// A public sandbox must not run on the built-in brokers, whose keys are their names: anyone
+/// who reaches it could act as any of them. On a loopback address it may, with a warning; so
+/// may the clock and faults of `--testing`, which are everyone's, on any address.
+fn check_exposure(settings: &Settings, addr: SocketAddr) -> io::Result<()> {
+    let public = !addr.ip().is_loopback();
+    let builtin_brokers = settings.brokers.is_none();
+    if settings.sandbox && builtin_brokers {
+        if public {
+            return Err(invalid(format!(
+                "--sandbox on {addr}, an address others reach, needs --brokers FILE: the built-in \
+                 brokers' keys are their names, so anyone could act as any of them"
+            )));
+        }
+        tracing::warn!(
+            address = %addr,
+            "--sandbox with the built-in brokers (broker, broker1, broker2, whose keys are their \
+             names): fine on loopback; give --brokers FILE before opening it to others"
+        );
+    }
+    if settings.testing && public {
+        tracing::warn!(
+            address = %addr,
+            "--testing on an address others reach: its clock and faults on demand are everyone's"
+        );
+    }
+    Ok(())
+}
+
 impl Application {
     /// Checks the settings, binds the listening socket and assembles the server.
     pub async fn build(settings: Settings) -> io::Result<Application> {
@@ -87,11 +115,27 @@ impl Application {
                     .into(),
             ));
         }
-        let acceptor = TcpListener::new(settings.listen.clone())
+        if settings.testing && settings.sandbox {
+            return Err(invalid(
+                "--testing and --sandbox exclude each other: --testing is a private sandbox \
+                 (the sandbox fields, faults on demand for anyone and the clock control API), \
+                 --sandbox a public one (no server clock to move); give one of them"
+                    .into(),
+            ));
+        }
+        let listen = settings.listen.as_str();
+        if std::net::ToSocketAddrs::to_socket_addrs(listen).is_err() {
+            return Err(invalid(format!(
+                "--listen {listen:?} is not an address to listen on: give HOST:PORT, such as \
+                 127.0.0.1:6543 (this machine only) or 0.0.0.0:6543 (every interface)"
+            )));
+        }
+        let acceptor = TcpListener::new(listen.to_string())
             .try_bind()
             .await
-            .map_err(io::Error::other)?;
+            .map_err(|e| io::Error::other(format!("cannot listen on {listen}: {e}")))?;
         let addr = acceptor.local_addr()?;
+        check_exposure(&settings, addr)?;
         let store = match &settings.data_dir {
             Some(dir) => Store::open(zone, quick_auction, dir).map_err(|e| {
                 io::Error::other(format!(

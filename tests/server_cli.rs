@@ -1,0 +1,127 @@
+//! `tender-registry` as a user starts it: what it says when it will not start, and the warnings
+//! it gives before it serves.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_tender-registry");
+
+/// Runs the server with `args` until it exits or `limit` passes; returns its exit code (none
+/// when it was still serving and was stopped) and everything it printed.
+fn run(args: &[&str], limit: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(SERVER)
+        .args(args)
+        .env_remove("TENDER_BROKERS")
+        .env_remove("TENDER_LISTEN")
+        .env("TENDER_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let serving = line.contains("tender-registry listening");
+            lines.push(line);
+            if serving {
+                break;
+            }
+        }
+        lines
+    });
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status.code();
+        }
+        if started.elapsed() > limit || reader.is_finished() {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut printed = reader.join().unwrap_or_default().join("\n");
+    if let Some(mut stderr) = child.stderr.take() {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+        printed.push('\n');
+        printed.push_str(&rest);
+    }
+    (code, printed)
+}
+
+fn refused(args: &[&str]) -> String {
+    let (code, printed) = run(args, Duration::from_secs(10));
+    assert_eq!(code, Some(1), "{args:?} must not start: {printed}");
+    printed
+}
+
+#[test]
+fn a_public_sandbox_on_the_built_in_brokers_does_not_start() {
+    let printed = refused(&["--sandbox", "--listen", "0.0.0.0:0"]);
+    assert!(
+        printed.contains("needs --brokers FILE") && printed.contains("keys are their names"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_sandbox_on_loopback_and_a_public_testing_server_start_with_a_warning() {
+    let (code, printed) = run(
+        &["--sandbox", "--listen", "127.0.0.1:0"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(code, None, "it serves: {printed}");
+    assert!(
+        printed.contains("WARN") && printed.contains("give --brokers FILE before opening it"),
+        "{printed}"
+    );
+    let (code, printed) = run(
+        &["--testing", "--listen", "0.0.0.0:0"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(code, None, "it serves: {printed}");
+    assert!(
+        printed.contains("WARN") && printed.contains("clock and faults on demand are everyone's"),
+        "{printed}"
+    );
+    let (code, printed) = run(
+        &["--testing", "--listen", "127.0.0.1:0"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(code, None, "it serves: {printed}");
+    assert!(!printed.contains("WARN"), "nothing to warn of: {printed}");
+}
+
+#[test]
+fn a_listen_address_that_is_none_is_named_with_the_form_expected() {
+    let printed = refused(&["--listen", "nonsense"]);
+    assert!(
+        printed.contains("--listen \"nonsense\" is not an address to listen on")
+            && printed.contains("HOST:PORT"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn a_busy_port_is_named() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = busy.local_addr().expect("bound").to_string();
+    let printed = refused(&["--listen", &address]);
+    assert!(
+        printed.contains(&format!("cannot listen on {address}")),
+        "{printed}"
+    );
+}
+
+#[test]
+fn testing_and_sandbox_together_are_refused() {
+    let printed = refused(&["--testing", "--sandbox", "--listen", "127.0.0.1:0"]);
+    assert!(
+        printed.contains("--testing and --sandbox exclude each other"),
+        "{printed}"
+    );
+}
