@@ -493,9 +493,9 @@ async fn an_item_classified_not_defined_needs_an_additional_classification_of_th
     );
 
     let mut plain = tender_body(&now, 1, 4);
-    plain["items"][0]
-        .as_object_mut()
-        .map(|i| i.remove("additionalClassifications"));
+    if let Some(i) = plain["items"][0].as_object_mut() {
+        i.remove("additionalClassifications");
+    }
     assert_eq!(
         s.try_create(plain.clone()).await.status,
         201,
@@ -514,7 +514,9 @@ async fn an_item_classified_not_defined_needs_an_additional_classification_of_th
     other["id"] = json!("item-2");
     other["classification"] =
         json!({"scheme": "ДК021", "id": "55523100-3", "description": "Послуги"});
-    mixed["items"].as_array_mut().map(|i| i.push(other));
+    if let Some(items) = mixed["items"].as_array_mut() {
+        items.push(other);
+    }
     let r = s.try_create(mixed).await;
     assert_eq!(
         (r.status, r.error()),
