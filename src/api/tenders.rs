@@ -39,8 +39,8 @@ pub async fn create(
     let data = body.data()?;
     let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
     broker.may_create(Level::Tenders, test_mode, "tender")?;
-    let input = NewTender::parse(data, &app.cx())?;
     let now = app.now();
+    let input = NewTender::parse(data, &app.cx())?.starting(now)?;
     let (token, token_hash) = ids::new_token();
     let tender_id = app.store.next_tender_id(now);
     let tender = Tender::create(

@@ -530,3 +530,74 @@ async fn an_item_classified_not_defined_needs_an_additional_classification_of_th
         )
     );
 }
+
+/// A tender whose enquiries have already ended would begin its enquiry period after its end
+/// (the service starts it at the moment of creation): refused as upstream 2.3.66 refused the
+/// tender it was about to store, with nothing kept. A draft created in time and published
+/// after its dates passed is published as upstream did, its periods as they were, and moves on.
+#[tokio::test]
+async fn a_tender_whose_periods_have_passed_is_refused_at_creation_but_a_late_draft_publishes() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let refused = |r: &Reply| -> Vec<(String, String)> {
+        r.body["errors"]
+            .as_array()
+            .map(|e| {
+                e.iter()
+                    .map(|e| {
+                        (
+                            e["name"].as_str().unwrap_or_default().to_string(),
+                            e["description"].as_str().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let begin = "period should begin before its end".to_string();
+    let past = tender_body(&now, -1, 4);
+    let r = s.try_create(past).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert_eq!(
+        refused(&r),
+        [("enquiryPeriod.startDate".to_string(), begin.clone())]
+    );
+    // Tendering ending before the enquiries end: its start (the enquiry end) is after its end.
+    let r = s.try_create(tender_body(&now, 3, 2)).await;
+    assert_eq!(
+        refused(&r),
+        [("tenderPeriod.startDate".to_string(), begin.clone())]
+    );
+    let listed = s.get("/api/2.3/tenders").send().await;
+    assert_eq!(listed.body["data"], json!([]), "nothing was kept");
+    let mut draft = tender_body(&now, 1, 4);
+    draft["status"] = json!("draft");
+    let (id, token, created) = s.create(draft).await;
+    assert_eq!(
+        created["tenderID"].as_str().map(|t| t.ends_with("-000001")),
+        Some(true),
+        "refused creations take no tenderID"
+    );
+
+    s.advance("P10D").await;
+    let published = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker("broker")
+        .data(json!({"status": "active.enquiries"}))
+        .send()
+        .await;
+    assert_eq!(published.status, 200, "{}", published.text);
+    assert_eq!(
+        published.body["data"]["enquiryPeriod"],
+        created["enquiryPeriod"]
+    );
+    assert_eq!(
+        published.body["data"]["tenderPeriod"],
+        created["tenderPeriod"]
+    );
+    assert_eq!(
+        s.until_status(&id, "unsuccessful").await["status"],
+        "unsuccessful",
+        "no bids came in a tendering already over"
+    );
+}

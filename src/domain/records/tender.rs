@@ -477,11 +477,47 @@ impl NewTender {
     }
 }
 
+impl NewTender {
+    /// The request as created at `now`: with the period starts the service sets (enquiries
+    /// start now, tendering at the enquiry end), checked as upstream checked the tender it
+    /// stored, so a period whose end has already passed, which would begin after it, is
+    /// refused.
+    pub fn starting(mut self, now: Timestamp) -> Result<NewTender, Refusal> {
+        let terms = &mut self.terms;
+        terms.enquiry_period.start_date = Some(now);
+        terms.tender_period.start_date = terms.enquiry_period.end_date;
+        let mut problems = Vec::new();
+        for (name, period) in [
+            ("enquiryPeriod", &terms.enquiry_period),
+            ("tenderPeriod", &terms.tender_period),
+        ] {
+            if period
+                .start_date
+                .zip(period.end_date)
+                .is_some_and(|(start, end)| start > end)
+            {
+                problems.push((
+                    name.to_string(),
+                    Problem::field(
+                        "startDate",
+                        Problem::msg("period should begin before its end"),
+                    ),
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(self)
+        } else {
+            Err(Refusal::Invalid(problems))
+        }
+    }
+}
+
 impl Tender {
-    /// A new tender: in `draft` when asked, otherwise published at once in `active.enquiries`.
-    /// The service sets the period starts: enquiries start now, tendering at the enquiry end.
+    /// A new tender from a request [`NewTender::starting`] now: in `draft` when asked,
+    /// otherwise published at once in `active.enquiries`.
     pub fn create(
-        mut input: NewTender,
+        input: NewTender,
         id: String,
         tender_id: String,
         owner: String,
@@ -489,8 +525,6 @@ impl Tender {
         origin: String,
         now: Timestamp,
     ) -> Tender {
-        input.terms.enquiry_period.start_date = Some(now);
-        input.terms.tender_period.start_date = input.terms.enquiry_period.end_date;
         let mut tender = Tender {
             id: id.into(),
             tender_id: tender_id.into(),
@@ -673,8 +707,10 @@ pub(crate) mod tests {
             zone,
             testing: true,
         };
-        let input = NewTender::parse(&Input::view(&full()), &cx).expect("valid");
         let now = zone.parse("2030-01-01T00:00").expect("date");
+        let input = NewTender::parse(&Input::view(&full()), &cx)
+            .and_then(|i| i.starting(now))
+            .expect("valid, its periods ahead");
         let t = Tender::create(
             input,
             crate::domain::values::ids::new_id(),

@@ -238,8 +238,10 @@ mod tests {
         let mut body = full();
         body["mode"] = json!("test");
         body["procurementMethodDetails"] = json!("quick, accelerator=10");
-        let input = NewTender::parse(&Input::view(&body), &cx).expect("valid");
         let now = zone.parse("2030-01-01T00:00").expect("date");
+        let input = NewTender::parse(&Input::view(&body), &cx)
+            .and_then(|i| i.starting(now))
+            .expect("valid, its periods ahead");
         let mut t = Tender::create(
             input,
             ids::new_id(),
