@@ -1,5 +1,7 @@
 //! The dashboard in a real browser: headless Chromium, driven through chromedriver, follows a
-//! tender the test created and moves the server clock with the dashboard's own button.
+//! tender the test created and moves the server clock with the dashboard's own buttons: a day
+//! on, then to the dates the tender names, past the end of tendering and past the award's
+//! stand-still, where the tender waits with no next check of its own.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
@@ -169,11 +171,116 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         "the page shows the tender's token"
     );
 
+    // One bid; then to the end of tendering by the button the tender's own date makes.
+    let bid = client
+        .post(format!("{base}/api/2.3/tenders/{id}/bids"))
+        .basic_auth("broker1", Some(""))
+        .json(&json!({"data": {"value": {"amount": 480}, "tenderers": [{
+            "name": "ТОВ Постачальник",
+            "identifier": {"scheme": "UA-EDR", "id": "14360570"},
+            "address": {"countryName": "Україна", "locality": "м. Київ"},
+            "contactPoint": {"name": "Олена", "telephone": "0440000000"}
+        }]}}))
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(bid.status(), 201);
+    let read = |path: String| {
+        let client = client.clone();
+        async move {
+            let answer: Value = client
+                .get(path)
+                .send()
+                .await
+                .expect("the server answers")
+                .json()
+                .await
+                .expect("JSON");
+            answer["data"].clone()
+        }
+    };
+    let jump = |when: String| {
+        let session = &session;
+        async move {
+            let button = session
+                .wait_for(
+                    &format!("button.jump[data-when='{when}']"),
+                    Duration::from_secs(15),
+                )
+                .await;
+            session.click(&button).await;
+        }
+    };
+    let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
+    jump(
+        tender["tenderPeriod"]["endDate"]
+            .as_str()
+            .expect("a date")
+            .to_string(),
+    )
+    .await;
+    let status = wait_for_text(&session, "#tender-status", "active.qualification").await;
+    assert_eq!(status, "active.qualification");
+
+    // Approved, the tender has no next check: only the stand-still's end, a date the award
+    // names, is offered, and once past it the owner signs.
+    let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
+    let award = tender["awards"][0]["id"]
+        .as_str()
+        .expect("an award")
+        .to_string();
+    let approved: Value = client
+        .patch(format!(
+            "{base}/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"
+        ))
+        .basic_auth("broker", Some(""))
+        .json(&json!({"data": {"status": "active"}}))
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("JSON");
+    let stand_still = approved["data"]["complaintPeriod"]["endDate"]
+        .as_str()
+        .expect("a stand-still")
+        .to_string();
+    // The picture of the README: the award's stand-still offered as a place to jump to.
+    session
+        .wait_for(
+            &format!("button.jump[data-when='{stand_still}']"),
+            Duration::from_secs(15),
+        )
+        .await;
     let shot = session.screenshot().await;
     assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
     std::fs::write(&path, shot).expect("the screenshot is written");
     let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
+    jump(stand_still.clone()).await;
+    let started = Instant::now();
+    let contract = read(format!("{base}/api/2.3/tenders/{id}")).await["contracts"][0]["id"]
+        .as_str()
+        .expect("a contract")
+        .to_string();
+    let signed = loop {
+        let answer = client
+            .patch(format!(
+                "{base}/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"
+            ))
+            .basic_auth("broker", Some(""))
+            .json(&json!({"data": {"status": "active"}}))
+            .send()
+            .await
+            .expect("the server answers");
+        if answer.status() == 200 || started.elapsed() > Duration::from_secs(15) {
+            break answer.status();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(signed, 200, "signed once the clock is past {stand_still}");
+    let status = wait_for_text(&session, "#tender-status", "complete").await;
+    assert_eq!(status, "complete");
 
     session.close().await;
     drop(driver);

@@ -246,6 +246,35 @@ function drawTimeline(t) {
     list.length ? null : h("p", { class: "note" }, "No periods yet."));
 }
 
+/**
+ * Dates the record names that still lie ahead, as places to move the clock to: a tender waits
+ * for some of them with no next check of its own (the end of an award's stand-still, after
+ * which only the owner's signature moves it).
+ */
+function jumpTargets(t) {
+  const out = [];
+  const add = (label, when) => { if (typeof when === "string" && ms(when) > state.clock.now) out.push({ label, when }); };
+  add("next check", t.next_check);
+  add("tendering starts", t.tenderPeriod && t.tenderPeriod.startDate);
+  add("tendering ends", t.tenderPeriod && t.tenderPeriod.endDate);
+  add("auction starts", t.auctionPeriod && t.auctionPeriod.startDate);
+  for (const lot of t.lots || []) add("auction of " + (lot.title || lot.id) + " starts", lot.auctionPeriod && lot.auctionPeriod.startDate);
+  (t.awards || []).forEach((a, i) => add("stand-still of award " + (i + 1) + " ends", a.complaintPeriod && a.complaintPeriod.endDate));
+  const seen = new Set();
+  return out.filter((x) => !seen.has(x.when) && seen.add(x.when)).sort((a, b) => ms(a.when) - ms(b.when));
+}
+
+/** Buttons that move the clock a second past each date ahead (with the clock control API). */
+function drawJumps(t) {
+  if (!state.clock.testing) return null;
+  const targets = jumpTargets(t);
+  if (!targets.length) return h("p", { class: "note" }, "No date ahead to jump to.");
+  return h("div", { class: "jumps" }, "Jump to: ", targets.map((x) =>
+    h("button", { type: "button", class: "jump", "data-when": x.when, title: "a second past " + x.when,
+      onclick: () => moveClock({ now: new Date(ms(x.when) + 1000).toISOString() }) },
+      x.label + " (" + shortTime(x.when) + ")")));
+}
+
 /** Statuses the tender has been through, as far as its dates tell. */
 function history(t) {
   const now = state.clock.now;
@@ -300,7 +329,7 @@ function drawTender() {
     h("div", { class: "card" },
       h("h2", {}, (t.tenderID || t.id) + " · " + (t.title || ""), t.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
       h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
-    h("div", { class: "card" }, h("h3", {}, "Timeline"), drawTimeline(t)),
+    h("div", { class: "card" }, h("h3", {}, "Timeline"), drawTimeline(t), drawJumps(t)),
     h("div", { class: "card" }, h("h3", {}, "Status history (from the record's dates)"), history(t),
       records("Documents", t.documents, docLine),
       records("Questions", t.questions, (q) => [h("strong", {}, q.title || ""), " ", q.description || "",
