@@ -13,7 +13,7 @@ use super::error::{ApiError, write_json};
 use super::reply::wants_pretty;
 use super::{API_PREFIX, app};
 use crate::domain::views;
-use crate::store::{ListedFields, ModeFilter, PageRequest};
+use crate::store::{ListedFields, ModeFilter, PageRequest, TENDER_FIELDS};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde::Serialize;
@@ -163,7 +163,7 @@ pub async fn list(
     let slots: Vec<Option<usize>> = fields
         .iter()
         .map(|f| {
-            listed.push(ListedFields::position(f)?);
+            listed.push(ListedFields::position(&TENDER_FIELDS, f)?);
             Some(listed.len() - 1)
         })
         .collect();

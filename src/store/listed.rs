@@ -1,13 +1,14 @@
-//! The fields clients page the listing by (`opt_fields`), kept beside each row of the listing
-//! index: a page reads them from the index instead of visiting every tender it lists.
+//! The fields clients page a listing by (`opt_fields`), kept beside each row of the listing
+//! index: a page reads them from the index instead of visiting every record it lists.
 
 use crate::domain::tender::Tender;
 use crate::domain::views;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-/// The fields held in the index, in this order. Any other field is read from the tender.
-pub const LISTED_FIELDS: [&str; 12] = [
+/// A tender's fields held in the index, in this order. Any other field is read from the
+/// tender.
+pub const TENDER_FIELDS: [&str; 12] = [
     "tenderID",
     "status",
     "title",
@@ -22,31 +23,47 @@ pub const LISTED_FIELDS: [&str; 12] = [
     "owner",
 ];
 
-/// The listed fields of one tender as the public view shows them (compact JSON text),
-/// rendered once per change into one block that a page reads with the row: the end of each
-/// field's text (a little-endian `u32` per field of [`LISTED_FIELDS`]), then the texts one
-/// after another; a field the tender lacks has no text.
+/// The listed fields of one record as its public view shows them (compact JSON text),
+/// rendered once per change into one block that a page reads with the row: the number of
+/// fields, the end of each field's text (a little-endian `u32` each), then the texts one after
+/// another; a field the record lacks has no text.
 #[derive(Debug, Clone)]
 pub struct ListedFields(Box<[u8]>);
 
-const HEAD: usize = 4 * LISTED_FIELDS.len();
+fn u32_at(block: &[u8], at: usize) -> usize {
+    block
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0, |b| u32::from_le_bytes(b) as usize)
+}
 
 impl ListedFields {
-    /// Renders into a buffer each thread reuses, then keeps an exact copy: the block lives as
-    /// long as the tender, so it is allocated once, at its size.
-    pub fn of(tender: &Tender) -> ListedFields {
+    /// Renders the fields `names` with `write` (which appends a field's JSON text, or nothing
+    /// for a field the record lacks) into a buffer each thread reuses, then keeps an exact
+    /// copy: the block lives as long as the record, so it is allocated once, at its size.
+    pub fn of(names: &[&str], mut write: impl FnMut(&str, &mut Vec<u8>)) -> ListedFields {
         thread_local! {
             static BLOCK: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         }
+        let head = 4 + 4 * names.len();
         BLOCK.with_borrow_mut(|block| {
             block.clear();
-            block.resize(HEAD, 0);
-            for (i, name) in LISTED_FIELDS.iter().enumerate() {
-                views::write_field(tender, name, block);
-                let end = u32::try_from(block.len() - HEAD).unwrap_or(u32::MAX);
-                block[4 * i..4 * i + 4].copy_from_slice(&end.to_le_bytes());
+            block.resize(head, 0);
+            let count = u32::try_from(names.len()).unwrap_or(u32::MAX);
+            block[..4].copy_from_slice(&count.to_le_bytes());
+            for (i, name) in names.iter().enumerate() {
+                write(name, block);
+                let end = u32::try_from(block.len() - head).unwrap_or(u32::MAX);
+                block[4 + 4 * i..8 + 4 * i].copy_from_slice(&end.to_le_bytes());
             }
             ListedFields(block.as_slice().into())
+        })
+    }
+
+    /// A tender's listed fields, [`TENDER_FIELDS`].
+    pub fn of_tender(tender: &Tender) -> ListedFields {
+        ListedFields::of(&TENDER_FIELDS, |name, out| {
+            views::write_field(tender, name, out);
         })
     }
 
@@ -78,24 +95,30 @@ impl ListedFields {
         old.id == new.id && old.date_modified == new.date_modified && Self::same_texts(old, new)
     }
 
-    /// Where `name` stands in [`LISTED_FIELDS`]; `None` for a field not held here.
-    pub fn position(name: &str) -> Option<usize> {
-        LISTED_FIELDS.iter().position(|f| *f == name)
+    /// Where `name` stands in `names`, the fields a kind of record lists; `None` for a field
+    /// not held there.
+    pub fn position(names: &[&str], name: &str) -> Option<usize> {
+        names.iter().position(|f| *f == name)
+    }
+
+    /// Where the texts start: after the count and the ends.
+    fn head(&self) -> usize {
+        4 + 4 * u32_at(&self.0, 0)
     }
 
     fn end(&self, i: usize) -> usize {
-        let bytes = self
-            .0
-            .get(4 * i..4 * i + 4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok());
-        bytes.map_or(0, |b| u32::from_le_bytes(b) as usize)
+        if i >= u32_at(&self.0, 0) {
+            return 0;
+        }
+        u32_at(&self.0, 4 + 4 * i)
     }
 
-    /// The text of field `i` of [`LISTED_FIELDS`]; empty when the tender has no such field.
+    /// The text of field `i`; empty when the record has no such field.
     fn text(&self, i: usize) -> &[u8] {
         let start = i.checked_sub(1).map_or(0, |before| self.end(before));
+        let head = self.head();
         self.0
-            .get(HEAD + start..HEAD + self.end(i))
+            .get(head + start..head + self.end(i))
             .unwrap_or_default()
     }
 
@@ -123,11 +146,11 @@ impl ListedFields {
         }
     }
 
-    /// The field's JSON text: `None` when `name` is not held here, `Some(None)` when the
-    /// tender has no such field.
+    /// The tender field's JSON text: `None` when `name` is not held here, `Some(None)` when
+    /// the tender has no such field.
     #[cfg(test)]
     fn get(&self, name: &str) -> Option<Option<&[u8]>> {
-        let text = self.text(Self::position(name)?);
+        let text = self.text(Self::position(&TENDER_FIELDS, name)?);
         Some((!text.is_empty()).then_some(text))
     }
 }
@@ -142,8 +165,8 @@ mod tests {
     #[test]
     fn listed_fields_are_the_view_s_fields() {
         let (tender, _, _) = published();
-        let listed = ListedFields::of(&tender);
-        for name in LISTED_FIELDS {
+        let listed = ListedFields::of_tender(&tender);
+        for name in TENDER_FIELDS {
             let expected = views::field(&tender, name);
             assert_eq!(
                 listed.get(name),
@@ -194,19 +217,19 @@ mod tests {
             ),
             ("owner", Box::new(|t| t.owner = "someone".into())),
         ];
-        let listed = ListedFields::of(&tender);
+        let listed = ListedFields::of_tender(&tender);
         for (what, change) in &changes {
             let mut changed = tender.clone();
             change(&mut changed);
             assert_ne!(
                 listed.get(what),
-                ListedFields::of(&changed).get(what),
+                ListedFields::of_tender(&changed).get(what),
                 "{what}"
             );
             assert!(!ListedFields::same_texts(&tender, &changed), "{what}");
             assert!(!ListedFields::unchanged(&tender, &changed), "{what}");
         }
-        for name in LISTED_FIELDS {
+        for name in TENDER_FIELDS {
             assert!(
                 changes.iter().any(|(what, _)| *what == name),
                 "{name} is changed here"

@@ -15,10 +15,11 @@ mod bid_rows;
 pub mod database;
 mod indexes;
 mod listed;
+mod listing;
 mod ordered;
 
-pub use indexes::{ListingRow, ModeFilter, Page, PageRequest};
-pub use listed::ListedFields;
+pub use listed::{ListedFields, TENDER_FIELDS};
+pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
 
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::bid::Bid;
@@ -613,7 +614,7 @@ impl<F: Future<Output: Send + 'static> + Send + 'static> Drop for RunsToEnd<F> {
 
 /// The listed fields of a tender the listing shows (none for a draft).
 fn listed_fields(tender: &Tender) -> Option<ListedFields> {
-    (tender.status != TenderStatus::Draft).then(|| ListedFields::of(tender))
+    (tender.status != TenderStatus::Draft).then(|| ListedFields::of_tender(tender))
 }
 
 /// A tender read back, with its row and the rows of its bids.
@@ -904,7 +905,7 @@ mod tests {
     #[tokio::test]
     async fn the_listing_follows_writes_that_keep_or_change_the_listed_fields() {
         let (_dir, store, id, now) = holding_a_tender(None).await;
-        let title = ListedFields::position("title").unwrap();
+        let title = ListedFields::position(&TENDER_FIELDS, "title").unwrap();
         let row = |store: &Store| {
             let page = store.page(&PageRequest {
                 offset: None,

@@ -10,7 +10,7 @@ use crate::domain::Change;
 use crate::domain::Refusal;
 use crate::domain::input::Input;
 use crate::domain::values::document::{
-    DocumentInput, DocumentRecord, Documents, Filing, check_related,
+    DocumentInput, DocumentOf, DocumentRecord, Documents, Filing, check_related,
 };
 use crate::domain::values::parse::{Cx, FromJson};
 use crate::domain::values::time::Timestamp;
@@ -257,7 +257,7 @@ impl Tender {
             .iter_mut()
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
-        Arc::make_mut(record).replace(data, cx, now, filing)?;
+        Arc::make_mut(record).replace(data, cx, DocumentOf::TENDER, now, filing)?;
         Ok(change)
     }
 
@@ -285,7 +285,7 @@ impl Tender {
             .find(|d| d.id() == id)
             .ok_or(Refusal::NotFound("document_id"))?;
         let record = Arc::make_mut(record);
-        let changed = record.patch(data, cx, now)?;
+        let changed = record.patch(data, cx, DocumentOf::TENDER, now)?;
         if let Some(related) = record.current.related_item()
             && !item_ids.iter().any(|i| i == related)
         {

@@ -48,7 +48,26 @@ pub const DOCUMENT_TYPES: [&str; 29] = [
     "eligibilityDocuments",
     "registerExtract",
 ];
-pub const DOCUMENT_OF: [&str; 3] = ["tender", "item", "lot"];
+/// What the documents of one kind of record may be of (`documentOf`), and what they are of
+/// when the client does not say: a document of a `relatedItem` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentOf {
+    pub choices: &'static [&'static str],
+    pub default: &'static str,
+}
+
+impl DocumentOf {
+    /// Documents of a tender and of the records it holds.
+    pub const TENDER: DocumentOf = DocumentOf {
+        choices: &["tender", "item", "lot"],
+        default: "tender",
+    };
+
+    /// Whether a document of `of` needs a `relatedItem`: any of a part of the record.
+    fn needs_related(&self, of: &str) -> bool {
+        !matches!(of, "tender" | "contract")
+    }
+}
 /// Fields a client may send back but never set.
 const READ_ONLY: [&str; 5] = [
     "id",
@@ -116,6 +135,13 @@ fn check_hash(hash: &str) -> Result<(), Problem> {
 
 impl FromJson for DocumentInput {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem> {
+        DocumentInput::read(v, cx, DocumentOf::TENDER)
+    }
+}
+
+impl DocumentInput {
+    /// A document of a record whose documents may be `of`.
+    pub fn read(v: &Input<'_>, cx: &Cx, of: DocumentOf) -> Result<Self, Problem> {
         let mut o = Obj::new(v, cx, "Document")?;
         o.skip(&READ_ONLY);
         let title = o.req("title");
@@ -140,9 +166,9 @@ impl FromJson for DocumentInput {
             o.fail("hash", p);
         }
         let document_type = o.choice("documentType", &DOCUMENT_TYPES);
-        let document_of = o.choice("documentOf", &DOCUMENT_OF);
+        let document_of = o.choice("documentOf", of.choices);
         let related_item: Option<String> = o.opt("relatedItem");
-        if document_of.as_deref().is_some_and(|d| d != "tender") && related_item.is_none() {
+        if document_of.as_deref().is_some_and(|d| of.needs_related(d)) && related_item.is_none() {
             o.fail("relatedItem", Problem::msg(super::parse::REQUIRED));
         }
         let language = o.choice("language", &["uk", "en", "ru"]);
@@ -158,7 +184,7 @@ impl FromJson for DocumentInput {
                 url: url?,
                 hash: hash?,
                 document_type,
-                document_of: document_of.unwrap_or_else(|| "tender".to_string()),
+                document_of: document_of.unwrap_or_else(|| of.default.to_string()),
                 related_item,
                 language,
             })
@@ -407,6 +433,7 @@ impl DocumentRecord {
         &mut self,
         body: &Input<'_>,
         cx: &Cx,
+        of: DocumentOf,
         now: Timestamp,
         filing: &Filing<'_>,
     ) -> Result<(), Unfiled> {
@@ -417,7 +444,7 @@ impl DocumentRecord {
             }
         }
         merge(&mut merged, body);
-        let input = DocumentInput::from_value(&merged, cx)?;
+        let input = DocumentInput::read(&Input::view(&merged), cx, of)?;
         let mut next = Document::build(
             self.current.id.to_string(),
             input,
@@ -433,7 +460,13 @@ impl DocumentRecord {
 
     /// A metadata change from a PATCH: the file, ids and dates cannot be set; as for every
     /// PATCH, `dateModified` is refreshed when something changed. Returns whether it did.
-    pub fn patch(&mut self, body: &Input<'_>, cx: &Cx, now: Timestamp) -> Result<bool, Problem> {
+    pub fn patch(
+        &mut self,
+        body: &Input<'_>,
+        cx: &Cx,
+        of: DocumentOf,
+        now: Timestamp,
+    ) -> Result<bool, Problem> {
         let mut merged = self.current.as_input();
         let mut body = body.clone();
         if let Input::Object(b) = &mut body {
@@ -442,7 +475,7 @@ impl DocumentRecord {
             }
         }
         merge(&mut merged, &body);
-        let (meta, _, _) = split(DocumentInput::from_value(&merged, cx)?);
+        let (meta, _, _) = split(DocumentInput::read(&Input::view(&merged), cx, of)?);
         let changed = meta != self.current.meta;
         if changed {
             self.current.meta = meta;
