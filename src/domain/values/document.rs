@@ -622,12 +622,19 @@ mod tests {
                     &json!({"documentType": "technicalSpecifications", "url": "http://evil"})
                 ),
                 &cx(),
+                DocumentOf::TENDER,
                 t0
             )
             .expect("valid")
         );
         let id = doc.id().to_string();
-        doc.replace(&Input::view(&body("http://ds/2")), &cx(), t1, &style)
+        doc.replace(
+            &Input::view(&body("http://ds/2")),
+            &cx(),
+            DocumentOf::TENDER,
+            t1,
+            &style,
+        )
             .expect("valid");
         assert_eq!(doc.id(), id);
         assert_eq!(doc.current.date_published, t0);
