@@ -17,6 +17,7 @@ mod indexes;
 mod listed;
 mod listing;
 mod ordered;
+mod shelf;
 
 pub use listed::{ListedFields, TENDER_FIELDS};
 pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
@@ -27,53 +28,28 @@ use crate::domain::ids;
 use crate::domain::lifecycle;
 use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
-use crate::domain::text::Text;
 use crate::domain::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
 use bid_rows::{BidRows, Bids};
 use database::{Database, Loaded, Write};
 use indexes::Indexes;
+use shelf::{Shelf, lock};
 use salvo::hyper::body::Bytes;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use time::Duration;
 use tokio::sync::Notify;
 
-/// A tender and the cached JSON of its public representation.
-pub struct Entry {
-    pub tender: Tender,
-    public: Option<Bytes>,
-}
-
-/// A tender's place: its current state, the turn its writers take (held across a write's
-/// commit, so that the next write starts from what was committed; it holds the rows of the
-/// tender's bids in the database file, which only writers use), and its own row there.
-struct Place {
-    entry: Mutex<Entry>,
-    turn: Arc<tokio::sync::Mutex<BidRows>>,
-    row: i64,
-}
+/// A tender's place; its writers hold the rows of its bids in the database file.
+type Place = shelf::Place<Tender, BidRows>;
 
 /// A tender's turn, held by a write that may outlive its request (see [`Store::saved`]).
 type Turn = tokio::sync::OwnedMutexGuard<BidRows>;
-
-impl Place {
-    fn new(tender: Tender, row: i64, bid_rows: BidRows) -> Slot {
-        Arc::new(Place {
-            row,
-            entry: Mutex::new(Entry {
-                tender,
-                public: None,
-            }),
-            turn: Arc::new(tokio::sync::Mutex::new(bid_rows)),
-        })
-    }
-}
 
 type Slot = Arc<Place>;
 
@@ -81,7 +57,7 @@ pub struct Store {
     zone: Zone,
     /// The least length of an accelerated auction.
     quick_auction: Duration,
-    tenders: RwLock<HashMap<Text, Slot>>,
+    tenders: Shelf<Tender, BidRows>,
     indexes: Mutex<Indexes>,
     calendar: Mutex<AuctionCalendar>,
     /// Tells the scheduler that a check earlier than any it knew was added.
@@ -115,16 +91,13 @@ fn blocking<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 impl Store {
     pub fn new(zone: Zone, quick_auction: Duration) -> Store {
         Store {
             zone,
             quick_auction,
-            tenders: RwLock::default(),
+            tenders: Shelf::default(),
             indexes: Mutex::default(),
             calendar: Mutex::default(),
             rescheduled: Notify::new(),
@@ -157,7 +130,7 @@ impl Store {
         let (mut last_row, mut last_bid_row) = (0, 0);
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
-            let map = store.tenders.get_mut().unwrap_or_else(|p| p.into_inner());
+            let map = store.tenders.loading();
             map.reserve(tenders.iter().map(|(_, t)| t.len()).sum());
             // In `dateModified` order, so that every row enters the listing at its end (the
             // order is sorted, not the records, which are large to move).
@@ -295,9 +268,9 @@ impl Store {
         let (held, kept) = match before {
             Some(place) => {
                 let mut entry = lock(&place.entry);
-                let held = std::mem::take(&mut entry.tender.bids);
-                let kept = entry.tender == *tender;
-                entry.tender.bids = held.clone();
+                let held = std::mem::take(&mut entry.record.bids);
+                let kept = entry.record == *tender;
+                entry.record.bids = held.clone();
                 (held, kept)
             }
             None => (Bids::new(), false),
@@ -335,22 +308,15 @@ impl Store {
     }
 
     fn slot(&self, id: &str) -> Option<Slot> {
-        self.tenders
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .cloned()
+        self.tenders.place(id)
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.tenders
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains_key(id)
+        self.tenders.contains(id)
     }
 
     pub fn len(&self) -> usize {
-        self.tenders.read().unwrap_or_else(|p| p.into_inner()).len()
+        self.tenders.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -399,32 +365,18 @@ impl Store {
             .await;
         self.index(&tender, None, true, committed)?;
         let id = tender.id.clone();
-        self.tenders
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, Place::new(tender, row, bid_rows));
+        self.tenders.add(id, Place::new(tender, row, bid_rows));
         Ok(())
     }
 
     /// Reads a tender under its lock.
     pub fn read<R>(&self, id: &str, f: impl FnOnce(&Tender) -> R) -> Option<R> {
-        let slot = self.slot(id)?;
-        let entry = lock(&slot.entry);
-        Some(f(&entry.tender))
+        self.tenders.read(id, f)
     }
 
     /// The public representation `{"data": tender}` as compact JSON, built once per change.
-    /// `build` gives the text at its length (see [`crate::domain::json`]): it is kept until
-    /// the next change.
     pub fn public_json(&self, id: &str, build: impl FnOnce(&Tender) -> Vec<u8>) -> Option<Bytes> {
-        let slot = self.slot(id)?;
-        let mut entry = lock(&slot.entry);
-        if let Some(cached) = &entry.public {
-            return Some(cached.clone());
-        }
-        let json = Bytes::from(build(&entry.tender));
-        entry.public = Some(json.clone());
-        Some(json)
+        self.tenders.public_json(id, build)
     }
 
     /// Applies a write to a tender and returns `view` of the result. Transitions already
@@ -439,7 +391,7 @@ impl Store {
     ) -> Result<V, Refusal> {
         let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
         let mut turn = place.turn.clone().lock_owned().await;
-        let mut copy = lock(&place.entry).tender.clone();
+        let mut copy = lock(&place.entry).record.clone();
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
             let copy = copy.clone();
@@ -452,7 +404,7 @@ impl Store {
             turn = self.saved(&place, turn, copy, change, now, None).await?;
         }
         // Seen under the turn: what this write left, not a later one.
-        let seen = view(&lock(&place.entry).tender);
+        let seen = view(&lock(&place.entry).record);
         drop(turn);
         Ok(seen)
     }
@@ -540,8 +492,8 @@ impl Store {
             .commit(place.row, &mut tender, Some(place), bid_rows, calendar)
             .await;
         let mut entry = lock(&place.entry);
-        self.index(&tender, Some(&entry.tender), stamped, committed)?;
-        entry.tender = tender;
+        self.index(&tender, Some(&entry.record), stamped, committed)?;
+        entry.record = tender;
         entry.public = None;
         Ok(())
     }
