@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod clock;
+pub mod contracting;
 pub mod domain;
 pub mod faults;
 pub mod files;

@@ -11,6 +11,7 @@
 
 use super::auth::{Broker, presented_token};
 use super::error::ApiError;
+use super::guard::Kept;
 use super::upload as files_in;
 use super::{App, app, body, complaints, docservice, guard, param, reply};
 use crate::domain::Refusal;
@@ -106,7 +107,7 @@ fn may_read(
 fn exists<'a>(
     holder: &'a Holder,
     document_id: Option<&'a str>,
-) -> impl FnOnce(&Tender) -> Result<(), Refusal> + 'a {
+) -> impl Fn(&Tender) -> Result<(), Refusal> + 'a {
     move |t| {
         t.documents_of(holder)?;
         document_id.map_or(Ok(()), |id| t.document(holder, id).map(|_| ()))
@@ -165,71 +166,115 @@ pub async fn show(
     );
     match found.ok_or_else(|| ApiError::not_found("tender_id"))?? {
         Ok(view) => reply::ok(req, res, view),
-        Err((key, sent)) => {
-            // A file the document service holds is handed out through a temporary address;
-            // another store's address as it was sent.
-            let url = if app.files.knows(&key) {
-                let expires = app.clock.now().unix_timestamp() + docservice::TEMPORARY_SECONDS;
-                address::temporary(&app.base_url(req), &app.signer, &key, expires)
-            } else {
-                sent
-            };
-            res.status_code(StatusCode::FOUND);
-            let location =
-                HeaderValue::from_str(&url).map_err(|_| ApiError::not_found("download"))?;
-            res.headers_mut().insert(LOCATION, location);
-        }
+        Err((key, sent)) => redirect(&app, req, res, &key, sent)?,
     }
     Ok(())
 }
 
-/// The checks every write shares, with the holder's credentials, and the document's `data`:
-/// from a JSON body, or made from a file received in a multipart body (only once the
-/// credentials are checked).
+/// The answer to `?download=<key>`: a file the document service holds is handed out through
+/// a temporary address, another store's address as it was sent.
+pub fn redirect(
+    app: &App,
+    req: &Request,
+    res: &mut Response,
+    key: &str,
+    sent: String,
+) -> Result<(), ApiError> {
+    let url = if app.files.knows(key) {
+        let expires = app.clock.now().unix_timestamp() + docservice::TEMPORARY_SECONDS;
+        address::temporary(&app.base_url(req), &app.signer, key, expires)
+    } else {
+        sent
+    };
+    res.status_code(StatusCode::FOUND);
+    let location = HeaderValue::from_str(&url).map_err(|_| ApiError::not_found("download"))?;
+    res.headers_mut().insert(LOCATION, location);
+    Ok(())
+}
+
+/// What a document write does.
+#[derive(Debug, Clone, Copy)]
+pub enum Writing<'a> {
+    /// A new document (POST): JSON, or a file in a multipart body.
+    New,
+    /// A new version of the document (PUT): JSON, a file in a multipart body, or the raw
+    /// bytes of the file.
+    Version(&'a str),
+    /// The document's metadata (PATCH): JSON only.
+    Metadata(&'a str),
+}
+
+impl<'a> Writing<'a> {
+    pub fn document(self) -> Option<&'a str> {
+        match self {
+            Writing::New => None,
+            Writing::Version(id) | Writing::Metadata(id) => Some(id),
+        }
+    }
+}
+
+/// The checks every document write shares (the record and the document exist, the
+/// credentials fit, in upstream's order), and the document's `data`: from a JSON body, or
+/// made from a file received in a multipart body or, for a new version, as the raw body
+/// (only once the credentials are checked; `title` reads the document's, which the raw bytes
+/// do not carry). Answers the data and the token a JSON body held.
+pub async fn document_data<K: Kept>(
+    req: &mut Request,
+    app: &App,
+    id: &str,
+    writing: Writing<'_>,
+    exists: impl Fn(&K) -> Result<(), Refusal>,
+    allowed: impl Fn(&K, Option<&Broker>, Option<&str>) -> bool,
+    title: impl FnOnce(&K) -> Option<String>,
+) -> Result<(Json, Option<String>), ApiError> {
+    let takes_files = !matches!(writing, Writing::Metadata(_));
+    if takes_files && files_in::is_multipart(req) {
+        guard::found_in(app, id, &exists)?;
+        guard::permitted_in(app, req, id, None, &allowed)?;
+        let received = files_in::receive(req, app, None).await;
+        return Ok((uploaded(req, app, received)?, None));
+    }
+    if takes_files && body::check_content_type(req).is_err() {
+        guard::found_in(app, id, &exists)?;
+        // A PUT whose body is neither JSON nor multipart is the new version's raw bytes.
+        if writing.document().is_none() {
+            return Err(files_in::no_file());
+        }
+        guard::permitted_in(app, req, id, None, &allowed)?;
+        let title = K::read(app, id, title).flatten().unwrap_or_default();
+        let received = files_in::receive_raw(req, app, &title).await;
+        return Ok((uploaded(req, app, received)?, None));
+    }
+    let body: body::Body = guard::write_in(req, app, id, &exists, &allowed).await?;
+    Ok((body.data()?.to_value(), body.token().map(str::to_string)))
+}
+
+/// [`document_data`] of a holder under a tender, with the party writing a claim's documents.
 async fn writable(
     req: &mut Request,
     app: &App,
     holder: &Holder,
-    document_id: Option<&str>,
-    takes_files: bool,
+    writing: Writing<'_>,
 ) -> Result<(String, Json, Option<Actor>), ApiError> {
     let tender_id = param(req, "tender_id");
+    let document_id = writing.document();
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| may_write(t, holder, b, tok);
-    let (data, body_token) = if takes_files && files_in::is_multipart(req) {
-        guard::found(app, &tender_id, exists(holder, document_id))?;
-        guard::permitted(app, req, &tender_id, None, allowed)?;
-        let received = files_in::receive(req, app, None).await;
-        (uploaded(req, app, received)?, None)
-    } else {
-        if takes_files && body::check_content_type(req).is_err() {
-            guard::found(app, &tender_id, exists(holder, document_id))?;
-            // A PUT whose body is neither JSON nor multipart is the new version's raw bytes.
-            let Some(id) = document_id else {
-                return Err(files_in::no_file());
-            };
-            guard::permitted(app, req, &tender_id, None, allowed)?;
-            let title = app
-                .store
-                .read(&tender_id, |t| {
-                    t.document(holder, id)
-                        .map(|d| d.current.title().to_string())
-                        .ok()
-                })
-                .flatten()
-                .unwrap_or_default();
-            let received = files_in::receive_raw(req, app, &title).await;
-            let data = uploaded(req, app, received)?;
-            let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
-            let by = app
-                .store
-                .read(&tender_id, |t| writer(t, holder, broker, token.as_deref()))
-                .flatten();
-            return Ok((tender_id, data, by));
-        }
-        let body: body::Body =
-            guard::write(req, app, &tender_id, exists(holder, document_id), allowed).await?;
-        (body.data()?.to_value(), body.token().map(str::to_string))
+    let title = |t: &Tender| {
+        let id = document_id?;
+        t.document(holder, id)
+            .map(|d| d.current.title().to_string())
+            .ok()
     };
+    let (data, body_token) = document_data(
+        req,
+        app,
+        &tender_id,
+        writing,
+        exists(holder, document_id),
+        allowed,
+        title,
+    )
+    .await?;
     let (broker, token) = (
         app.brokers.identify(req),
         presented_token(req, body_token.as_deref()),
@@ -242,7 +287,7 @@ async fn writable(
 }
 
 /// A received file as a document's `data`: its title, format, md5 and permanent address.
-fn uploaded(
+pub fn uploaded(
     req: &Request,
     app: &App,
     received: Result<(String, crate::files::Content), ApiError>,
@@ -273,7 +318,7 @@ pub async fn upload(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let holder = holder(req);
-    let (tender_id, data, by) = writable(req, &app, &holder, None, true).await?;
+    let (tender_id, data, by) = writable(req, &app, &holder, Writing::New).await?;
     let data = &Input::view(&data);
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
@@ -308,7 +353,7 @@ pub async fn replace(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), true).await?;
+    let (tender_id, data, by) = writable(req, &app, &holder, Writing::Version(&id)).await?;
     let data = &Input::view(&data);
     let data = &data;
     let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
@@ -336,7 +381,7 @@ pub async fn describe(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
-    let (tender_id, data, by) = writable(req, &app, &holder, Some(&id), false).await?;
+    let (tender_id, data, by) = writable(req, &app, &holder, Writing::Metadata(&id)).await?;
     let data = &Input::view(&data);
     let data = &data;
     let (cx, now) = (app.cx(), app.now());

@@ -1,42 +1,60 @@
-//! The checks every write under a tender shares, in upstream's order: the tender and the
-//! record exist (404), the Content-Type is JSON (415), the credentials fit (403), and the body
-//! holds a `data` object (422).
+//! The checks every write shares, in upstream's order: the record (a tender, a contract) and
+//! the sub-record exist (404), the Content-Type is JSON (415), the credentials fit (403), and
+//! the body holds a `data` object (422).
 
 use super::App;
 use super::auth::{Broker, presented_token};
 use super::body::{self, Body};
 use super::error::ApiError;
+use crate::contracting::Contract;
 use crate::domain::Refusal;
 use crate::domain::tender::Tender;
 use salvo::prelude::*;
 
-/// 404 unless the tender exists and `exists` finds the record under it.
-pub fn found(
+/// A kind of record the API writes to by id: where it is read, and the name its id takes in
+/// paths and in a 404.
+pub trait Kept: Sized {
+    const ID: &'static str;
+    fn read<R>(app: &App, id: &str, f: impl FnOnce(&Self) -> R) -> Option<R>;
+}
+
+impl Kept for Tender {
+    const ID: &'static str = "tender_id";
+    fn read<R>(app: &App, id: &str, f: impl FnOnce(&Tender) -> R) -> Option<R> {
+        app.store.read(id, f)
+    }
+}
+
+impl Kept for Contract {
+    const ID: &'static str = "contract_id";
+    fn read<R>(app: &App, id: &str, f: impl FnOnce(&Contract) -> R) -> Option<R> {
+        app.store.read_contract(id, f)
+    }
+}
+
+/// 404 unless the record exists and `exists` finds the sub-record under it.
+pub fn found_in<K: Kept>(
     app: &App,
-    tender_id: &str,
-    exists: impl FnOnce(&Tender) -> Result<(), Refusal>,
+    id: &str,
+    exists: impl FnOnce(&K) -> Result<(), Refusal>,
 ) -> Result<(), ApiError> {
-    match app.store.read(tender_id, exists) {
-        None => Err(ApiError::not_found("tender_id")),
+    match K::read(app, id, exists) {
+        None => Err(ApiError::not_found(K::ID)),
         Some(result) => result.map_err(ApiError::from),
     }
 }
 
 /// 403 unless `allowed` accepts the request's broker and token.
-pub fn permitted(
+pub fn permitted_in<K: Kept>(
     app: &App,
     req: &Request,
-    tender_id: &str,
+    id: &str,
     body_token: Option<&str>,
-    allowed: impl FnOnce(&Tender, Option<&Broker>, Option<&str>) -> bool,
+    allowed: impl FnOnce(&K, Option<&Broker>, Option<&str>) -> bool,
 ) -> Result<(), ApiError> {
     let broker = app.brokers.identify(req);
     let token = presented_token(req, body_token);
-    if app
-        .store
-        .read(tender_id, |t| allowed(t, broker, token.as_deref()))
-        .unwrap_or(false)
-    {
+    if K::read(app, id, |r| allowed(r, broker, token.as_deref())).unwrap_or(false) {
         Ok(())
     } else {
         Err(ApiError::forbidden())
@@ -44,6 +62,41 @@ pub fn permitted(
 }
 
 /// All four checks of a write with a body; the body is returned with its `data` checked.
+pub async fn write_in<K: Kept>(
+    req: &mut Request,
+    app: &App,
+    id: &str,
+    exists: impl FnOnce(&K) -> Result<(), Refusal>,
+    allowed: impl FnOnce(&K, Option<&Broker>, Option<&str>) -> bool,
+) -> Result<Body, ApiError> {
+    found_in(app, id, exists)?;
+    let body = body::read(req, app.max_body).await?;
+    permitted_in(app, req, id, body.token(), allowed)?;
+    body.data()?;
+    Ok(body)
+}
+
+/// [`found_in`] a tender.
+pub fn found(
+    app: &App,
+    tender_id: &str,
+    exists: impl FnOnce(&Tender) -> Result<(), Refusal>,
+) -> Result<(), ApiError> {
+    found_in(app, tender_id, exists)
+}
+
+/// [`permitted_in`] a tender.
+pub fn permitted(
+    app: &App,
+    req: &Request,
+    tender_id: &str,
+    body_token: Option<&str>,
+    allowed: impl FnOnce(&Tender, Option<&Broker>, Option<&str>) -> bool,
+) -> Result<(), ApiError> {
+    permitted_in(app, req, tender_id, body_token, allowed)
+}
+
+/// [`write_in`] a tender.
 pub async fn write(
     req: &mut Request,
     app: &App,
@@ -51,11 +104,7 @@ pub async fn write(
     exists: impl FnOnce(&Tender) -> Result<(), Refusal>,
     allowed: impl FnOnce(&Tender, Option<&Broker>, Option<&str>) -> bool,
 ) -> Result<Body, ApiError> {
-    found(app, tender_id, exists)?;
-    let body = body::read(req, app.max_body).await?;
-    permitted(app, req, tender_id, body.token(), allowed)?;
-    body.data()?;
-    Ok(body)
+    write_in(req, app, tender_id, exists, allowed).await
 }
 
 /// The tender's owner: the broker that created it, presenting its token.
@@ -67,4 +116,16 @@ pub fn owner(t: &Tender, broker: Option<&Broker>, token: Option<&str>) -> bool {
 pub fn bidder(t: &Tender, bid_id: &str, broker: Option<&Broker>, token: Option<&str>) -> bool {
     let Ok(bid) = t.bid(bid_id) else { return false };
     matches!((broker, token), (Some(b), Some(tok)) if b.name == bid.owner && bid.token.matches(tok))
+}
+
+/// A contract's owner: the tender owner's broker, presenting the contract's own token.
+pub fn contract_owner(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    let own = c.owner_token.as_ref();
+    matches!((broker, token, own), (Some(b), Some(tok), Some(own)) if b.name == c.owner && own.matches(tok))
+}
+
+/// Who may ask for a contract's credentials: the tender owner's broker, presenting the
+/// tender's token.
+pub fn tender_owner_of(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    matches!((broker, token), (Some(b), Some(tok)) if b.name == c.owner && c.tender_token.matches(tok))
 }

@@ -1,4 +1,5 @@
-//! `GET /tenders`: the feed of published tenders, ordered by `dateModified`.
+//! `GET /tenders` and `GET /contracts`: the feeds of published tenders and of contracts under
+//! management, ordered by `dateModified`.
 //!
 //! Paging follows upstream: `offset` is a `dateModified` (the row equal to it is skipped),
 //! an empty page repeats the request's offset, and `next_page`/`prev_page` carry every
@@ -6,14 +7,14 @@
 //! microseconds), as the spec types it; an offset that is no timestamp is ignored, as
 //! upstream's default feed accepted any string, so it lists from the start. Unlike upstream the
 //! listing is immediately consistent and, by the project's decision, the default mode lists
-//! test-mode tenders too. The fields clients page by (`opt_fields`) are read beside each row
-//! of the index (`store::ListedFields`); others from the tender.
+//! test-mode records too. The fields clients page by (`opt_fields`) are read beside each row
+//! of the index (`store::ListedFields`); others from the record.
 
 use super::error::{ApiError, write_json};
 use super::reply::wants_pretty;
-use super::{API_PREFIX, app};
+use super::{API_PREFIX, App, app};
 use crate::domain::views;
-use crate::store::{ListedFields, ModeFilter, PageRequest, TENDER_FIELDS};
+use crate::store::{CONTRACT_FIELDS, ListedFields, ModeFilter, Page, PageRequest, TENDER_FIELDS};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde::Serialize;
@@ -37,7 +38,7 @@ struct Link {
 }
 
 /// A page address carrying the recognised parameters and a new offset.
-fn page_link(req: &Request, base: &str, offset: &str, descending: bool) -> Link {
+fn page_link(req: &Request, base: &str, feed: &Feed, offset: &str, descending: bool) -> Link {
     let mut params = form_urlencoded::Serializer::new(String::new());
     for name in CARRIED {
         if let Some(v) = query(req, name) {
@@ -48,7 +49,7 @@ fn page_link(req: &Request, base: &str, offset: &str, descending: bool) -> Link 
         params.append_pair("descending", "1");
     }
     params.append_pair("offset", offset);
-    let path = format!("{API_PREFIX}/tenders?{}", params.finish());
+    let path = format!("{API_PREFIX}/{}?{}", feed.path, params.finish());
     Link {
         offset: offset.to_string(),
         uri: format!("{base}{path}"),
@@ -117,12 +118,59 @@ impl Field<'_> {
     }
 }
 
+/// One kind of record's feed: its path, the fields its index holds, its pages and the
+/// fields of a record the index does not hold (each asked for, `None` where it has none).
+struct Feed {
+    path: &'static str,
+    listed: &'static [&'static str],
+    page: fn(&App, &PageRequest) -> Page,
+    read: fn(&App, &str, &[&str]) -> Vec<Option<String>>,
+}
+
+const TENDERS: Feed = Feed {
+    path: "tenders",
+    listed: &TENDER_FIELDS,
+    page: |app, request| app.store.page(request),
+    read: |app, id, fields| {
+        let pick = |t: &_| fields.iter().map(|f| views::field(t, f)).collect();
+        app.store.read(id, pick).unwrap_or_default()
+    },
+};
+
+const CONTRACTS: Feed = Feed {
+    path: "contracts",
+    listed: &CONTRACT_FIELDS,
+    page: |app, request| app.store.contract_page(request),
+    read: |app, id, fields| {
+        let pick = |c: &_| {
+            fields
+                .iter()
+                .map(|f| crate::contracting::contract::field(c, f))
+                .collect()
+        };
+        app.store.read_contract(id, pick).unwrap_or_default()
+    },
+};
+
 #[handler]
 pub async fn list(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
+    serve(req, depot, res, &TENDERS)
+}
+
+#[handler]
+pub async fn contracts(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    serve(req, depot, res, &CONTRACTS)
+}
+
+fn serve(req: &Request, depot: &Depot, res: &mut Response, feed: &Feed) -> Result<(), ApiError> {
     let app = app(depot)?;
     let offset_text = query(req, "offset");
     let offset = offset_text.as_deref().and_then(|o| app.zone.parse(o));
@@ -163,17 +211,20 @@ pub async fn list(
     let slots: Vec<Option<usize>> = fields
         .iter()
         .map(|f| {
-            listed.push(ListedFields::position(&TENDER_FIELDS, f)?);
+            listed.push(ListedFields::position(feed.listed, f)?);
             Some(listed.len() - 1)
         })
         .collect();
-    let page = app.store.page(&PageRequest {
-        offset,
-        limit,
-        descending,
-        modes,
-        listed,
-    });
+    let page = (feed.page)(
+        &app,
+        &PageRequest {
+            offset,
+            limit,
+            descending,
+            modes,
+            listed,
+        },
+    );
     let rows = &page.rows;
 
     let data: Vec<Row<'_>> = rows
@@ -185,14 +236,12 @@ pub async fn list(
             let read: Vec<Option<String>> = if slots.iter().all(Option::is_some) {
                 Vec::new()
             } else {
-                let pick = |t: &_| {
-                    fields
-                        .iter()
-                        .zip(&slots)
-                        .map(|(f, slot)| slot.is_none().then(|| views::field(t, f)).flatten())
-                        .collect()
-                };
-                app.store.read(row.id(), pick).unwrap_or_default()
+                let unheld: Vec<&str> = fields
+                    .iter()
+                    .zip(&slots)
+                    .map(|(f, slot)| if slot.is_none() { *f } else { "" })
+                    .collect();
+                (feed.read)(&app, row.id(), &unheld)
             };
             let mut read = read.into_iter();
             let picked = fields
@@ -223,9 +272,9 @@ pub async fn list(
         let prev_offset = rows
             .first()
             .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
-        page_link(req, &base, &prev_offset, !descending)
+        page_link(req, &base, feed, &prev_offset, !descending)
     });
-    let next_page = page_link(req, &base, &next_offset, descending);
+    let next_page = page_link(req, &base, feed, &next_offset, descending);
     let text = page_text(&next_page, &data, prev_page.as_ref());
     let body = if wants_pretty(req) {
         let value: Json = serde_json::from_slice(&text).unwrap_or_default();

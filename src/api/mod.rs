@@ -11,12 +11,12 @@ mod clock;
 mod complaints;
 mod dashboard;
 mod docservice;
-mod documents;
+pub mod documents;
 pub mod error;
 mod faults;
-mod guard;
+pub mod guard;
 mod index;
-mod listing;
+pub mod listing;
 mod lots;
 pub mod openapi;
 mod questions;
@@ -272,7 +272,12 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         .push(Router::with_path("assets/{asset}").get(dashboard::asset))
         .push(Router::with_path("openapi.json").get(openapi::serve))
         .push(docservice::router())
-        .push(Router::with_path("api/2.3").push(spore).push(tenders))
+        .push(
+            Router::with_path("api/2.3")
+                .push(spore)
+                .push(tenders)
+                .push(crate::contracting::api::router()),
+        )
         .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
     if clock_api {
         root = root.push(

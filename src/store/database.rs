@@ -15,7 +15,7 @@ use std::thread;
 pub const FILE_NAME: &str = "registry.sqlite3";
 
 /// The schema this server writes. Each step of [`MIGRATIONS`] takes a file one version up.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: tenders in their stored JSON form; the server's own state by name.
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
@@ -36,6 +36,8 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
          ORDER BY t.rowid, b.key;
      DROP TABLE tenders;
      ALTER TABLE tenders_by_row RENAME TO tenders;",
+    // 2 → 3: contracts under management, by row as tenders are.
+    "CREATE TABLE contracts (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);",
 ];
 
 /// The most writes committed in one transaction.
@@ -53,6 +55,12 @@ const CHECKPOINT_WRITES: usize = 10_000;
 pub enum Write {
     /// A tender's record (JSON text), without its bids, in its row.
     Tender {
+        row: i64,
+        id: String,
+        record: Vec<u8>,
+    },
+    /// A contract under management, in its row.
+    Contract {
         row: i64,
         id: String,
         record: Vec<u8>,
@@ -113,6 +121,12 @@ pub enum Row {
     Bid {
         row: i64,
         tender: String,
+        record: String,
+    },
+    /// Contracts come last.
+    Contract {
+        row: i64,
+        id: String,
         record: String,
     },
 }
@@ -252,6 +266,15 @@ fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
             record: row.get(2)?,
         });
     }
+    let mut contracts = conn.prepare("SELECT row, id, record FROM contracts")?;
+    let mut rows = contracts.query([])?;
+    while let Some(row) = rows.next()? {
+        on_row(Row::Contract {
+            row: row.get(0)?,
+            id: row.get(1)?,
+            record: row.get(2)?,
+        });
+    }
     let mut state = conn.prepare("SELECT name, value FROM state")?;
     let state = state
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -319,6 +342,7 @@ impl ToSql for Text<'_> {
 struct Statements<'c> {
     conn: &'c Connection,
     tender: rusqlite::Statement<'c>,
+    contract: rusqlite::Statement<'c>,
     bid: rusqlite::Statement<'c>,
     bid_gone: rusqlite::Statement<'c>,
     state: rusqlite::Statement<'c>,
@@ -330,6 +354,10 @@ impl<'c> Statements<'c> {
             conn,
             tender: conn.prepare(
                 "INSERT INTO tenders (row, id, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (row) DO UPDATE SET record = excluded.record",
+            )?,
+            contract: conn.prepare(
+                "INSERT INTO contracts (row, id, record) VALUES (?1, ?2, ?3)
                  ON CONFLICT (row) DO UPDATE SET record = excluded.record",
             )?,
             bid: conn.prepare(
@@ -370,6 +398,9 @@ impl<'c> Statements<'c> {
             match write {
                 Write::Tender { row, id, record } => {
                     self.tender.execute(params![row, id, Text(record)])?;
+                }
+                Write::Contract { row, id, record } => {
+                    self.contract.execute(params![row, id, Text(record)])?;
                 }
                 Write::Bid {
                     row,

@@ -11,6 +11,8 @@ use time::{Date, OffsetDateTime};
 #[derive(Default)]
 pub struct Indexes {
     pub listing: Listing,
+    /// The contracts under management, listed as the tenders are.
+    pub contracts: Listing,
     /// Next checks, by their moment; a tender's id breaks ties.
     schedule: BTreeSet<(i64, Id)>,
     daily: HashMap<Date, u32>,

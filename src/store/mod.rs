@@ -12,6 +12,7 @@
 //! database.
 
 mod bid_rows;
+mod contracts;
 pub mod database;
 mod indexes;
 mod listed;
@@ -19,9 +20,11 @@ mod listing;
 mod ordered;
 mod shelf;
 
+pub use contracts::CONTRACT_FIELDS;
 pub use listed::{ListedFields, TENDER_FIELDS};
 pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
 
+use crate::contracting::Contract;
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::bid::Bid;
 use crate::domain::ids;
@@ -33,8 +36,8 @@ use crate::domain::{Change, Refusal};
 use bid_rows::{BidRows, Bids};
 use database::{Database, Loaded, Write};
 use indexes::Indexes;
-use shelf::{Shelf, lock};
 use salvo::hyper::body::Bytes;
+use shelf::{Shelf, lock};
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
@@ -58,6 +61,8 @@ pub struct Store {
     /// The least length of an accelerated auction.
     quick_auction: Duration,
     tenders: Shelf<Tender, BidRows>,
+    /// Contracts under management; their writers hold nothing of their own.
+    contracts: Shelf<Contract, ()>,
     indexes: Mutex<Indexes>,
     calendar: Mutex<AuctionCalendar>,
     /// Tells the scheduler that a check earlier than any it knew was added.
@@ -74,6 +79,8 @@ struct Durable {
     next_row: AtomicI64,
     /// The row the next new bid takes.
     next_bid_row: AtomicI64,
+    /// The row the next contract handed over takes.
+    next_contract_row: AtomicI64,
     /// The server state found in the file at start-up, by name.
     state: HashMap<String, String>,
 }
@@ -91,13 +98,13 @@ fn blocking<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
-
 impl Store {
     pub fn new(zone: Zone, quick_auction: Duration) -> Store {
         Store {
             zone,
             quick_auction,
             tenders: Shelf::default(),
+            contracts: Shelf::default(),
             indexes: Mutex::default(),
             calendar: Mutex::default(),
             rescheduled: Notify::new(),
@@ -117,7 +124,7 @@ impl Store {
         dir: &Path,
         max_pages: Option<u32>,
     ) -> Result<Store, String> {
-        let (opened, tenders) = read_all(|on_row| Database::open_limited(dir, max_pages, on_row));
+        let (opened, records) = read_all(|on_row| Database::open_limited(dir, max_pages, on_row));
         let (database, Loaded { state }) = opened?;
         let mut store = Store::new(zone, quick_auction);
         let state: HashMap<String, String> = state.into_iter().collect();
@@ -126,7 +133,8 @@ impl Store {
                 .map_err(|e| format!("{}: the auction calendar: {e}", database.path().display()))?;
             store.calendar = Mutex::new(AuctionCalendar::restore(&days));
         }
-        let tenders = tenders.map_err(|e| format!("{}: {e}", database.path().display()))?;
+        let Records { tenders, contracts } =
+            records.map_err(|e| format!("{}: {e}", database.path().display()))?;
         let (mut last_row, mut last_bid_row) = (0, 0);
         {
             let indexes = store.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
@@ -165,11 +173,15 @@ impl Store {
                 }
             }
         }
+        let last_contract_row = store
+            .restore_contracts(contracts)
+            .map_err(|e| format!("{}: {e}", database.path().display()))?;
         store.durable = Some(Durable {
             database,
             calendar_version: AtomicU64::new(0),
             next_row: AtomicI64::new(last_row + 1),
             next_bid_row: AtomicI64::new(last_bid_row + 1),
+            next_contract_row: AtomicI64::new(last_contract_row + 1),
             state,
         });
         Ok(store)
@@ -254,7 +266,7 @@ impl Store {
         tender: &mut Tender,
         before: Option<&Place>,
         bid_rows: &mut BidRows,
-        calendar: Option<Write>,
+        with: Vec<Write>,
     ) -> Result<(), Refusal> {
         let Some(durable) = &self.durable else {
             return Ok(());
@@ -294,7 +306,7 @@ impl Store {
                 &mut writes,
             )
             .map_err(unstorable)?;
-        writes.extend(calendar);
+        writes.extend(with);
         if writes.is_empty() {
             return Ok(());
         }
@@ -361,7 +373,7 @@ impl Store {
             .map_or(0, |d| d.next_row.fetch_add(1, Ordering::Relaxed));
         let mut bid_rows = BidRows::default();
         let committed = self
-            .commit(row, &mut tender, None, &mut bid_rows, None)
+            .commit(row, &mut tender, None, &mut bid_rows, Vec::new())
             .await;
         self.index(&tender, None, true, committed)?;
         let id = tender.id.clone();
@@ -488,9 +500,21 @@ impl Store {
         if stamped {
             tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
         }
-        let committed = self
-            .commit(place.row, &mut tender, Some(place), bid_rows, calendar)
-            .await;
+        // The contracts of the lots this write completes are handed over in its commit.
+        let handed = {
+            let entry = lock(&place.entry);
+            self.handing_over(&entry.record, &tender, now)
+        };
+        let mut with: Vec<Write> = calendar.into_iter().collect();
+        let committed = match self.contract_writes(&handed) {
+            Ok(writes) => {
+                with.extend(writes);
+                self.commit(place.row, &mut tender, Some(place), bid_rows, with)
+                    .await
+            }
+            Err(refused) => Err(refused),
+        };
+        self.hand_over(handed, committed.is_ok());
         let mut entry = lock(&place.entry);
         self.index(&tender, Some(&entry.record), stamped, committed)?;
         entry.record = tender;
@@ -576,18 +600,26 @@ struct ReadBack {
     bid_rows: BidRows,
 }
 
-/// What one parser read: tenders, and bids with their rows and their tenders' ids.
+/// What one parser read: tenders, bids with their rows and their tenders' ids, and
+/// contracts with their rows.
 #[derive(Default)]
 struct Parsed {
     tenders: Vec<ReadBack>,
     bids: Vec<(i64, String, Bid)>,
+    contracts: Vec<(i64, Contract)>,
+}
+
+/// Everything the file held, read back.
+struct Records {
+    tenders: Vec<Part>,
+    contracts: Vec<(i64, Contract)>,
 }
 
 /// Reads the stored tenders back while `open` reads the file: the records go in chunks to a
 /// parser on every core and are dropped once read, so start-up holds few of them at a time.
 /// Each parser's tenders stay where it put them (a tender is large, and every move of them
 /// all costs fresh memory).
-fn read_all<T>(open: impl FnOnce(database::OnRow<'_>) -> T) -> (T, Result<Vec<Part>, String>) {
+fn read_all<T>(open: impl FnOnce(database::OnRow<'_>) -> T) -> (T, Result<Records, String>) {
     const CHUNK: usize = 256;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (chunks, queue) = std::sync::mpsc::sync_channel::<Vec<database::Row>>(threads * 2);
@@ -663,6 +695,19 @@ fn parse_chunks(
                     }
                     Err(e) => Err(format!("a bid of the tender {tender} cannot be read: {e}")),
                 },
+                database::Row::Contract { row, id, record } => {
+                    stored::from_json::<Contract>(&record)
+                        .map_err(|e| e.to_string())
+                        .and_then(|contract| {
+                            if ids::is_id(&contract.id) {
+                                Ok(contract)
+                            } else {
+                                Err("its id is not 32 lowercase hexadecimal digits".into())
+                            }
+                        })
+                        .map(|contract| parsed.contracts.push((row, contract)))
+                        .map_err(|e| format!("the contract {id} cannot be read: {e}"))
+                }
             };
             error = read.err();
         }
@@ -675,7 +720,11 @@ type Part = (Vec<Option<ListedFields>>, Vec<ReadBack>);
 
 /// Gives each tender its bids in the order of their rows, then renders the listed fields,
 /// each parser's share on a core of its own.
-fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
+fn assemble(mut parts: Vec<Parsed>) -> Result<Records, String> {
+    let contracts = parts
+        .iter_mut()
+        .flat_map(|p| std::mem::take(&mut p.contracts))
+        .collect();
     let mut bids: Vec<_> = parts
         .iter_mut()
         .flat_map(|p| std::mem::take(&mut p.bids))
@@ -724,10 +773,11 @@ fn assemble(mut parts: Vec<Parsed>) -> Result<Vec<Part>, String> {
             })
             .collect::<Result<Vec<_>, _>>()
     })?;
-    Ok(fields
+    let tenders = fields
         .into_iter()
         .zip(parts.into_iter().map(|p| p.tenders))
-        .collect())
+        .collect();
+    Ok(Records { tenders, contracts })
 }
 
 #[cfg(test)]

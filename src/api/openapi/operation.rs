@@ -149,6 +149,18 @@ impl Op {
         self
     }
 
+    /// 200 with `{"data": <schema>, "access": {"token"}}`: new credentials for an object.
+    pub fn created_ok(mut self, schema: &str) -> Op {
+        let mut body = enveloped(schema_ref(schema));
+        body["required"] = json!(["data", "access"]);
+        body["properties"]["access"] = schema_ref("Access");
+        self.responses.insert(
+            "200".into(),
+            json!({"description": "OK", "content": {"application/json": {"schema": body}}}),
+        );
+        self
+    }
+
     /// A redirect to the address the answer names.
     pub fn redirect(mut self) -> Op {
         self.responses.insert(

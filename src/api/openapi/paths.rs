@@ -268,6 +268,85 @@ fn tender_routes() -> Vec<(String, Json)> {
     routes
 }
 
+/// Contracts under management, as `contracting::api::router` routes them.
+fn contract_routes() -> Vec<(String, Json)> {
+    let list = format!("{API}/contracts");
+    let contract = format!("{list}/{{contract_id}}");
+    let change = format!("{contract}/changes/{{change_id}}");
+    let mut routes = vec![
+        item(
+            &list,
+            vec![
+                listing_parameters(get(
+                    "contracting",
+                    "Contracts under management, by dateModified",
+                ))
+                .ok_whole("ContractListing"),
+                listing_parameters(head("contracting", "The same, headers only")),
+            ],
+        ),
+        item(
+            &contract,
+            vec![
+                get("contracting", "A contract under management").ok("ManagedContract"),
+                patch(
+                    "contracting",
+                    "Change, pay or terminate the contract (the contract's token)",
+                )
+                .token()
+                .body("ManagedContractInput")
+                .ok("ManagedContract"),
+            ],
+        ),
+        item(
+            &format!("{contract}/credentials"),
+            vec![
+                patch(
+                    "contracting",
+                    "Take the contract's credentials (the tender's token, the tender owner's \
+                     broker): answers a new contract token, retiring the one before",
+                )
+                .token()
+                .created_ok("ManagedContract"),
+            ],
+        ),
+    ];
+    routes.extend(documents(
+        &contract,
+        "contracting",
+        "the contract's token",
+        false,
+    ));
+    routes.push(item(
+        &format!("{contract}/changes"),
+        vec![
+            get("contracting", "The contract's changes").ok_list("ContractChange"),
+            post(
+                "contracting",
+                "Record a pending change (the contract's token)",
+            )
+            .token()
+            .body("ContractChangeInput")
+            .created("ContractChange", false),
+        ],
+    ));
+    routes.push(item(
+        &change,
+        vec![
+            get("contracting", "A change").ok("ContractChange"),
+            patch(
+                "contracting",
+                "Edit a pending change, or apply it with its signature date (the contract's \
+                 token)",
+            )
+            .token()
+            .body("ContractChangeInput")
+            .ok("ContractChange"),
+        ],
+    ));
+    routes
+}
+
 fn listing_parameters(op: Op) -> Op {
     op.query(
         "offset",
@@ -416,6 +495,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         ),
     ];
     routes.extend(tender_routes());
+    routes.extend(contract_routes());
     routes.push(item(
         "/auctions/{tender_id}",
         vec![get("auctions", "The embedded auction's page").ok_page(&["text/html"])],
@@ -480,6 +560,7 @@ pub fn tags(testing_apis: bool) -> Json {
         json!({"name": "contracts", "description": "Contracts"}),
         json!({"name": "cancellations", "description": "Cancellations (upstream extension)"}),
         json!({"name": "claims", "description": "Claims on tenders and awards (upstream extension)"}),
+        json!({"name": "contracting", "description": "Contracts under management after signing (upstream's contracting service)"}),
         json!({"name": "auctions", "description": "The embedded auction"}),
         json!({"name": "faces", "description": "The dashboard and this description"}),
     ];

@@ -26,6 +26,21 @@ fn object(required: &[&str], properties: Json) -> Json {
     json!({"type": "object", "required": required, "properties": properties})
 }
 
+/// A page of a listing: rows of `id` and `dateModified` (and the fields asked for).
+fn listing() -> Json {
+    object(
+        &["next_page", "data"],
+        json!({
+            "next_page": r("PageLink"),
+            "prev_page": r("PageLink"),
+            "data": {"type": "array", "items": object(
+                &["id", "dateModified"],
+                json!({"id": text(), "dateModified": moment()}),
+            )},
+        }),
+    )
+}
+
 pub fn schemas() -> Map<String, Json> {
     let entries = [
         (
@@ -60,20 +75,8 @@ pub fn schemas() -> Map<String, Json> {
                 json!({"offset": text(), "path": text(), "uri": text()}),
             ),
         ),
-        (
-            "TenderListing",
-            object(
-                &["next_page", "data"],
-                json!({
-                    "next_page": r("PageLink"),
-                    "prev_page": r("PageLink"),
-                    "data": {"type": "array", "items": object(
-                        &["id", "dateModified"],
-                        json!({"id": text(), "dateModified": moment()}),
-                    )},
-                }),
-            ),
-        ),
+        ("TenderListing", listing()),
+        ("ContractListing", listing()),
         (
             "Value",
             object(
@@ -188,6 +191,57 @@ pub fn schemas() -> Map<String, Json> {
                     "contractNumber": text(), "dateSigned": moment(), "period": r("Period"),
                     "documents": list_of("Document"), "date": moment(),
                 }),
+            ),
+        ),
+        (
+            "ManagedContract",
+            object(
+                &[
+                    "id",
+                    "status",
+                    "contractID",
+                    "value",
+                    "owner",
+                    "tender_id",
+                    "dateModified",
+                ],
+                json!({
+                    "id": text(), "contractID": text(), "awardID": text(), "status": text(),
+                    "contractNumber": text(), "title": text(), "title_en": text(), "title_ru": text(),
+                    "description": text(), "description_en": text(), "description_ru": text(),
+                    "period": r("Period"), "value": r("Value"), "dateSigned": moment(),
+                    "documents": list_of("Document"), "items": list_of("Item"),
+                    "suppliers": list_of("Organization"), "procuringEntity": r("Organization"),
+                    "owner": text(), "mode": text(), "tender_id": text(),
+                    "changes": list_of("ContractChange"), "amountPaid": r("Value"),
+                    "terminationDetails": text(), "dateModified": moment(),
+                }),
+            ),
+        ),
+        (
+            "ManagedContractInput",
+            object(
+                &[],
+                json!({"status": text(), "title": text(), "description": text(), "period": r("Period"), "value": r("Value"), "amountPaid": r("Value"), "terminationDetails": text(), "items": {"type": "array"}}),
+            ),
+        ),
+        (
+            "ContractChange",
+            object(
+                &["id", "status", "date", "rationale", "rationaleTypes"],
+                json!({
+                    "id": text(), "status": text(), "date": moment(), "rationale": text(),
+                    "rationale_en": text(), "rationale_ru": text(),
+                    "rationaleTypes": {"type": "array", "items": text()},
+                    "contractNumber": text(), "dateSigned": moment(),
+                }),
+            ),
+        ),
+        (
+            "ContractChangeInput",
+            object(
+                &[],
+                json!({"status": text(), "rationale": text(), "rationale_en": text(), "rationale_ru": text(), "rationaleTypes": {}, "contractNumber": text(), "dateSigned": moment()}),
             ),
         ),
         (

@@ -14,6 +14,7 @@ use crate::domain::values::item::{Feature, Item, check_features, check_items};
 use crate::domain::values::money::{Money, Period, PeriodEndRequired};
 use crate::domain::values::organization::{ENTITY_KINDS, Organization, ProcuringEntity};
 use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::test_mode;
 use crate::domain::values::text::Text;
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
@@ -21,9 +22,6 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub const PROCUREMENT_METHOD_TYPE: &str = "belowThreshold";
-const TEST_PREFIX: &str = "[ТЕСТУВАННЯ] ";
-const TEST_PREFIX_EN: &str = "[TESTING] ";
-const TEST_PREFIX_RU: &str = "[ТЕСТИРОВАНИЕ] ";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TenderStatus {
@@ -247,20 +245,15 @@ impl TenderTerms {
 
     /// Test-mode titles carry their markers in every language, created when absent.
     fn mark_test(&mut self) {
-        if !self.title.starts_with(TEST_PREFIX) {
-            self.title = format!("{TEST_PREFIX}{}", self.title).into();
-        }
-        for (title, prefix) in [
-            (&mut self.title_en, TEST_PREFIX_EN),
-            (&mut self.title_ru, TEST_PREFIX_RU),
-        ] {
-            let current = title.take().unwrap_or_default();
-            *title = Some(if current.starts_with(prefix) {
-                current
-            } else {
-                format!("{prefix}{current}").into()
-            });
-        }
+        self.title = test_mode::marked(Some(&self.title), test_mode::PREFIX);
+        self.title_en = Some(test_mode::marked(
+            self.title_en.as_deref(),
+            test_mode::PREFIX_EN,
+        ));
+        self.title_ru = Some(test_mode::marked(
+            self.title_ru.as_deref(),
+            test_mode::PREFIX_RU,
+        ));
     }
 }
 

@@ -351,6 +351,10 @@ impl Document {
         self.meta.related_item.as_deref()
     }
 
+    pub fn document_of(&self) -> &str {
+        &self.meta.document_of
+    }
+
     pub fn title(&self) -> &str {
         &self.meta.title
     }
@@ -635,7 +639,7 @@ mod tests {
             t1,
             &style,
         )
-            .expect("valid");
+        .expect("valid");
         assert_eq!(doc.id(), id);
         assert_eq!(doc.current.date_published, t0);
         assert_eq!(doc.current.date_modified, t1);

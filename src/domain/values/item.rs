@@ -263,8 +263,8 @@ impl FromJson for Item {
     }
 }
 
-/// Rules over the whole list of items, reported on `items`.
-pub fn check_items(items: &[Item]) -> Result<(), Problem> {
+/// A list of items holds at least one, each id once.
+pub fn check_item_ids(items: &[Item]) -> Result<(), Problem> {
     if items.is_empty() {
         return Err(Problem::msg("Please provide at least 1 item."));
     }
@@ -273,6 +273,12 @@ pub fn check_items(items: &[Item]) -> Result<(), Problem> {
             return Err(Problem::msg("Item id should be uniq for all items"));
         }
     }
+    Ok(())
+}
+
+/// Rules over the whole list of items, reported on `items`.
+pub fn check_items(items: &[Item]) -> Result<(), Problem> {
+    check_item_ids(items)?;
     let class = items[0].cpv_class();
     if items.iter().any(|i| i.cpv_class() != class) {
         return Err(Problem::msg("CPV class of items should be identical"));

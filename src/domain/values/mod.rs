@@ -12,13 +12,14 @@ pub mod money;
 pub mod organization;
 pub mod parse;
 pub mod stored;
+pub mod test_mode;
 pub mod text;
 pub mod time;
 
 #[cfg(test)]
 mod tests {
     /// The room's sources, read at compile time.
-    const FILES: [(&str, &str); 12] = [
+    const FILES: [(&str, &str); 13] = [
         ("document.rs", include_str!("document.rs")),
         ("ids.rs", include_str!("ids.rs")),
         ("input.rs", include_str!("input.rs")),
@@ -29,6 +30,7 @@ mod tests {
         ("organization.rs", include_str!("organization.rs")),
         ("parse.rs", include_str!("parse.rs")),
         ("stored.rs", include_str!("stored.rs")),
+        ("test_mode.rs", include_str!("test_mode.rs")),
         ("text.rs", include_str!("text.rs")),
         ("time.rs", include_str!("time.rs")),
     ];

@@ -1,0 +1,406 @@
+//! `/api/2.3/contracts`: contracts under management. Anyone reads them; the tender owner's
+//! broker takes the contract's credentials with the tender's token, then writes with the
+//! contract's own token: the contract, its changes and its documents.
+
+use super::Contract;
+use super::contract::view;
+use crate::api::auth::Broker;
+use crate::api::documents::{Writing, document_data, redirect};
+use crate::api::error::{ApiError, write_json};
+use crate::api::guard::{self, contract_owner, tender_owner_of};
+use crate::api::reply::{self, wants_pretty};
+use crate::api::{App, app, param};
+use crate::domain::Refusal;
+use crate::domain::document::UrlStyle;
+use crate::domain::ids;
+use crate::domain::input::Input;
+use salvo::http::StatusCode;
+use salvo::http::header::CONTENT_TYPE;
+use salvo::prelude::*;
+use serde_json::Value as Json;
+
+fn to_json<T: serde::Serialize>(value: &T) -> Json {
+    serde_json::to_value(value).unwrap_or_default()
+}
+
+/// The contract's address under the API root.
+fn address(app: &App, req: &Request, id: &str) -> String {
+    format!("{}/contracts/{id}", app.api_root(req))
+}
+
+/// Reads something of a contract; 404 `contract_id` for an unknown one.
+fn read<T>(
+    app: &App,
+    id: &str,
+    f: impl FnOnce(&Contract) -> Result<T, Refusal>,
+) -> Result<T, ApiError> {
+    Ok(app
+        .store
+        .read_contract(id, f)
+        .ok_or_else(|| ApiError::not_found("contract_id"))??)
+}
+
+/// The public representation is cached per change, as a tender's is.
+#[handler]
+pub async fn show(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "contract_id");
+    let text = if wants_pretty(req) {
+        app.store
+            .read_contract(&id, |c| reply::render(view(c), None, true))
+            .map(Into::into)
+    } else {
+        app.store
+            .contract_json(&id, |c| reply::render_plain(view(c)))
+    };
+    write_json(
+        res,
+        StatusCode::OK,
+        text.ok_or_else(|| ApiError::not_found("contract_id"))?,
+    );
+    Ok(())
+}
+
+/// The broker's PATCH of the contract, with the contract's token. A PATCH that changes
+/// nothing answers the contract as it is (upstream answered `null`; every success here has a
+/// `{"data": …}` body, as the spec's conventions give it).
+#[handler]
+pub async fn change(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "contract_id");
+    let body = guard::write_in(req, &app, &id, |_: &Contract| Ok(()), contract_owner).await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let pretty = wants_pretty(req);
+    let text = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| c.patch(data, &cx),
+            |c| reply::render(view(c), None, pretty),
+        )
+        .await?;
+    reply::ok_rendered(res, text);
+    Ok(())
+}
+
+/// `access.token` of a JSON body, when the body is one: the credentials' body is otherwise
+/// ignored, and may be empty.
+async fn body_token(req: &mut Request, app: &App) -> Option<String> {
+    let json = req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    if !json {
+        return None;
+    }
+    let bytes = req.payload_with_max_size(app.max_body).await.ok()?;
+    let body: Json = serde_json::from_slice(bytes).ok()?;
+    body.pointer("/access/token")?.as_str().map(str::to_string)
+}
+
+/// New credentials for the contract, with the tender's token, by the tender owner's broker:
+/// each call issues a new contract token and retires the one before.
+#[handler]
+pub async fn credentials(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "contract_id");
+    guard::found_in(&app, &id, |_: &Contract| Ok(()))?;
+    let sent = body_token(req, &app).await;
+    guard::permitted_in(&app, req, &id, sent.as_deref(), tender_owner_of)?;
+    let (token, hash) = ids::new_token();
+    let pretty = wants_pretty(req);
+    let text = app
+        .store
+        .update_contract(
+            &id,
+            app.now(),
+            |c| c.issue_credentials(hash),
+            |c| reply::render(view(c), Some(&token), pretty),
+        )
+        .await?;
+    reply::ok_rendered(res, text);
+    Ok(())
+}
+
+/// `GET …/documents`: each document once, in its latest version, in the order of their last
+/// change; `?all=1` every version.
+#[handler]
+pub async fn documents(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let all = req.query::<String>("all").is_some_and(|v| !v.is_empty());
+    let docs = read(&app, &param(req, "contract_id"), |c| {
+        let mut shown: Vec<(crate::domain::time::Timestamp, Json)> = Vec::new();
+        for record in &c.documents {
+            if all {
+                for version in record.previous.iter() {
+                    shown.push((version.date_modified, to_json(version)));
+                }
+            }
+            shown.push((record.current.date_modified, to_json(&record.current)));
+        }
+        shown.sort_by_key(|(modified, _)| *modified);
+        Ok(Json::Array(shown.into_iter().map(|(_, d)| d).collect()))
+    })?;
+    reply::ok(req, res, docs);
+    Ok(())
+}
+
+/// `GET …/documents/{document_id}`: the document with its earlier versions, or with
+/// `?download=<key>` the file.
+#[handler]
+pub async fn document(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
+    let download = req.query::<String>("download");
+    let found = read(&app, &id, |c| {
+        let doc = c.document(&doc_id)?;
+        match &download {
+            Some(key) => doc
+                .download(key)
+                .map(|url| Err((key.clone(), url.to_string())))
+                .ok_or(Refusal::NotFound("download")),
+            None => Ok(Ok(doc.with_versions())),
+        }
+    })?;
+    match found {
+        Ok(shown) => reply::ok(req, res, shown),
+        Err((key, sent)) => redirect(&app, req, res, &key, sent)?,
+    }
+    Ok(())
+}
+
+/// What a document write under a contract needs first: the contract (and the document, when
+/// named) exist, the contract's owner writes, and the document's `data`.
+async fn document_write(
+    req: &mut Request,
+    app: &App,
+    id: &str,
+    writing: Writing<'_>,
+) -> Result<Json, ApiError> {
+    let named = writing.document();
+    let exists = |c: &Contract| named.map_or(Ok(()), |d| c.document(d).map(|_| ()));
+    let allowed = |c: &Contract, b: Option<&Broker>, t: Option<&str>| contract_owner(c, b, t);
+    let title = |c: &Contract| {
+        let d = c.document(named?).ok()?;
+        Some(d.current.title().to_string())
+    };
+    let (data, _) = document_data(req, app, id, writing, exists, allowed, title).await?;
+    Ok(data)
+}
+
+/// `POST …/documents`: JSON of a file in the document service (or another store), or the
+/// file itself in a multipart body.
+#[handler]
+pub async fn attach(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "contract_id");
+    let data = document_write(req, &app, &id, Writing::New).await?;
+    let data = Input::view(&data);
+    let (cx, now, filing) = (app.cx(), app.now(), app.filing(req, UrlStyle::Signed));
+    let mut new_id = String::new();
+    let shown = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| {
+                new_id = c.attach(&data, &cx, now, &filing)?;
+                Ok(crate::domain::Change::Public)
+            },
+            |c| c.documents.last().map(|d| to_json(&d.current)),
+        )
+        .await?;
+    let location = format!("{}/documents/{new_id}", address(&app, req, &id));
+    reply::created(req, res, &location, shown, None);
+    Ok(())
+}
+
+/// `PUT …/documents/{document_id}`: a new version.
+#[handler]
+pub async fn replace(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
+    let data = document_write(req, &app, &id, Writing::Version(&doc_id)).await?;
+    let data = Input::view(&data);
+    let (cx, now, filing) = (app.cx(), app.now(), app.filing(req, UrlStyle::Signed));
+    let shown = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| c.replace_document(&doc_id, &data, &cx, now, &filing),
+            |c| c.document(&doc_id).map(|d| to_json(&d.current)),
+        )
+        .await??;
+    reply::ok(req, res, shown);
+    Ok(())
+}
+
+/// `PATCH …/documents/{document_id}`: its metadata, a binding to a change among them.
+#[handler]
+pub async fn describe(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
+    let data = document_write(req, &app, &id, Writing::Metadata(&doc_id)).await?;
+    let data = Input::view(&data);
+    let (cx, now) = (app.cx(), app.now());
+    let shown = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| c.describe_document(&doc_id, &data, &cx, now),
+            |c| c.document(&doc_id).map(|d| to_json(&d.current)),
+        )
+        .await??;
+    reply::ok(req, res, shown);
+    Ok(())
+}
+
+#[handler]
+pub async fn changes(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let all = read(&app, &param(req, "contract_id"), |c| {
+        Ok(to_json(&c.changes))
+    })?;
+    reply::ok(req, res, all);
+    Ok(())
+}
+
+#[handler]
+pub async fn show_change(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let change_id = param(req, "change_id");
+    let one = read(&app, &param(req, "contract_id"), |c| {
+        c.change(&change_id).map(to_json)
+    })?;
+    reply::ok(req, res, one);
+    Ok(())
+}
+
+/// `POST …/changes`: a pending change.
+#[handler]
+pub async fn add_change(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let id = param(req, "contract_id");
+    let body = guard::write_in(req, &app, &id, |_: &Contract| Ok(()), contract_owner).await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let mut new_id = String::new();
+    let shown = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| {
+                new_id = c.add_change(data, &cx, now)?;
+                Ok(crate::domain::Change::Public)
+            },
+            |c| c.changes.last().map(to_json),
+        )
+        .await?;
+    let location = format!("{}/changes/{new_id}", address(&app, req, &id));
+    reply::created(req, res, &location, shown, None);
+    Ok(())
+}
+
+/// `PATCH …/changes/{change_id}`: a pending change edited, or applied.
+#[handler]
+pub async fn edit_change(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let (id, change_id) = (param(req, "contract_id"), param(req, "change_id"));
+    let exists = |c: &Contract| c.change(&change_id).map(|_| ());
+    let body = guard::write_in(req, &app, &id, exists, contract_owner).await?;
+    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let shown = app
+        .store
+        .update_contract(
+            &id,
+            now,
+            |c| c.edit_change(&change_id, data, &cx, now),
+            |c| c.change(&change_id).map(to_json),
+        )
+        .await??;
+    reply::ok(req, res, shown);
+    Ok(())
+}
+
+/// The contracts' routes under the API root.
+pub fn router() -> Router {
+    let document_routes = Router::with_path("documents")
+        .get(documents)
+        .post(attach)
+        .push(
+            Router::with_path("{document_id}")
+                .get(document)
+                .put(replace)
+                .patch(describe),
+        );
+    let change_routes = Router::with_path("changes")
+        .get(changes)
+        .post(add_change)
+        .push(
+            Router::with_path("{change_id}")
+                .get(show_change)
+                .patch(edit_change),
+        );
+    let contract = Router::with_path("{contract_id}")
+        .get(show)
+        .patch(change)
+        .push(Router::with_path("credentials").patch(credentials))
+        .push(document_routes)
+        .push(change_routes);
+    Router::with_path("contracts")
+        .get(crate::api::listing::contracts)
+        .head(crate::api::listing::contracts)
+        .push(contract)
+}

@@ -1,0 +1,845 @@
+//! Contract management after signing: the hand-over when a tender (or a lot) completes, the
+//! contract's credentials, its changes, documents, payment and termination, with upstream's
+//! refusals; every refusal changes nothing.
+
+use crate::common::*;
+use crate::qualification::as_owner;
+use serde_json::{Value, json};
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// A tender taken to `complete` with one bid of 400, in `mode` when given: (tender, its token,
+/// the signed contract as the tender shows it).
+pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Value) {
+    let (id, token) = match mode {
+        None => s.tendering().await,
+        Some(mode) => {
+            let mut body = tender_body(&s.now().await, 1, 4);
+            body["mode"] = json!(mode);
+            let (id, token, _) = s.create(body).await;
+            s.advance("P1DT1M").await;
+            (id, token)
+        }
+    };
+    s.bid(&id, 400.0).await;
+    let t = s.until_status(&id, "active.qualification").await;
+    let award = text(&t["awards"][0]["id"]);
+    let approved = as_owner(
+        s,
+        "PATCH",
+        &format!("{id}/awards/{award}"),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    s.past(
+        approved.body["data"]["complaintPeriod"]["endDate"]
+            .as_str()
+            .unwrap_or_default(),
+    )
+    .await;
+    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
+    let signed = as_owner(
+        s,
+        "PATCH",
+        &format!("{id}/contracts/{contract}"),
+        &token,
+        json!({"status": "active", "contractNumber": "№ 1/2026"}),
+    )
+    .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "complete");
+    let signed = t["contracts"][0].clone();
+    (t, token, signed)
+}
+
+/// The contract's credentials, taken with the tender token: its own token.
+pub async fn credentials(s: &TestServer, contract: &str, tender_token: &str) -> String {
+    let r = s
+        .patch(&format!("/api/2.3/contracts/{contract}/credentials"))
+        .broker("broker")
+        .header("X-Access-Token", tender_token)
+        .header("Content-Type", "application/json")
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.token()
+}
+
+async fn contract_patch(s: &TestServer, contract: &str, token: &str, data: Value) -> Reply {
+    s.patch(&format!("/api/2.3/contracts/{contract}"))
+        .broker("broker")
+        .header("X-Access-Token", token)
+        .data(data)
+        .send()
+        .await
+}
+
+async fn post(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
+    s.post(&format!("/api/2.3/contracts/{path}"))
+        .broker("broker")
+        .header("X-Access-Token", token)
+        .data(data)
+        .send()
+        .await
+}
+
+async fn patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
+    s.patch(&format!("/api/2.3/contracts/{path}"))
+        .broker("broker")
+        .header("X-Access-Token", token)
+        .data(data)
+        .send()
+        .await
+}
+
+async fn read(s: &TestServer, contract: &str) -> Value {
+    let r = s
+        .get(&format!("/api/2.3/contracts/{contract}"))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["data"].clone()
+}
+
+fn error(r: &Reply) -> (u16, String, String, Value) {
+    let (location, name, description) = r.error();
+    (r.status, location, name, description)
+}
+
+fn phase(description: &str) -> (u16, String, String, Value) {
+    (403, "body".into(), "data".into(), json!(description))
+}
+
+fn forbidden() -> (u16, String, String, Value) {
+    (403, "url".into(), "permission".into(), json!("Forbidden"))
+}
+
+#[tokio::test]
+async fn a_completed_tender_hands_its_signed_contract_over_in_the_same_write() {
+    let s = TestServer::start().await;
+    let head = s
+        .call(reqwest::Method::HEAD, "/api/2.3/contracts")
+        .send()
+        .await;
+    assert_eq!(
+        head.status, 200,
+        "the upstream client's constructor needs it"
+    );
+    let (t, _, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let c = read(&s, &id).await;
+    assert_eq!(c["id"], signed["id"]);
+    for (field, expected) in [
+        ("contractID", signed["contractID"].clone()),
+        ("awardID", signed["awardID"].clone()),
+        ("value", signed["value"].clone()),
+        ("dateSigned", signed["dateSigned"].clone()),
+        ("suppliers", signed["suppliers"].clone()),
+        ("items", signed["items"].clone()),
+        ("contractNumber", json!("№ 1/2026")),
+        ("status", json!("active")),
+        ("owner", json!("broker")),
+        ("tender_id", t["id"].clone()),
+        ("procuringEntity", t["procuringEntity"].clone()),
+    ] {
+        assert_eq!(c[field], expected, "{field}");
+    }
+    for hidden in [
+        "tender_token",
+        "owner_token",
+        "date",
+        "changes",
+        "amountPaid",
+        "mode",
+    ] {
+        assert!(c.get(hidden).is_none(), "{hidden} is not shown: {c}");
+    }
+    assert_eq!(
+        c["dateModified"], t["dateModified"],
+        "handed over in the write that completed it"
+    );
+    let listed = s
+        .get("/api/2.3/contracts?opt_fields=contractID,status,tender_id")
+        .send()
+        .await;
+    assert_eq!(
+        listed.body["data"],
+        json!([{"id": id, "dateModified": c["dateModified"], "contractID": c["contractID"], "status": "active", "tender_id": t["id"]}])
+    );
+    let unknown = s
+        .get(&format!("/api/2.3/contracts/{}", "0".repeat(32)))
+        .send()
+        .await;
+    assert_eq!(
+        error(&unknown),
+        (404, "url".into(), "contract_id".into(), json!("Not Found"))
+    );
+    // Nothing flows back: the tender is as it was.
+    assert_eq!(s.tender(&text(&t["id"])).await, t);
+}
+
+#[tokio::test]
+async fn a_test_mode_contract_is_marked_in_every_language() {
+    let s = TestServer::start().await;
+    let (_, token, signed) = completed(&s, Some("test")).await;
+    let id = text(&signed["id"]);
+    let c = read(&s, &id).await;
+    assert_eq!(c["mode"], "test");
+    assert_eq!(c["title"], "[ТЕСТУВАННЯ] ");
+    assert_eq!(c["title_en"], "[TESTING] ");
+    assert_eq!(c["title_ru"], "[ТЕСТИРОВАНИЕ] ");
+    let own = credentials(&s, &id, &token).await;
+    let r = contract_patch(
+        &s,
+        &id,
+        &own,
+        json!({"title": "Договір на папір", "title_en": "[TESTING] Paper"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Договір на папір");
+    assert_eq!(r.body["data"]["title_en"], "[TESTING] Paper");
+    let listed = s.get("/api/2.3/contracts?mode=test").send().await;
+    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn credentials_are_the_tender_owner_s_and_each_call_retires_the_token_before() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let before = read(&s, &id).await;
+    let ask = |broker: &'static str, token: String| {
+        s.patch(&format!(
+            "/api/2.3/contracts/{id}/credentials?acc_token={token}"
+        ))
+        .broker(broker)
+        .send()
+    };
+    assert_eq!(
+        error(&ask("broker1", tender_token.clone()).await),
+        forbidden(),
+        "another broker"
+    );
+    assert_eq!(
+        error(&ask("broker", "0".repeat(32)).await),
+        forbidden(),
+        "a wrong token"
+    );
+    assert_eq!(read(&s, &id).await, before);
+    let first = credentials(&s, &id, &tender_token).await;
+    assert_eq!(first.len(), 32);
+    assert_ne!(read(&s, &id).await["dateModified"], before["dateModified"]);
+    assert_eq!(
+        error(&contract_patch(&s, &id, &first, json!({"description": "Д"})).await).0,
+        200
+    );
+    assert_eq!(
+        error(&contract_patch(&s, &id, &tender_token, json!({"description": "Е"})).await),
+        forbidden(),
+        "the tender token does not write to the contract"
+    );
+    let second = credentials(&s, &id, &tender_token).await;
+    assert_ne!(second, first);
+    assert_eq!(
+        error(&contract_patch(&s, &id, &first, json!({"description": "Є"})).await),
+        forbidden(),
+        "the token before is retired"
+    );
+    let r = s
+        .patch(&format!("/api/2.3/contracts/{id}"))
+        .broker("broker1")
+        .header("X-Access-Token", &second)
+        .data(json!({"description": "Ж"}))
+        .send()
+        .await;
+    assert_eq!(
+        error(&r),
+        forbidden(),
+        "another broker with the right token"
+    );
+    assert_eq!(read(&s, &id).await["description"], "Д");
+    let get = s
+        .get(&format!("/api/2.3/contracts/{id}/credentials"))
+        .send()
+        .await;
+    assert_eq!(get.status, 405);
+}
+
+#[tokio::test]
+async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_then_fixed() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let token = credentials(&s, &id, &tender_token).await;
+    let empty = post(&s, &format!("{id}/changes"), &token, json!({})).await;
+    assert_eq!(empty.status, 422, "{}", empty.text);
+    let names: Vec<Value> = empty.body["errors"]
+        .as_array()
+        .map(|e| e.iter().map(|e| e["name"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        names,
+        [json!("rationaleTypes"), json!("rationale")],
+        "upstream's order"
+    );
+    let bad = post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "", "rationaleTypes": ["priceReduction", "luck"], "colour": 1}),
+    )
+    .await;
+    let errors: Vec<(Value, Value)> = bad.body["errors"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| (e["name"].clone(), e["description"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        errors,
+        [
+            (
+                json!("rationaleTypes.1"),
+                json!(
+                    "Value must be one of ['volumeCuts', 'itemPriceVariation', 'qualityImprovement', 'thirdParty', 'durationExtension', 'priceReduction', 'taxRate', 'fiscalYearExtension']."
+                )
+            ),
+            (json!("rationale"), json!("String value is too short.")),
+            (json!("colour"), json!("Rogue field")),
+        ]
+    );
+    let made = post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "Зменшення обсягів", "rationale_en": "Volume cuts", "rationaleTypes": "volumeCuts", "status": "active", "id": "x"}),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let change = made.id();
+    assert_eq!(
+        made.header("Location"),
+        Some(format!("{}/api/2.3/contracts/{id}/changes/{change}", s.base).as_str())
+    );
+    assert_eq!(
+        made.body["data"]["status"], "pending",
+        "a status sent at creation is dropped"
+    );
+    assert_eq!(made.body["data"]["rationaleTypes"], json!(["volumeCuts"]));
+    let created_at = made.body["data"]["date"].clone();
+    let second = post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "Ще одна", "rationaleTypes": ["taxRate"]}),
+    )
+    .await;
+    assert_eq!(
+        error(&second),
+        phase("Can't create new contract change while any (pending) change exists")
+    );
+
+    let path = format!("{id}/changes/{change}");
+    let unsigned = patch(&s, &path, &token, json!({"status": "active"})).await;
+    assert_eq!(
+        error(&unsigned),
+        phase("Can't update contract change status. 'dateSigned' is required.")
+    );
+    let now = s.now().await;
+    let future = patch(
+        &s,
+        &path,
+        &token,
+        json!({"dateSigned": days_after(&now, 1)}),
+    )
+    .await;
+    assert_eq!(
+        error(&future),
+        (
+            422,
+            "body".into(),
+            "dateSigned".into(),
+            json!("Contract signature date can't be in the future")
+        )
+    );
+    let signed_at = text(&signed["dateSigned"]);
+    let early = patch(
+        &s,
+        &path,
+        &token,
+        json!({"dateSigned": days_after(&signed_at, -1)}),
+    )
+    .await;
+    let (status, _, _, description) = error(&early);
+    assert_eq!(status, 403);
+    assert!(
+        text(&description).starts_with("Change dateSigned (")
+            && text(&description).contains(&format!(
+                "can't be earlier than contract dateSigned ({signed_at})"
+            )),
+        "{description}"
+    );
+    s.advance("PT1H").await;
+    let edited = patch(
+        &s,
+        &path,
+        &token,
+        json!({"rationale_ru": "Сокращение объёмов", "dateSigned": now}),
+    )
+    .await;
+    assert_eq!(edited.status, 200, "{}", edited.text);
+    assert_eq!(
+        edited.body["data"]["date"], created_at,
+        "a plain edit keeps the date"
+    );
+    let applied = patch(&s, &path, &token, json!({"status": "active"})).await;
+    assert_eq!(applied.status, 200, "{}", applied.text);
+    assert_eq!(applied.body["data"]["status"], "active");
+    assert_eq!(applied.body["data"]["dateSigned"], json!(now));
+    assert_eq!(
+        applied.body["data"]["date"],
+        json!(s.now().await),
+        "dated when applied"
+    );
+    for data in [json!({"rationale": "Інша"}), json!({"status": "pending"})] {
+        let fixed = patch(&s, &path, &token, data).await;
+        assert_eq!(
+            error(&fixed),
+            phase("Can't update contract change in current (active) status")
+        );
+    }
+    let c = read(&s, &id).await;
+    assert_eq!(c["changes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        c["value"], signed["value"],
+        "applying a change does not edit the contract"
+    );
+    let listed = s
+        .get(&format!("/api/2.3/contracts/{id}/changes"))
+        .send()
+        .await;
+    assert_eq!(listed.body["data"], c["changes"]);
+    let unknown = s
+        .get(&format!(
+            "/api/2.3/contracts/{id}/changes/{}",
+            "0".repeat(32)
+        ))
+        .send()
+        .await;
+    assert_eq!(
+        error(&unknown),
+        (404, "url".into(), "change_id".into(), json!("Not Found"))
+    );
+    // The next change is judged against the one applied.
+    let before_last = post(&s, &format!("{id}/changes"), &token, json!({"rationale": "Р", "rationaleTypes": ["taxRate"], "dateSigned": days_after(&now, -1)})).await;
+    let (status, _, _, description) = error(&before_last);
+    assert_eq!(status, 403);
+    assert!(
+        text(&description).contains("can't be earlier than last active change dateSigned"),
+        "{description}"
+    );
+}
+
+#[tokio::test]
+async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let token = credentials(&s, &id, &tender_token).await;
+    let docs = format!("{id}/documents");
+    let anonymous = s
+        .post(&format!("/api/2.3/contracts/{docs}"))
+        .data(document_body("a.pdf"))
+        .send()
+        .await;
+    assert_eq!(error(&anonymous), forbidden());
+    let added = post(&s, &docs, &token, document_body("Contract.pdf")).await;
+    assert_eq!(added.status, 201, "{}", added.text);
+    assert_eq!(added.body["data"]["documentOf"], "contract");
+    let doc = added.id();
+    assert_eq!(
+        added.header("Location"),
+        Some(format!("{}/api/2.3/contracts/{id}/documents/{doc}", s.base).as_str())
+    );
+    let change = post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "Р", "rationaleTypes": ["taxRate"]}),
+    )
+    .await
+    .id();
+    let unknown_change = patch(
+        &s,
+        &format!("{docs}/{doc}"),
+        &token,
+        json!({"documentOf": "change", "relatedItem": "0".repeat(32)}),
+    )
+    .await;
+    assert_eq!(
+        error(&unknown_change),
+        (
+            422,
+            "body".into(),
+            "relatedItem".into(),
+            json!("relatedItem should be one of changes")
+        )
+    );
+    let bound = patch(
+        &s,
+        &format!("{docs}/{doc}"),
+        &token,
+        json!({"documentOf": "change", "relatedItem": change}),
+    )
+    .await;
+    assert_eq!(bound.status, 200, "{}", bound.text);
+    assert_eq!(bound.body["data"]["relatedItem"], change.as_str());
+    let version = s
+        .put(&format!("/api/2.3/contracts/{docs}/{doc}"))
+        .broker("broker")
+        .header("X-Access-Token", &token)
+        .data(document_body("Contract-2.pdf"))
+        .send()
+        .await;
+    assert_eq!(version.status, 200, "{}", version.text);
+    assert_eq!(
+        version.body["data"]["documentOf"], "change",
+        "kept from the version before"
+    );
+    let now = s.now().await;
+    assert_eq!(
+        patch(
+            &s,
+            &format!("{id}/changes/{change}"),
+            &token,
+            json!({"status": "active", "dateSigned": now})
+        )
+        .await
+        .status,
+        200
+    );
+    let later = post(&s, &docs, &token, document_body("Annex.pdf")).await;
+    assert_eq!(later.status, 201, "{}", later.text);
+    let too_late = patch(
+        &s,
+        &format!("{docs}/{}", later.id()),
+        &token,
+        json!({"documentOf": "change", "relatedItem": change}),
+    )
+    .await;
+    assert_eq!(
+        error(&too_late),
+        phase("Can't add document to 'active' change")
+    );
+    let listed = s.get(&format!("/api/2.3/contracts/{docs}")).send().await;
+    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(2));
+    let every = s
+        .get(&format!("/api/2.3/contracts/{docs}?all=1"))
+        .send()
+        .await;
+    assert_eq!(
+        every.body["data"].as_array().map(Vec::len),
+        Some(3),
+        "every version"
+    );
+    let one = s
+        .get(&format!("/api/2.3/contracts/{docs}/{doc}"))
+        .send()
+        .await;
+    assert_eq!(
+        one.body["data"]["previousVersions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let shown = read(&s, &id).await;
+    assert_eq!(shown["documents"].as_array().map(Vec::len), Some(2));
+}
+
+#[tokio::test]
+async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let token = credentials(&s, &id, &tender_token).await;
+    post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "Р", "rationaleTypes": ["taxRate"]}),
+    )
+    .await;
+    let before = read(&s, &id).await;
+    let mut whole = before.clone();
+    whole["description"] = json!("Поставка паперу А4");
+    whole["id"] = json!("0".repeat(32));
+    whole["contractID"] = json!("UA-0");
+    whole["owner"] = json!("broker1");
+    whole["dateSigned"] = json!("2020-01-01T00:00:00+02:00");
+    whole["changes"][0]["rationale"] = json!("Змінено");
+    whole["items"][0]["classification"]["id"] = json!("44617100-9");
+    whole["items"][0]["quantity"] = json!(12);
+    let r = contract_patch(&s, &id, &token, whole).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let after = read(&s, &id).await;
+    let mut expected = before.clone();
+    expected["description"] = json!("Поставка паперу А4");
+    expected["items"][0]["quantity"] = json!(12);
+    expected["dateModified"] = after["dateModified"].clone();
+    assert_eq!(after, expected);
+    assert_ne!(after["dateModified"], before["dateModified"]);
+    // Sending it back as it is changes nothing, dateModified included.
+    let same = contract_patch(&s, &id, &token, after.clone()).await;
+    assert_eq!((same.status, &same.body["data"]), (200, &after));
+    assert_eq!(read(&s, &id).await, after);
+    let rogue = contract_patch(&s, &id, &token, json!({"colour": "red", "status": "done", "period": {"startDate": "2030-02-01", "endDate": "2030-01-01"}})).await;
+    let errors: Vec<(Value, Value)> = rogue.body["errors"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| (e["name"].clone(), e["description"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        errors,
+        [
+            (
+                json!("status"),
+                json!("Value must be one of ['terminated', 'active'].")
+            ),
+            (
+                json!("period.startDate"),
+                json!("period should begin before its end")
+            ),
+            (json!("colour"), json!("Rogue field")),
+        ]
+    );
+    let duplicate = contract_patch(
+        &s,
+        &id,
+        &token,
+        json!({"items": [after["items"][0], after["items"][0]]}),
+    )
+    .await;
+    assert_eq!(
+        error(&duplicate),
+        (
+            422,
+            "body".into(),
+            "items".into(),
+            json!("Item id should be uniq for all items")
+        )
+    );
+    let none = contract_patch(&s, &id, &token, json!({"items": []})).await;
+    assert_eq!(
+        error(&none),
+        (
+            422,
+            "body".into(),
+            "items".into(),
+            json!("Please provide at least 1 item.")
+        )
+    );
+    let wrong_type = s
+        .patch(&format!("/api/2.3/contracts/{id}"))
+        .broker("broker")
+        .header("X-Access-Token", &token)
+        .raw("text/plain", "{}")
+        .send()
+        .await;
+    assert_eq!(wrong_type.status, 415);
+    assert_eq!(read(&s, &id).await, after, "refusals change nothing");
+}
+
+#[tokio::test]
+async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_freezes_everything() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let token = credentials(&s, &id, &tender_token).await;
+    let doc = post(
+        &s,
+        &format!("{id}/documents"),
+        &token,
+        document_body("Contract.pdf"),
+    )
+    .await
+    .id();
+    let unpaid = contract_patch(&s, &id, &token, json!({"status": "terminated"})).await;
+    assert_eq!(
+        error(&unpaid),
+        phase("Can't terminate contract while 'amountPaid' is not set")
+    );
+    assert_eq!(read(&s, &id).await["status"], "active");
+    let paid = contract_patch(
+        &s,
+        &id,
+        &token,
+        json!({"amountPaid": {"amount": 900, "currency": "USD", "valueAddedTaxIncluded": false}}),
+    )
+    .await;
+    assert_eq!(paid.status, 200, "{}", paid.text);
+    assert_eq!(
+        paid.body["data"]["amountPaid"],
+        json!({"amount": 900.0, "currency": "UAH", "valueAddedTaxIncluded": true}),
+        "shown in the value's currency, with its VAT flag; more than the value is fine"
+    );
+    let revalued = contract_patch(
+        &s,
+        &id,
+        &token,
+        json!({"value": {"currency": "USD", "valueAddedTaxIncluded": false}}),
+    )
+    .await;
+    assert_eq!(
+        revalued.body["data"]["amountPaid"],
+        json!({"amount": 900.0, "currency": "USD", "valueAddedTaxIncluded": false})
+    );
+    let terminated = contract_patch(
+        &s,
+        &id,
+        &token,
+        json!({"status": "terminated", "amountPaid": {"amount": 400}, "terminationDetails": "Виконано"}),
+    )
+    .await;
+    assert_eq!(terminated.status, 200, "{}", terminated.text);
+    assert_eq!(terminated.body["data"]["status"], "terminated");
+    assert_eq!(terminated.body["data"]["amountPaid"]["amount"], 400.0);
+    let held = read(&s, &id).await;
+
+    let refusals = [
+        (
+            contract_patch(&s, &id, &token, json!({"description": "Ще"})).await,
+            "Can't update contract in current (terminated) status",
+        ),
+        (
+            contract_patch(&s, &id, &token, json!({"status": "active"})).await,
+            "Can't update contract in current (terminated) status",
+        ),
+        (
+            post(
+                &s,
+                &format!("{id}/changes"),
+                &token,
+                json!({"rationale": "Р", "rationaleTypes": ["taxRate"]}),
+            )
+            .await,
+            "Can't add contract change in current (terminated) contract status",
+        ),
+        (
+            post(
+                &s,
+                &format!("{id}/documents"),
+                &token,
+                document_body("Late.pdf"),
+            )
+            .await,
+            "Can't add document in current (terminated) contract status",
+        ),
+        (
+            s.put(&format!("/api/2.3/contracts/{id}/documents/{doc}"))
+                .broker("broker")
+                .header("X-Access-Token", &token)
+                .data(document_body("Late.pdf"))
+                .send()
+                .await,
+            "Can't update document in current (terminated) contract status",
+        ),
+        (
+            patch(
+                &s,
+                &format!("{id}/documents/{doc}"),
+                &token,
+                json!({"description": "Д"}),
+            )
+            .await,
+            "Can't update document in current (terminated) contract status",
+        ),
+        (
+            s.patch(&format!(
+                "/api/2.3/contracts/{id}/credentials?acc_token={tender_token}"
+            ))
+            .broker("broker")
+            .send()
+            .await,
+            "Can't generate credentials in current (terminated) contract status",
+        ),
+    ];
+    for (refused, message) in refusals {
+        assert_eq!(error(&refused), phase(message));
+    }
+    assert_eq!(read(&s, &id).await, held, "nothing changed");
+}
+
+#[tokio::test]
+async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_on() {
+    use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
+    let s = TestServer::start().await;
+    let (id, token, _) = s
+        .create(lot_tender(&s.now().await, &[(A, 300.0), (B, 200.0)]))
+        .await;
+    s.advance("P1DT1M").await;
+    assert_eq!(
+        try_bid(&s, &id, lot_bid_body(&[(A, 280.0), (B, 190.0)]))
+            .await
+            .status,
+        201
+    );
+    let t = s.until_status(&id, "active.qualification").await;
+    let award_a = t["awards"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["lotID"] == A).cloned())
+        .expect("lot A's award");
+    let approved = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/awards/{}", text(&award_a["id"])),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    s.past(
+        approved.body["data"]["complaintPeriod"]["endDate"]
+            .as_str()
+            .unwrap_or_default(),
+    )
+    .await;
+    let t = s.tender(&id).await;
+    let contract = t["contracts"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["awardID"] == award_a["id"]).cloned())
+        .expect("lot A's contract");
+    let contract_id = text(&contract["id"]);
+    assert_eq!(
+        s.get(&format!("/api/2.3/contracts/{contract_id}"))
+            .send()
+            .await
+            .status,
+        404,
+        "not before its lot completes"
+    );
+    let signed = as_owner(
+        &s,
+        "PATCH",
+        &format!("{id}/contracts/{contract_id}"),
+        &token,
+        json!({"status": "active"}),
+    )
+    .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    let t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.qualification", "lot B goes on");
+    let c = read(&s, &contract_id).await;
+    assert_eq!(c["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(c["items"][0]["relatedLot"], A);
+    let listed = s.get("/api/2.3/contracts").send().await;
+    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(1));
+}
