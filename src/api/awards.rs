@@ -1,8 +1,7 @@
 //! `/tenders/{tender_id}/awards` and `/contracts`: read by anyone, decided by the owner.
 
 use super::error::ApiError;
-use super::{App, app, guard, param, reply};
-use crate::domain::Refusal;
+use super::{app, guard, param, reads, reply, writes};
 use crate::domain::tender::Tender;
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
@@ -10,18 +9,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 fn to_json<T: Serialize>(value: &T) -> Json {
-    serde_json::to_value(value).unwrap_or_default()
-}
-
-fn read(
-    req: &Request,
-    app: &App,
-    f: impl FnOnce(&Tender) -> Result<Json, Refusal>,
-) -> Result<Json, ApiError> {
-    Ok(app
-        .store
-        .read(&param(req, "tender_id"), f)
-        .ok_or_else(|| ApiError::not_found("tender_id"))??)
+    reads::json(value)
 }
 
 #[handler]
@@ -30,10 +18,7 @@ pub async fn list(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let awards = read(req, &app, |t| Ok(to_json(&t.awards)))?;
-    reply::ok(req, res, awards);
-    Ok(())
+    reads::list(req, depot, res, |t: &Tender| Ok(reads::all(&t.awards)))
 }
 
 #[handler]
@@ -42,11 +27,9 @@ pub async fn show(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let id = param(req, "award_id");
-    let award = read(req, &app, |t| t.award(&id).map(to_json))?;
-    reply::ok(req, res, award);
-    Ok(())
+    reads::one(req, depot, res, "award_id", |t: &Tender, id| {
+        t.award(id).map(to_json)
+    })
 }
 
 #[handler]
@@ -55,10 +38,7 @@ pub async fn contracts(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let all = read(req, &app, |t| Ok(to_json(&t.contracts)))?;
-    reply::ok(req, res, all);
-    Ok(())
+    reads::list(req, depot, res, |t: &Tender| Ok(reads::all(&t.contracts)))
 }
 
 #[handler]
@@ -67,11 +47,9 @@ pub async fn contract(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let id = param(req, "contract_id");
-    let one = read(req, &app, |t| t.contract(&id).map(to_json))?;
-    reply::ok(req, res, one);
-    Ok(())
+    reads::one(req, depot, res, "contract_id", |t: &Tender, id| {
+        t.contract(id).map(to_json)
+    })
 }
 
 #[handler]
@@ -127,26 +105,14 @@ pub async fn change_contract(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let (tender_id, id) = (param(req, "tender_id"), param(req, "contract_id"));
-    let body = guard::write(
+    writes::change(
         req,
-        &app,
-        &tender_id,
-        |t| t.contract(&id).map(|_| ()),
+        depot,
+        res,
+        "contract_id",
         guard::owner,
+        |t: &mut Tender, id, s| t.change_contract(id, s.data, s.cx, s.now),
+        |t, id| t.contract(id).map(to_json),
     )
-    .await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app
-        .store
-        .update(
-            &tender_id,
-            now,
-            |t| t.change_contract(&id, data, &cx, now),
-            |t| t.contract(&id).map(to_json),
-        )
-        .await??;
-    reply::ok(req, res, view);
-    Ok(())
+    .await
 }

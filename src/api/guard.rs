@@ -7,28 +7,58 @@ use super::auth::{Broker, presented_token};
 use super::body::{self, Body};
 use super::error::ApiError;
 use crate::contracting::Contract;
-use crate::domain::Refusal;
 use crate::domain::tender::Tender;
+use crate::domain::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use salvo::prelude::*;
 
-/// A kind of record the API writes to by id: where it is read, and the name its id takes in
-/// paths and in a 404.
+/// A kind of record the API reads and writes by id: where it is read and changed, the path
+/// of its collection, and the name its id takes in paths and in a 404.
 pub trait Kept: Sized {
+    const PATH: &'static str;
     const ID: &'static str;
     fn read<R>(app: &App, id: &str, f: impl FnOnce(&Self) -> R) -> Option<R>;
+    /// The store's write of the record: `op` on a copy, `view` of what it left.
+    fn update<V: Send>(
+        app: &App,
+        id: &str,
+        now: Timestamp,
+        op: impl FnOnce(&mut Self) -> Result<Change, Refusal> + Send,
+        view: impl FnOnce(&Self) -> V + Send,
+    ) -> impl Future<Output = Result<V, Refusal>> + Send;
 }
 
 impl Kept for Tender {
+    const PATH: &'static str = "tenders";
     const ID: &'static str = "tender_id";
     fn read<R>(app: &App, id: &str, f: impl FnOnce(&Tender) -> R) -> Option<R> {
         app.store.read(id, f)
     }
+    fn update<V: Send>(
+        app: &App,
+        id: &str,
+        now: Timestamp,
+        op: impl FnOnce(&mut Tender) -> Result<Change, Refusal> + Send,
+        view: impl FnOnce(&Tender) -> V + Send,
+    ) -> impl Future<Output = Result<V, Refusal>> + Send {
+        app.store.update(id, now, op, view)
+    }
 }
 
 impl Kept for Contract {
+    const PATH: &'static str = "contracts";
     const ID: &'static str = "contract_id";
     fn read<R>(app: &App, id: &str, f: impl FnOnce(&Contract) -> R) -> Option<R> {
         app.store.read_contract(id, f)
+    }
+    fn update<V: Send>(
+        app: &App,
+        id: &str,
+        now: Timestamp,
+        op: impl FnOnce(&mut Contract) -> Result<Change, Refusal> + Send,
+        view: impl FnOnce(&Contract) -> V + Send,
+    ) -> impl Future<Output = Result<V, Refusal>> + Send {
+        app.store.update_contract(id, now, op, view)
     }
 }
 

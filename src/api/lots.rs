@@ -2,14 +2,15 @@
 //! enquiries are open.
 
 use super::error::ApiError;
-use super::{app, guard, param, reply};
+use super::{app, guard, param, reads, reply, writes};
 use crate::domain::Change;
 use crate::domain::lot::Lot;
+use crate::domain::tender::Tender;
 use salvo::prelude::*;
 use serde_json::Value as Json;
 
 fn to_json(l: &Lot) -> Json {
-    serde_json::to_value(l).unwrap_or_default()
+    reads::json(l)
 }
 
 #[handler]
@@ -18,15 +19,7 @@ pub async fn list(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let all = app
-        .store
-        .read(&param(req, "tender_id"), |t| {
-            Json::Array(t.lots.iter().map(to_json).collect())
-        })
-        .ok_or_else(|| ApiError::not_found("tender_id"))?;
-    reply::ok(req, res, all);
-    Ok(())
+    reads::list(req, depot, res, |t: &Tender| Ok(reads::all(&t.lots)))
 }
 
 #[handler]
@@ -35,38 +28,23 @@ pub async fn show(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let id = param(req, "lot_id");
-    let one = app
-        .store
-        .read(&param(req, "tender_id"), |t| t.lot(&id).map(to_json))
-        .ok_or_else(|| ApiError::not_found("tender_id"))??;
-    reply::ok(req, res, one);
-    Ok(())
+    reads::one(req, depot, res, "lot_id", |t: &Tender, id| {
+        t.lot(id).map(to_json)
+    })
 }
 
 #[handler]
 pub async fn add(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let tender_id = param(req, "tender_id");
-    let body = guard::write(req, &app, &tender_id, |_| Ok(()), guard::owner).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let mut new_id = String::new();
-    let view = app
-        .store
-        .update(
-            &tender_id,
-            now,
-            |t| {
-                new_id = t.add_lot(data, &cx, now)?;
-                Ok(Change::Public)
-            },
-            |t| t.lots.last().map(to_json).unwrap_or_default(),
-        )
-        .await?;
-    let location = format!("{}/tenders/{tender_id}/lots/{new_id}", app.api_root(req));
-    reply::created(req, res, &location, view, None);
-    Ok(())
+    writes::add(
+        req,
+        depot,
+        res,
+        "lots",
+        guard::owner,
+        |t: &mut Tender, s| t.add_lot(s.data, s.cx, s.now),
+        |t, id| t.lot(id).map(to_json),
+    )
+    .await
 }
 
 /// A PATCH that changes nothing answers the lot as it is: upstream answered `null`, but the
@@ -77,28 +55,16 @@ pub async fn change(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let (tender_id, id) = (param(req, "tender_id"), param(req, "lot_id"));
-    let body = guard::write(
+    writes::change(
         req,
-        &app,
-        &tender_id,
-        |t| t.lot(&id).map(|_| ()),
+        depot,
+        res,
+        "lot_id",
         guard::owner,
+        |t: &mut Tender, id, s| t.change_lot(id, s.data, s.cx),
+        |t, id| t.lot(id).map(to_json),
     )
-    .await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let view = app
-        .store
-        .update(
-            &tender_id,
-            now,
-            |t| t.change_lot(&id, data, &cx),
-            |t| t.lot(&id).map(to_json),
-        )
-        .await??;
-    reply::ok(req, res, view);
-    Ok(())
+    .await
 }
 
 #[handler]

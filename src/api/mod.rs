@@ -20,9 +20,11 @@ pub mod listing;
 mod lots;
 pub mod openapi;
 mod questions;
+pub mod reads;
 pub mod reply;
 mod tenders;
 mod upload;
+pub mod writes;
 
 use crate::clock::Clock;
 use crate::domain::document::{Filing, UrlStyle};

@@ -3,7 +3,7 @@
 use super::auth::Level;
 use super::error::ApiError;
 use super::reply::{self, wants_pretty};
-use super::{app, body, guard, param};
+use super::{app, body, guard, param, reads};
 use crate::domain::tender::Tender;
 use crate::domain::{Change, views};
 use salvo::prelude::*;
@@ -15,22 +15,14 @@ pub async fn list(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let pretty = wants_pretty(req);
-    let render = |t: &Tender| {
-        let all: Vec<_> = t
+    reads::list(req, depot, res, |t: &Tender| {
+        let shown: Vec<_> = t
             .questions
             .iter()
             .map(|q| views::question(q, t.status))
             .collect();
-        reply::render(all, None, pretty)
-    };
-    let text = app
-        .store
-        .read(&param(req, "tender_id"), render)
-        .ok_or_else(|| ApiError::not_found("tender_id"))?;
-    reply::ok_rendered(res, text);
-    Ok(())
+        Ok(reads::json(&shown))
+    })
 }
 
 #[handler]
@@ -39,18 +31,10 @@ pub async fn show(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let (id, pretty) = (param(req, "question_id"), wants_pretty(req));
-    let render = |t: &Tender| {
-        t.question(&id)
-            .map(|q| reply::render(views::question(q, t.status), None, pretty))
-    };
-    let text = app
-        .store
-        .read(&param(req, "tender_id"), render)
-        .ok_or_else(|| ApiError::not_found("tender_id"))??;
-    reply::ok_rendered(res, text);
-    Ok(())
+    reads::one(req, depot, res, "question_id", |t: &Tender, id| {
+        t.question(id)
+            .map(|q| reads::json(&views::question(q, t.status)))
+    })
 }
 
 /// Any accredited broker may ask; no token is needed. The asker sees the author.

@@ -9,7 +9,7 @@ use crate::api::documents::{Writing, document_data, redirect};
 use crate::api::error::{ApiError, write_json};
 use crate::api::guard::{self, contract_owner, tender_owner_of};
 use crate::api::reply::{self, wants_pretty};
-use crate::api::{App, app, param};
+use crate::api::{App, app, param, reads, writes};
 use crate::domain::Refusal;
 use crate::domain::document::UrlStyle;
 use crate::domain::ids;
@@ -297,12 +297,7 @@ pub async fn changes(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let all = read(&app, &param(req, "contract_id"), |c| {
-        Ok(to_json(&c.changes))
-    })?;
-    reply::ok(req, res, all);
-    Ok(())
+    reads::list(req, depot, res, |c: &Contract| Ok(reads::all(&c.changes)))
 }
 
 #[handler]
@@ -311,13 +306,9 @@ pub async fn show_change(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let change_id = param(req, "change_id");
-    let one = read(&app, &param(req, "contract_id"), |c| {
-        c.change(&change_id).map(to_json)
-    })?;
-    reply::ok(req, res, one);
-    Ok(())
+    reads::one(req, depot, res, "change_id", |c: &Contract, id| {
+        c.change(id).map(reads::json)
+    })
 }
 
 /// `POST …/changes`: a pending change.
@@ -327,26 +318,16 @@ pub async fn add_change(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let id = param(req, "contract_id");
-    let body = guard::write_in(req, &app, &id, |_: &Contract| Ok(()), contract_owner).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let mut new_id = String::new();
-    let shown = app
-        .store
-        .update_contract(
-            &id,
-            now,
-            |c| {
-                new_id = c.add_change(data, &cx, now)?;
-                Ok(crate::domain::Change::Public)
-            },
-            |c| c.changes.last().map(to_json),
-        )
-        .await?;
-    let location = format!("{}/changes/{new_id}", address(&app, req, &id));
-    reply::created(req, res, &location, shown, None);
-    Ok(())
+    writes::add(
+        req,
+        depot,
+        res,
+        "changes",
+        contract_owner,
+        |c: &mut Contract, s| c.add_change(s.data, s.cx, s.now),
+        |c, id| c.change(id).map(reads::json),
+    )
+    .await
 }
 
 /// `PATCH …/changes/{change_id}`: a pending change edited, or applied.
@@ -356,22 +337,16 @@ pub async fn edit_change(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let (id, change_id) = (param(req, "contract_id"), param(req, "change_id"));
-    let exists = |c: &Contract| c.change(&change_id).map(|_| ());
-    let body = guard::write_in(req, &app, &id, exists, contract_owner).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let shown = app
-        .store
-        .update_contract(
-            &id,
-            now,
-            |c| c.edit_change(&change_id, data, &cx, now),
-            |c| c.change(&change_id).map(to_json),
-        )
-        .await??;
-    reply::ok(req, res, shown);
-    Ok(())
+    writes::change(
+        req,
+        depot,
+        res,
+        "change_id",
+        contract_owner,
+        |c: &mut Contract, id, s| c.edit_change(id, s.data, s.cx, s.now),
+        |c, id| c.change(id).map(reads::json),
+    )
+    .await
 }
 
 /// The contracts' routes under the API root.

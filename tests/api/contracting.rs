@@ -69,31 +69,33 @@ pub async fn credentials(s: &TestServer, contract: &str, tender_token: &str) -> 
     r.token()
 }
 
-async fn contract_patch(s: &TestServer, contract: &str, token: &str, data: Value) -> Reply {
-    s.patch(&format!("/api/2.3/contracts/{contract}"))
+/// A write under `/contracts/{path}` as the tender owner's broker, with `token` in the
+/// header, as the upstream client sends it.
+async fn write(
+    s: &TestServer,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+    data: Value,
+) -> Reply {
+    s.call(method, &format!("/api/2.3/contracts/{path}"))
         .broker("broker")
         .header("X-Access-Token", token)
         .data(data)
         .send()
         .await
+}
+
+async fn contract_patch(s: &TestServer, contract: &str, token: &str, data: Value) -> Reply {
+    write(s, reqwest::Method::PATCH, contract, token, data).await
 }
 
 async fn post(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
-    s.post(&format!("/api/2.3/contracts/{path}"))
-        .broker("broker")
-        .header("X-Access-Token", token)
-        .data(data)
-        .send()
-        .await
+    write(s, reqwest::Method::POST, path, token, data).await
 }
 
 async fn patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
-    s.patch(&format!("/api/2.3/contracts/{path}"))
-        .broker("broker")
-        .header("X-Access-Token", token)
-        .data(data)
-        .send()
-        .await
+    write(s, reqwest::Method::PATCH, path, token, data).await
 }
 
 async fn read(s: &TestServer, contract: &str) -> Value {
