@@ -700,3 +700,154 @@ async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
     assert_eq!(tender["data"]["id"], id.as_str());
     assert_eq!(s.get(&bid_url).await["data"], bid["data"]);
 }
+
+async fn read_paths(s: &Server, paths: &[String]) -> Vec<Value> {
+    let mut all = Vec::new();
+    for path in paths {
+        all.push(s.get(path).await);
+    }
+    all
+}
+
+/// A contract under management is kept like a tender: after a restart its token still
+/// writes, and its changes, documents and payment read as before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    let (id, token) = s.create(tender_body(START, 1, 4)).await;
+    let clock = |now: &str| json!({"now": days_after(now, 0).replace('Z', "+00:00")});
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "P1DT1M"}),
+    )
+    .await;
+    s.write(
+        reqwest::Method::POST,
+        &format!("/api/2.3/tenders/{id}/bids"),
+        bid_body(400.0),
+    )
+    .await;
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let end = t["data"]["tenderPeriod"]["endDate"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.write(reqwest::Method::POST, "/testing/clock", clock(&end))
+        .await;
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "PT1S"}),
+    )
+    .await;
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let award = t["data"]["awards"][0]["id"].as_str().unwrap().to_string();
+    let approved = s
+        .write(
+            reqwest::Method::PATCH,
+            &format!("/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"),
+            json!({"status": "active"}),
+        )
+        .await;
+    let stand_still = approved["data"]["complaintPeriod"]["endDate"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.write(reqwest::Method::POST, "/testing/clock", clock(&stand_still))
+        .await;
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "PT1S"}),
+    )
+    .await;
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let contract = t["data"]["contracts"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.write(
+        reqwest::Method::PATCH,
+        &format!("/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"),
+        json!({"status": "active"}),
+    )
+    .await;
+    let (status, taken) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/2.3/contracts/{contract}/credentials?acc_token={token}"),
+            None,
+        )
+        .await
+        .expect("the server answers");
+    assert_eq!(status, 200, "{taken}");
+    let own = taken["access"]["token"].as_str().unwrap().to_string();
+    let at = |path: &str| format!("/api/2.3/contracts/{contract}{path}?acc_token={own}");
+    let change = s
+        .write(
+            reqwest::Method::POST,
+            &at("/changes"),
+            json!({"rationale": "Зменшення обсягів", "rationaleTypes": ["volumeCuts"]}),
+        )
+        .await;
+    let change = change["data"]["id"].as_str().unwrap().to_string();
+    s.write(
+        reqwest::Method::POST,
+        &at("/documents"),
+        json!({"title": "Change.pdf", "url": "http://docs.example.net/get/change.pdf", "hash": "md5:00000000000000000000000000000000", "format": "application/pdf", "documentOf": "change", "relatedItem": change}),
+    )
+    .await;
+    s.write(
+        reqwest::Method::PATCH,
+        &at(""),
+        json!({"amountPaid": {"amount": 380}, "description": "Поставка"}),
+    )
+    .await;
+    let paths = [
+        format!("/api/2.3/contracts/{contract}"),
+        format!("/api/2.3/contracts/{contract}/changes"),
+        format!("/api/2.3/contracts/{contract}/documents?all=1"),
+        "/api/2.3/contracts?opt_fields=contractID,status".to_string(),
+    ];
+    let before = read_paths(&s, &paths).await;
+    s.stop();
+
+    let mut s = Server::start(dir.path());
+    pretty_assertions::assert_eq!(read_paths(&s, &paths).await, before);
+    let now = s.get("/testing/clock").await["data"]["now"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let applied = s
+        .write(
+            reqwest::Method::PATCH,
+            &at(&format!("/changes/{change}")),
+            json!({"status": "active", "dateSigned": now}),
+        )
+        .await;
+    assert_eq!(applied["data"]["status"], "active", "the kept token writes");
+    let (status, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/api/2.3/contracts/{contract}/credentials?acc_token={token}"),
+            None,
+        )
+        .await
+        .expect("the server answers");
+    assert_eq!(status, 200, "the tender's kept token asks for credentials");
+    let (status, _) = s
+        .send(
+            reqwest::Method::PATCH,
+            &at(""),
+            Some(json!({"data": {"description": "Старий токен"}})),
+        )
+        .await
+        .expect("the server answers");
+    assert_eq!(
+        status, 403,
+        "the token before the new credentials is retired"
+    );
+    s.stop();
+}
