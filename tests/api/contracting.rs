@@ -845,3 +845,33 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
     let listed = s.get("/api/2.3/contracts").send().await;
     assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(1));
 }
+
+/// Faults on demand reach the contracts as every other path under the API: a change refused
+/// before it is applied leaves the contract as it was, one answered 5xx after it is applied
+/// is kept.
+#[tokio::test]
+async fn faults_on_demand_hit_contract_writes() {
+    let s = TestServer::start().await;
+    let (_, tender_token, signed) = completed(&s, None).await;
+    let id = text(&signed["id"]);
+    let token = credentials(&s, &id, &tender_token).await;
+    let before = read(&s, &id).await;
+    for (fault, kept) in [("error-before-commit", false), ("error-after-commit", true)] {
+        let rule = s
+            .post("/testing/faults")
+            .broker("broker")
+            .data(json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault}))
+            .send()
+            .await;
+        assert_eq!(rule.status, 201, "{}", rule.text);
+        let description = format!("Змінено ({fault})");
+        let r = contract_patch(&s, &id, &token, json!({"description": description})).await;
+        assert_eq!(r.status, 503, "{}", r.text);
+        let after = read(&s, &id).await;
+        if kept {
+            assert_eq!(after["description"], description.as_str());
+        } else {
+            assert_eq!(after, before);
+        }
+    }
+}
