@@ -282,6 +282,14 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let status = wait_for_text(&session, "#tender-status", "complete").await;
     assert_eq!(status, "complete");
 
+    // The signed contract is under management now: its page opens from the tender's.
+    let link = session
+        .wait_for("a.contract-link", Duration::from_secs(15))
+        .await;
+    session.click(&link).await;
+    let status = wait_for_text(&session, "#contract-status", "active").await;
+    assert_eq!(status, "active", "the contract's page shows it");
+
     session.close().await;
     drop(driver);
     server.stop().await;

@@ -14,6 +14,7 @@ const state = {
   rows: new Map(),    // id -> listing row, newest change first
   olderOffset: null,  // next_page.offset of the last page loaded
   tender: null,       // the tender shown, as the API represents it
+  contract: null,     // the contract under management shown, or null
   shownKey: "",       // what the tender page was last drawn from
 };
 
@@ -191,6 +192,11 @@ function selectedId() {
   return m ? decodeURIComponent(m[1]) : null;
 }
 
+function selectedContract() {
+  const m = location.hash.match(/^#\/contracts\/([^/?]+)/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
 async function loadTender(id) {
   const { status, body } = await getJson(API + "/tenders/" + encodeURIComponent(id));
   if (status !== 200 || !body) {
@@ -339,7 +345,9 @@ function drawTender() {
       records("Bids", t.bids, (b) => [names(b.tenderers), " ", money(b.value), " ", h("span", { class: "status" }, b.status || "")]),
       records("Awards", t.awards, (a) => [h("span", { class: "status" }, a.status), " ", names(a.suppliers), " ", money(a.value),
         a.complaintPeriod ? h("span", { class: "note" }, " stand-still until " + shortTime(a.complaintPeriod.endDate)) : null]),
-      records("Contracts", t.contracts, (c) => [c.contractID || c.id, " ", h("span", { class: "status" }, c.status), " ", money(c.value)]),
+      records("Contracts", t.contracts, (c) => [c.status === "active" && t.status === "complete"
+        ? h("a", { href: "#/contracts/" + encodeURIComponent(c.id), class: "contract-link" }, c.contractID || c.id)
+        : c.contractID || c.id, " ", h("span", { class: "status" }, c.status), " ", money(c.value)]),
       records("Cancellations", t.cancellations, (c) => [h("span", { class: "status" }, c.status), " ", c.reason || ""]),
       records("Claims", t.complaints, (c) => [h("span", { class: "status" }, c.status), " ", c.title || "",
         c.resolution ? h("span", { class: "note" }, " — " + c.resolution) : null])),
@@ -347,12 +355,53 @@ function drawTender() {
   );
 }
 
+// ---- one contract under management --------------------------------------------------------
+
+async function loadContract(id) {
+  const { status, body } = await getJson(API + "/contracts/" + encodeURIComponent(id));
+  if (status !== 200 || !body) {
+    state.contract = null;
+    showProblem("Contract " + id + " is not under management (its lot has not completed).");
+    return;
+  }
+  state.contract = body.data;
+}
+
+function drawContract() {
+  const c = state.contract;
+  const view = $("contract-view");
+  const back = c ? h("a", { href: "#/tenders/" + encodeURIComponent(c.tender_id) }, "← its tender") : h("a", { href: "#/" }, "← all tenders");
+  if (!c) { view.replaceChildren(h("p", {}, back)); return; }
+  const facts = [
+    ["Status", h("span", { class: "status", id: "contract-status" }, c.status)],
+    ["Contract number", c.contractNumber], ["Owner", c.owner],
+    ["Supplier", names(c.suppliers)], ["Value", money(c.value)], ["Paid", money(c.amountPaid)],
+    ["Signed", shortTime(c.dateSigned)],
+    ["Period", c.period ? shortTime(c.period.startDate) + " → " + shortTime(c.period.endDate) : null],
+    ["Termination", c.terminationDetails], ["Changed", shortTime(c.dateModified)],
+  ].filter(([, v]) => v !== undefined && v !== null && v !== "");
+  view.replaceChildren(
+    h("p", {}, back),
+    h("div", { class: "card" },
+      h("h2", {}, (c.contractID || c.id) + (c.title ? " · " + c.title : ""), c.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
+      h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
+    h("div", { class: "card" },
+      records("Changes", c.changes, (ch) => [h("span", { class: "status" }, ch.status), " ", ch.rationale || "",
+        " ", h("span", { class: "note" }, (ch.rationaleTypes || []).join(", ") + (ch.dateSigned ? " · signed " + shortTime(ch.dateSigned) : ""))]),
+      records("Documents", c.documents, docLine),
+      (c.changes || []).length || (c.documents || []).length ? null : h("p", { class: "note" }, "No changes or documents yet.")),
+    h("details", { class: "card" }, h("summary", {}, "Raw JSON"), h("pre", { class: "raw" }, JSON.stringify(c, null, 2))),
+  );
+}
+
 // ---- the loop ---------------------------------------------------------------------------
 
 function route() {
   const id = selectedId();
-  $("list-view").hidden = !!id;
+  const contract = selectedContract();
+  $("list-view").hidden = !!(id || contract);
   $("tender-view").hidden = !id;
+  $("contract-view").hidden = !contract;
   return id;
 }
 
@@ -363,7 +412,12 @@ async function refresh() {
   try {
     await loadClock();
     const id = route();
-    if (id) {
+    const contract = selectedContract();
+    if (contract) {
+      await loadContract(contract);
+      const key = "c|" + contract + "|" + (state.contract && state.contract.dateModified);
+      if (key !== state.shownKey) { state.shownKey = key; drawContract(); }
+    } else if (id) {
       await loadTender(id);
       // Redrawn only when the tender or the clock changed, so an open <details> stays open.
       const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now;
