@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The qualification, cancellation and lot flows of a broker, driven by the upstream Python client.
+"""The qualification, cancellation, lot and contract management flows of a broker, driven by
+the upstream Python client.
 
 Runs `openprocurement_client` (the reference broker client, `pip install
 openprocurement-client`) against a tender-registry started with `--testing`:
@@ -15,7 +16,12 @@ URL): registered uploads, an unregistered one and a legacy multipart upload to t
 read back byte for byte from the address the API shows. The lot flow creates a tender with a
 lot inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each
 bid's participationUrl for the lot, and drives the lot's award and contract to complete. Time
-moves through the server's clock control API. Exits non-zero on the first unexpected answer.
+moves through the server's clock control API. The contract signed in the qualification flow is
+then managed through the client's ContractingClient, as upstream's contracting service was:
+found in the contracts' feed by its contractID, its credentials taken with the tender token, a
+change created, documented through the document service and applied, the contract edited with
+the whole object sent back, paid and terminated, after which a document upload is refused.
+Exits non-zero on the first unexpected answer.
 
 With DS_USER:DS_PASSWORD, a user of the server's document service users file (upstream's
 format, `--ds-users`), the owner's client uploads with those credentials, as a broker's
@@ -33,7 +39,14 @@ from munch import munchify
 # The client was written for Python 2.
 builtins.basestring = str
 
+import openprocurement_client.client  # noqa: E402
 from openprocurement_client.client import TendersClient  # noqa: E402
+
+# contract.py imports its base class the Python 2 way (`from client import ...`).
+sys.modules.setdefault("client", openprocurement_client.client)
+from openprocurement_client.contract import ContractingClient  # noqa: E402
+from openprocurement_client.exceptions import InvalidResponse, ResourceError  # noqa: E402
+from openprocurement_client.utils import get_contract_id_by_uaid  # noqa: E402
 from openprocurement_client.document_service_client import (  # noqa: E402
     DocumentServiceClient,
 )
@@ -228,6 +241,65 @@ def lot_flow(owner, bidder):
     check("the lot tender after signing", state.status, "complete")
 
 
+def contract_flow(owner_ds, contract_uaid, tender_token):
+    """The signed contract under management, as robot_tests' contract_management.robot runs it."""
+    contracting = ContractingClient("broker", host_url=BASE, api_version="2.3", ds_client=owner_ds)
+    viewer = ContractingClient("", host_url=BASE, api_version="2.3")
+    contracting.get_contracts()
+    cid = get_contract_id_by_uaid(contract_uaid, viewer)
+    contract = viewer.get_contract(cid)
+    check("the contract's ID", contract.data.contractID, contract_uaid)
+    credentials = contracting.retrieve_contract_credentials(cid, tender_token)
+    token = credentials.access.token
+    check("the contract token's length", len(token), 32)
+    change = contracting.create_change(
+        cid,
+        token,
+        {
+            "data": {
+                "rationale": "Зміна ціни у зв'язку з коливанням ринку",
+                "rationale_en": "Price change",
+                "rationaleTypes": ["itemPriceVariation", "priceReduction", "taxRate"],
+                "status": "pending",
+            }
+        },
+    )
+    check("the change's status", change.data.status, "pending")
+    as_contract = munchify({"data": {"id": cid}, "access": {"token": token}})
+    document = contracting.upload_document(pdf("Change.pdf"), as_contract)
+    check("the change document's bytes", download(document.data.url), pdf("Change.pdf").read())
+    bound = dict(document.data, documentOf="change", relatedItem=change.data.id)
+    # The whole reply sent back with the binding, as robot_tests sends it.
+    rebound = contracting.patch_document(as_contract, {"data": bound})
+    check("the document's change", rebound.data.relatedItem, change.data.id)
+    # A full-object PATCH, as the robot sends each edit: read, change one field, send all.
+    whole = viewer.get_contract(cid)
+    whole.data.description = "Поставка паперу А4, уточнено"
+    contracting.patch_contract(cid, token, {"data": whole.data})
+    check("the edited description", viewer.get_contract(cid).data.description, whole.data.description)
+    now = server_now().isoformat()
+    applied = contracting.patch_change(cid, change.data.id, token, {"data": {"status": "active", "dateSigned": now}})
+    check("the applied change", applied.data.status, "active")
+    try:
+        contracting.patch_change(cid, change.data.id, token, {"data": {"rationale": "Ще раз"}})
+        sys.exit("an applied change was edited")
+    except (InvalidResponse, ResourceError) as refused:
+        check("an applied change refusing an edit", refused.response.status_code, 403)
+    paid = contracting.patch_contract(
+        cid, token, {"data": {"amountPaid": {"amount": 470, "currency": "UAH", "valueAddedTaxIncluded": True}}}
+    )
+    check("the amount paid", paid.data.amountPaid.amount, 470.0)
+    terminated = contracting.patch_contract(
+        cid, token, {"data": {"status": "terminated", "terminationDetails": "Виконано"}}
+    )
+    check("the terminated contract", terminated.data.status, "terminated")
+    try:
+        contracting.upload_document(pdf("Late.pdf"), as_contract)
+        sys.exit("a terminated contract took a document")
+    except (InvalidResponse, ResourceError) as refused:
+        check("a terminated contract refusing a document", refused.response.status_code, 403)
+
+
 def main():
     # The document service is the server itself: the owner's client with the service's own
     # user when one is given, the bidder's with its broker key.
@@ -268,6 +340,7 @@ def main():
     contract = owner.get_tender(tid).data.contracts[-1]
     owner.patch_contract(tender, {"data": {"id": contract.id, "status": "active"}})
     check("the tender after signing", owner.get_tender(tid).data.status, "complete")
+    contract_flow(owner_ds, contract.contractID, tender.access.token)
 
     # Cancellation: pending, with a document, then active.
     tender = owner.create_tender(tender_data())
