@@ -172,6 +172,16 @@ async fn a_completed_tender_hands_its_signed_contract_over_in_the_same_write() {
         listed.body["data"],
         json!([{"id": id, "dateModified": c["dateModified"], "contractID": c["contractID"], "status": "active", "tender_id": t["id"]}])
     );
+    let posted = s
+        .post("/api/2.3/contracts")
+        .broker("broker")
+        .data(json!({}))
+        .send()
+        .await;
+    assert_eq!(
+        posted.status, 405,
+        "contracts are handed over, never posted"
+    );
     let unknown = s
         .get(&format!("/api/2.3/contracts/{}", "0".repeat(32)))
         .send()
@@ -675,6 +685,14 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
     )
     .await
     .id();
+    let pending = post(
+        &s,
+        &format!("{id}/changes"),
+        &token,
+        json!({"rationale": "Р", "rationaleTypes": ["taxRate"]}),
+    )
+    .await
+    .id();
     let unpaid = contract_patch(&s, &id, &token, json!({"status": "terminated"})).await;
     assert_eq!(
         error(&unpaid),
@@ -764,6 +782,16 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
             )
             .await,
             "Can't update document in current (terminated) contract status",
+        ),
+        (
+            patch(
+                &s,
+                &format!("{id}/changes/{pending}"),
+                &token,
+                json!({"rationale": "Інша"}),
+            )
+            .await,
+            "Can't update contract change in current (terminated) contract status",
         ),
         (
             s.patch(&format!(
