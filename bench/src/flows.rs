@@ -72,6 +72,8 @@ struct Flow {
     token: String,
     award: Option<String>,
     complaint_end: Option<OffsetDateTime>,
+    /// The contract signed, once the tender completed.
+    contract: Option<String>,
     failed: Option<Error>,
     requests: u64,
 }
@@ -239,6 +241,7 @@ impl Flow {
                         done["data"]["status"]
                     )));
                 }
+                self.contract = Some(contract);
             }
         }
         Ok(())
@@ -256,6 +259,8 @@ pub struct FlowStats {
     /// Durations of waves (each flow of a wave takes as long as its wave), microseconds.
     pub wave_latencies: Vec<u32>,
     pub failures: Failures,
+    /// The contracts the completed flows signed, with their tenders' tokens.
+    pub contracts: Vec<(String, String)>,
 }
 
 impl FlowStats {
@@ -336,6 +341,7 @@ async fn wave(
             token: String::new(),
             award: None,
             complaint_end: None,
+            contract: None,
             failed: None,
             requests: 0,
         }));
@@ -386,7 +392,12 @@ async fn wave(
         stats.started += 1;
         stats.requests += flow.requests;
         match &flow.failed {
-            None => stats.completed += 1,
+            None => {
+                stats.completed += 1;
+                if let Some(contract) = &flow.contract {
+                    stats.contracts.push((contract.clone(), flow.token.clone()));
+                }
+            }
             Some(e) => stats.failures.add("flow".into(), || e.to_string()),
         }
     }

@@ -699,6 +699,10 @@ async fn crowded_cases(b: &mut Bench) -> Result<(), Error> {
 }
 
 const PATCH_CASE: &str = "PATCH tender (description)";
+pub const CONTRACT_GET: &str = "GET contract";
+pub const CONTRACT_PATCH: &str = "PATCH contract (description)";
+/// Contracts the contract cases write to (their credentials are taken one by one first).
+const MANAGED_CONTRACTS: usize = 256;
 const BID_CASE: &str = "POST bid (draft, scenarios/bid.json)";
 const TENDER_CASE: &str = "POST tender (scenarios/tender.json)";
 
@@ -959,6 +963,7 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         println!("{}", b.report.progress_line(&row));
         b.report.flows = Some((stats.per_second(), stats.completed, stats.started));
         b.report.rows.push(row);
+        contract_cases(b, stats.contracts).await?;
     }
     if !b.has_clock {
         b.report
@@ -993,6 +998,70 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         .case("baseline again (drift check)", Bench::baseline_generator())
         .await;
     b.report.baseline_again = again.per_second();
+    Ok(())
+}
+
+/// The contracts the flows signed, under management: read, and changed with their own
+/// tokens (taken first, with their tenders' tokens). A target without contract management
+/// answers 404 and the cases are skipped.
+async fn contract_cases(b: &mut Bench, signed: Vec<(String, String)>) -> Result<(), Error> {
+    if !(b.wanted(CONTRACT_GET) || b.wanted(CONTRACT_PATCH)) {
+        return Ok(());
+    }
+    let mut managed = Vec::new();
+    for (contract, tender_token) in signed.into_iter().take(MANAGED_CONTRACTS) {
+        let call = Call::new(
+            Method::PATCH,
+            format!("/api/2.3/contracts/{contract}/credentials?acc_token={tender_token}"),
+        )
+        .by(&b.owner);
+        let reply = b.control.send(&call).await?;
+        if reply.status == 404 {
+            b.note(
+                "the target has no contract management (404): the contract cases are skipped"
+                    .into(),
+            );
+            return Ok(());
+        }
+        let taken = reply.checked("take a contract's credentials")?.json();
+        let token = taken["access"]["token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        managed.push((contract, token));
+    }
+    if managed.is_empty() {
+        return Ok(());
+    }
+    let managed = Arc::new(managed);
+    let read = managed.clone();
+    b.case(
+        CONTRACT_GET,
+        Arc::new(move |rng: &mut Rng| {
+            Call::get(format!(
+                "/api/2.3/contracts/{}",
+                read[rng.below(read.len())].0
+            ))
+        }),
+    )
+    .await;
+    let owner = b.owner.clone();
+    b.case(
+        CONTRACT_PATCH,
+        Arc::new(move |rng: &mut Rng| {
+            let (id, token) = &managed[rng.below(managed.len())];
+            let body = json!({"data": {"description": format!(
+                "Поставка за графіком, редакція {}", rng.next_u64() % 1_000_000
+            )}});
+            Call::new(
+                Method::PATCH,
+                format!("/api/2.3/contracts/{id}?acc_token={token}"),
+            )
+            .by(&owner)
+            .json(body.to_string())
+        }),
+    )
+    .await;
     Ok(())
 }
 

@@ -42,6 +42,8 @@ fn a_quick_run_measures_every_case_without_errors() {
         "PATCH tender",
         "POST bid",
         "whole flows",
+        "GET contract",
+        "PATCH contract",
         "POST tender",
         "lot tender: POST with 3 lots",
         "lot tender: GET with 3 lots",
