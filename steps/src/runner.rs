@@ -10,7 +10,6 @@ use std::{
 use cucumber::{
     World as _, WriterExt as _, cli, gherkin, parser,
     runner::{self, basic::ScenarioType},
-    tag::Ext as _,
     writer::{self, Coloring},
 };
 use futures::FutureExt as _;
@@ -18,7 +17,7 @@ use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 
 use crate::{
     acceleration::Acceleration,
-    feature_set::FeatureSet,
+    feature_set::{self, FeatureSet},
     outcome::{Reclassify, Recorder, Shared, verdict_of},
     progress::Progress,
     report::RunReport,
@@ -139,13 +138,11 @@ pub async fn certify<Custom: clap::Args>(
         },
     };
     let tags_text = tags.as_ref().map(tag_expression);
+    // The tags and `--name` both apply, as `--list` shows; cucumber alone drops the tags for a name.
+    let name = opts.re_filter.take();
 
     if settings.progress == LiveOutput::Bar {
-        let total: usize = features
-            .scenarios(tags.as_ref(), opts.re_filter.as_ref())?
-            .iter()
-            .map(|s| s.runs)
-            .sum();
+        let total = features.scenarios(tags.as_ref(), name.as_ref())?.len();
         target.progress = Arc::new(Progress::on_terminal(total));
     }
     let target = Arc::new(target);
@@ -174,11 +171,7 @@ pub async fn certify<Custom: clap::Args>(
     let progress = target.progress.clone();
     let cucumber = TenderWorld::cucumber()
         .before(move |feature, rule, scenario, world| {
-            let tags: Vec<String> = feature
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| &r.tags))
-                .chain(&scenario.tags)
+            let tags: Vec<String> = feature_set::all_tags(feature, rule, scenario)
                 .cloned()
                 .collect();
             world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
@@ -212,15 +205,7 @@ pub async fn certify<Custom: clap::Args>(
         .with_cli(opts);
     let _writer = cucumber
         .filter_run(features_dir.dir.clone(), move |feature, rule, scenario| {
-            tags.as_ref().is_none_or(|t| {
-                t.eval(
-                    feature
-                        .tags
-                        .iter()
-                        .chain(rule.iter().flat_map(|r| &r.tags))
-                        .chain(&scenario.tags),
-                )
-            })
+            feature_set::selects(tags.as_ref(), name.as_ref(), feature, rule, scenario)
         })
         .await;
 
