@@ -3,6 +3,7 @@
 use std::{
     fs::File,
     io::{self, Write},
+    path::Path,
     sync::Arc,
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
@@ -50,15 +51,30 @@ pub type CertifyWriter = writer::FailOnSkipped<
     >,
 >;
 
+/// Cucumber's parser without its `-i/--input` glob. That glob would read files from wherever
+/// it points, past the set the run was given (built in, or `--features DIR`), so the
+/// certificate's digest would name scenarios that did not run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FeatureFiles;
+
+impl<I: AsRef<Path>> cucumber::Parser<I> for FeatureFiles {
+    type Cli = cli::Empty;
+    type Output = <parser::Basic as cucumber::Parser<I>>::Output;
+
+    fn parse(self, input: I, _: cli::Empty) -> Self::Output {
+        cucumber::Parser::parse(parser::Basic::new(), input, parser::basic::Cli::default())
+    }
+}
+
 /// Cucumber's own options (`--tags`, `--name`, `--concurrency`, `--color`, …) plus `Custom`.
 pub type Opts<Custom> = cli::Opts<
-    parser::basic::Cli,
+    cli::Empty,
     runner::basic::Cli,
     <CertifyWriter as cucumber::Writer<TenderWorld>>::Cli,
     Custom,
 >;
 
-fn output(path: Option<&std::path::Path>) -> Result<Out, String> {
+fn output(path: Option<&Path>) -> Result<Out, String> {
     match path {
         Some(p) => File::create(p)
             .map(|f| Box::new(f) as Out)
@@ -169,7 +185,8 @@ pub async fn certify<Custom: clap::Args>(
 
     let hook_target = target.clone();
     let progress = target.progress.clone();
-    let cucumber = TenderWorld::cucumber()
+    let cucumber = TenderWorld::cucumber::<std::path::PathBuf>()
+        .with_parser(FeatureFiles)
         .before(move |feature, rule, scenario, world| {
             let tags: Vec<String> = feature_set::all_tags(feature, rule, scenario)
                 .cloned()

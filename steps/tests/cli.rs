@@ -14,6 +14,21 @@ fn stdout(output: &Output) -> String {
 }
 
 #[test]
+fn help_lists_no_input_glob_and_the_glob_is_refused() {
+    let help = tender_certify(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = stdout(&help);
+    assert!(text.contains("--features <DIR>"), "{text}");
+    assert!(!text.contains("--input"), "{text}");
+    assert!(!text.contains("-i,"), "{text}");
+
+    let refused = tender_certify(&["--list", "-i", "features/*.feature"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("unexpected argument '-i'"), "{stderr}");
+}
+
+#[test]
 fn list_names_each_example_of_an_outline() {
     let output = tender_certify(&["--list", "--tags", "@refusals and not @clock"]);
     assert_eq!(output.status.code(), Some(0));
