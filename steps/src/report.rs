@@ -97,8 +97,14 @@ impl RunReport {
         })
     }
 
-    /// One sentence: certified or not, and why.
+    /// One sentence: certified or not, and why, pointing to the failures and skips that the
+    /// certificate lists after it.
     pub fn verdict(&self) -> String {
+        self.verdict_pointing("below")
+    }
+
+    /// The verdict, pointing to the failures and skips at `place` (above or below it).
+    fn verdict_pointing(&self, place: &str) -> String {
         let blocking = self.blocking_failures().count();
         if self.certified() {
             "**Conforms**: every selected `@spec` scenario passed.".to_owned()
@@ -108,12 +114,16 @@ impl RunReport {
             "**Not certified**: no scenario was selected.".to_owned()
         } else if blocking > 0 {
             format!(
-                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures below."
+                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures {place}."
             )
         } else if self.counts_of(Class::Spec).skipped > 0 || self.strict {
-            "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips below.".to_owned()
+            format!(
+                "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips {place}."
+            )
         } else {
-            "**Not certified**: nothing failed, but with `--fail-on-skip` every selected scenario must be checked, and some were skipped; see the skips below.".to_owned()
+            format!(
+                "**Not certified**: nothing failed, but with `--fail-on-skip` every selected scenario must be checked, and some were skipped; see the skips {place}."
+            )
         }
     }
 
@@ -221,7 +231,12 @@ impl RunReport {
                 );
             }
         }
-        let _ = writeln!(out, "  verdict: {}", self.verdict().replace("**", ""));
+        // Printed last, after the failures and skips.
+        let _ = writeln!(
+            out,
+            "  verdict: {}",
+            self.verdict_pointing("above").replace("**", "")
+        );
         out
     }
 
@@ -573,6 +588,30 @@ mod tests {
             "{}",
             run.verdict()
         );
+    }
+
+    #[test]
+    fn the_verdict_points_to_the_failures_where_they_are_printed() {
+        let run = report(vec![outcome(
+            Class::Spec,
+            &["spec", "res-date"],
+            Some("date is not later"),
+        )]);
+        let terminal = run.terminal_summary();
+        let failure = terminal
+            .find("FAILED  [@spec]")
+            .expect("the failure is listed");
+        let verdict = terminal
+            .find("verdict: Does not conform")
+            .expect("a verdict");
+        assert!(failure < verdict, "{terminal}");
+        assert!(terminal.contains("see the failures above."), "{terminal}");
+        assert!(!terminal.contains("below"), "{terminal}");
+        let md = run.markdown();
+        let failure = md.find("### [@spec]").expect("the failure is listed");
+        let verdict = md.find("**Does not conform**").expect("a verdict");
+        assert!(verdict < failure, "{md}");
+        assert!(md.contains("see the failures below."), "{md}");
     }
 
     #[test]
