@@ -7,7 +7,8 @@ use crate::{
     offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
-    target::ClockMode,
+    target::{ClockMode, ClockReading, ClockRecord},
+    timestamps,
 };
 
 /// Everything known about a finished run.
@@ -19,6 +20,8 @@ pub struct RunReport {
     pub suite_version: &'static str,
     pub seed: u64,
     pub clock: ClockMode,
+    /// The target's clock at the start and end of the run, and what the run did with it.
+    pub target_clock: ClockRecord,
     /// Target clock minus local clock, e.g. "+0.4 s".
     pub skew: String,
     pub owner: String,
@@ -167,6 +170,55 @@ impl RunReport {
         (covering.len(), checks, result)
     }
 
+    /// How time was made to pass, for the certificate.
+    pub fn time_moved_by(&self) -> &'static str {
+        match (self.clock, self.target_clock.kept) {
+            (ClockMode::ControlApi, _) => "clock control API (`/testing/clock`)",
+            (ClockMode::RealTime, true) => {
+                "real time (`--keep-clock`): short periods, waiting on the target's clock control API for its time"
+            }
+            (ClockMode::RealTime, false) => {
+                "real time: short periods, waiting on the target's `Date` header"
+            }
+        }
+    }
+
+    /// What became of the target's clock: where it stood at the start and the end of the run,
+    /// and whether the run moved it, for every tender on the target.
+    pub fn target_clock_story(&self) -> String {
+        let record = &self.target_clock;
+        let reading = |r: &ClockReading| {
+            format!(
+                "{} ({})",
+                timestamps::format(r.now),
+                if r.frozen { "frozen" } else { "running" }
+            )
+        };
+        let (Some(start), Some(end)) = (&record.start, &record.end) else {
+            return "not moved: the target has no clock control API".to_owned();
+        };
+        if record.kept {
+            format!(
+                "not moved (`--keep-clock`): {} at the start, {} at the end",
+                reading(start),
+                reading(end)
+            )
+        } else if record.moves > 0 {
+            format!(
+                "the run moved it {}, from {} to {}, for every tender on the target",
+                timestamps::describe_span(start.now, end.now),
+                reading(start),
+                reading(end)
+            )
+        } else {
+            format!(
+                "not moved by the run: {} at the start, {} at the end",
+                reading(start),
+                reading(end)
+            )
+        }
+    }
+
     /// `N passed, N failed, N skipped` over every scenario.
     pub fn summary_line(&self) -> String {
         let c = self.counts();
@@ -180,6 +232,11 @@ impl RunReport {
     pub fn terminal_summary(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "certification of {} (seed {})", self.target, self.seed);
+        let _ = writeln!(
+            out,
+            "  target clock: {}",
+            self.target_clock_story().replace('`', "")
+        );
         for class in [Class::Spec, Class::Upstream, Class::Untagged] {
             let c = self.counts_of(class);
             if c.total() > 0 {
@@ -279,14 +336,9 @@ impl RunReport {
             "| Seed | {} (reproduce with `--seed {}`) |",
             self.seed, self.seed
         );
-        let clock = match self.clock {
-            ClockMode::ControlApi => "clock control API (`/testing/clock`)",
-            ClockMode::RealTime => {
-                "real time: short periods, waiting on the target's `Date` header"
-            }
-        };
         let _ = writeln!(md, "| Features | {} |", self.features);
-        let _ = writeln!(md, "| Time moved by | {clock} |");
+        let _ = writeln!(md, "| Time moved by | {} |", self.time_moved_by());
+        let _ = writeln!(md, "| Target clock | {} |", self.target_clock_story());
         // The reason may quote the target's answer; a `|` in it would end the table cell.
         let _ = writeln!(
             md,
@@ -532,6 +584,7 @@ mod tests {
             suite_version: "0",
             seed: 1,
             clock: ClockMode::ControlApi,
+            target_clock: ClockRecord::default(),
             skew: String::new(),
             owner: "broker".into(),
             other: "broker1".into(),

@@ -119,11 +119,21 @@ pub async fn certify<Custom: clap::Args>(
     println!(
         "tender-certify: target {} ({})",
         target.base_url,
-        match mode {
-            ClockMode::ControlApi => "time moved through its clock control API",
-            ClockMode::RealTime => "no clock control API: waiting in real time",
+        match (mode, target.clock_api) {
+            (ClockMode::ControlApi, _) => "time moved through its clock control API",
+            (ClockMode::RealTime, true) =>
+                "--keep-clock: its clock is not moved, waiting in real time",
+            (ClockMode::RealTime, false) => "no clock control API: waiting in real time",
         }
     );
+    if let (ClockMode::ControlApi, Some(start)) = (mode, target.clock_at_start) {
+        // A shared target's other tenders jump with the clock: say so before anything moves.
+        println!(
+            "tender-certify: the target's clock reads {}{}; scenarios that need dates to pass move it forward, for every tender on the target (--keep-clock leaves it alone)",
+            crate::timestamps::format(start.now),
+            if start.frozen { " (frozen)" } else { "" }
+        );
+    }
     if target.acceleration != Acceleration::Off {
         println!(
             "tender-certify: acceleration: {}",
@@ -227,6 +237,7 @@ pub async fn certify<Custom: clap::Args>(
         .await;
 
     target.progress.clear();
+    let target_clock = target.clock_record().await;
     let collected = std::mem::take(
         &mut *shared
             .lock()
@@ -239,6 +250,7 @@ pub async fn certify<Custom: clap::Args>(
         suite_version: env!("CARGO_PKG_VERSION"),
         seed,
         clock: mode,
+        target_clock,
         skew: format!(
             "{sign}{:.1} s (target {} local)",
             target.skew.as_secs_f64(),
