@@ -1,5 +1,7 @@
-//! What a certification does to the target's clock. With `--keep-clock` a clock-capable server
-//! is certified in real time and its clock is not moved.
+//! What a certification does to the target's clock. With the clock frozen (`--clock-start`) the
+//! reference server is certified in full: a date refreshed at a moment the clock stood still is
+//! refreshed, and the certificate names the frozen clock and how far the run moved it. With
+//! `--keep-clock` a clock-capable server is certified in real time and its clock is not moved.
 use std::{
     path::PathBuf,
     time::{Duration, Instant},
@@ -54,6 +56,52 @@ async fn clock_of(base_url: &str) -> serde_json::Value {
         .await
         .unwrap()["data"]
         .clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_whose_clock_stands_still_is_certified_in_full() {
+    let (server, base_url) = server(Some(FRIDAY_AFTERNOON)).await;
+    let (report, markdown) = certify(&base_url, "@spec", |_| {}).await;
+    server.stop().await;
+
+    let failed: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != Verdict::Passed)
+        .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
+        .collect();
+    assert!(failed.is_empty(), "{}", report.terminal_summary());
+    assert!(report.certified(), "{}", report.terminal_summary());
+    for (file, line) in [
+        ("two_phase_creation.feature", 36),
+        ("tender_documents.feature", 50),
+    ] {
+        assert!(
+            report
+                .scenarios
+                .iter()
+                .any(|s| s.file == file && s.line == line),
+            "{file}:{line} ran"
+        );
+    }
+
+    let clock = &report.target_clock;
+    let start = clock.start.expect("the clock was read at the start");
+    let end = clock.end.expect("the clock was read at the end");
+    assert_eq!(start.now, FRIDAY_AFTERNOON);
+    assert!(start.frozen && end.frozen, "{clock:?}");
+    assert!(end.now > start.now && clock.moves > 0, "{clock:?}");
+    assert!(clock.still_stamps >= 2, "{clock:?}");
+    assert!(
+        markdown.contains("| Target clock | the run moved it +")
+            && markdown.contains("from 2026-11-27T16:30:00.000000+02:00 (frozen) to 20")
+            && markdown.contains("for every tender on the target"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("were taken as refreshed, the clock standing still at that moment"),
+        "{markdown}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -197,7 +197,7 @@ impl RunReport {
         let (Some(start), Some(end)) = (&record.start, &record.end) else {
             return "not moved: the target has no clock control API".to_owned();
         };
-        if record.kept {
+        let mut story = if record.kept {
             format!(
                 "not moved (`--keep-clock`): {} at the start, {} at the end",
                 reading(start),
@@ -216,7 +216,15 @@ impl RunReport {
                 reading(start),
                 reading(end)
             )
+        };
+        if record.still_stamps > 0 {
+            let _ = write!(
+                story,
+                "; {} refreshed timestamp(s) equal to the one replaced were taken as refreshed, the clock standing still at that moment",
+                record.still_stamps
+            );
         }
+        story
     }
 
     /// `N passed, N failed, N skipped` over every scenario.

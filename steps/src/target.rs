@@ -48,6 +48,9 @@ pub struct ClockRecord {
     pub kept: bool,
     /// Moves the run made through the clock API.
     pub moves: usize,
+    /// Refreshed timestamps equal to the ones they replaced, taken as refreshed because the
+    /// target's clock stood still at that moment.
+    pub still_stamps: usize,
 }
 
 /// One target, shared by every scenario of a run.
@@ -65,6 +68,7 @@ pub struct Target {
     /// The clock as read when the run started (a target with a clock API).
     pub clock_at_start: Option<ClockReading>,
     moves: AtomicUsize,
+    still_stamps: AtomicUsize,
     /// Target clock minus local clock, measured once at the start of the run.
     pub skew: Duration,
     pub skew_ahead: bool,
@@ -96,6 +100,7 @@ impl Target {
             clock_api: false,
             clock_at_start: None,
             moves: AtomicUsize::new(0),
+            still_stamps: AtomicUsize::new(0),
             skew: Duration::ZERO,
             skew_ahead: false,
             period: settings.period,
@@ -204,6 +209,11 @@ impl Target {
         self.moves.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts a refreshed timestamp taken as refreshed though equal to the one it replaced.
+    pub fn accepted_still_stamp(&self) {
+        self.still_stamps.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// What the run did with the clock, read once more at its end.
     pub async fn clock_record(&self) -> ClockRecord {
         let end = match self.clock_api {
@@ -215,6 +225,7 @@ impl Target {
             end,
             kept: self.clock_api && self.clock == ClockMode::RealTime,
             moves: self.moves.load(Ordering::Relaxed),
+            still_stamps: self.still_stamps.load(Ordering::Relaxed),
         }
     }
 }

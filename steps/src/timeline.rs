@@ -212,6 +212,47 @@ impl TenderWorld {
         }
     }
 
+    /// A timestamp the target refreshes "to the time of the change" (`stamp`) must be later than
+    /// the one it replaced (`before`). The same moment passes only when the target's clock
+    /// provably stood still there: its control API still reads that moment, and a clock only
+    /// moves forward. An earlier one never passes.
+    pub async fn check_refreshed(
+        &self,
+        what: &str,
+        before: OffsetDateTime,
+        stamp: OffsetDateTime,
+    ) -> Result<(), String> {
+        let shown = |at| timestamps::format(at);
+        if stamp > before {
+            return Ok(());
+        }
+        if stamp < before {
+            return Err(format!(
+                "{what} is {}, earlier than the {} it replaced",
+                shown(stamp),
+                shown(before)
+            ));
+        }
+        let target = self.target()?;
+        if !target.clock_api {
+            return Err(format!(
+                "{what} is {}, not later than before (the target has no clock control API to show that its clock stood still)",
+                shown(stamp)
+            ));
+        }
+        let clock = target.clock_reading().await?;
+        if clock.now == stamp {
+            target.accepted_still_stamp();
+            return Ok(());
+        }
+        Err(format!(
+            "{what} is {}, the same as before, yet the target's clock did not stand still there: it reads {}{}",
+            shown(stamp),
+            shown(clock.now),
+            if clock.frozen { " (frozen)" } else { "" }
+        ))
+    }
+
     /// The earliest auction start of the tender's lots, for a tender divided into lots.
     fn first_lot_auction(&self) -> Result<OffsetDateTime, String> {
         self.tender_field("/lots")?
