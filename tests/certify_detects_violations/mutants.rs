@@ -278,6 +278,34 @@ pub fn mutants() -> Vec<Mutant> {
         ),
         mutant(
             1,
+            "GET …/bids/{bid}/documents",
+            "a bid's documents are listed without its token while tendering",
+            true,
+            "@ep-biddoc-list",
+            |m, r| accept_any_on(BidDocList, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET …/bids/{bid}/documents",
+            "a refusal to list a bid's documents carries them all the same",
+            true,
+            "@ep-biddoc-list",
+            |m, r| accept_any_on(BidDocList, m, r),
+            |m, r, a| {
+                if r.endpoint() == BidDocList && a.status == 200 && !m.is_rightful(r) {
+                    let mut refusal = forbidden();
+                    refusal.edit(|v| {
+                        v["data"] =
+                            serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"]
+                                .clone()
+                    });
+                    *a = refusal;
+                }
+            },
+        ),
+        mutant(
+            1,
             "PATCH /tenders/{id}/awards/{award}",
             "any credential confirms the award",
             true,
