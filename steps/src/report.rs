@@ -175,7 +175,7 @@ impl RunReport {
         match (self.clock, self.target_clock.kept) {
             (ClockMode::ControlApi, _) => "clock control API (`/testing/clock`)",
             (ClockMode::RealTime, true) => {
-                "real time (`--keep-clock`): short periods, waiting on the target's clock control API for its time"
+                "real time (`--keep-clock`): short periods, waiting on the target's clock as `GET /testing/clock` reads it"
             }
             (ClockMode::RealTime, false) => {
                 "real time: short periods, waiting on the target's `Date` header"
@@ -673,6 +673,50 @@ mod tests {
         let verdict = md.find("**Does not conform**").expect("a verdict");
         assert!(verdict < failure, "{md}");
         assert!(md.contains("see the failures below."), "{md}");
+    }
+
+    #[test]
+    fn the_certificate_tells_what_the_run_did_to_the_target_clock() {
+        let at = |text| crate::timestamps::parse(text).unwrap();
+        let reading = |text, frozen| ClockReading {
+            now: at(text),
+            frozen,
+        };
+        let mut run = report(vec![outcome(Class::Spec, &["spec"], None)]);
+        assert_eq!(
+            run.target_clock_story(),
+            "not moved: the target has no clock control API"
+        );
+        run.target_clock = ClockRecord {
+            start: Some(reading("2026-11-27T16:30:00+02:00", true)),
+            end: Some(reading("2026-11-27T16:30:00+02:00", true)),
+            ..ClockRecord::default()
+        };
+        assert_eq!(
+            run.target_clock_story(),
+            "not moved by the run: 2026-11-27T16:30:00.000000+02:00 (frozen) at the start, \
+             2026-11-27T16:30:00.000000+02:00 (frozen) at the end"
+        );
+        run.target_clock.end = Some(reading("2029-01-01T00:00:00+02:00", false));
+        run.target_clock.moves = 3;
+        run.target_clock.still_stamps = 2;
+        let story = run.target_clock_story();
+        assert!(
+            story.starts_with(
+                "the run moved it +2 years 34 days 7 h 30 min, from \
+                 2026-11-27T16:30:00.000000+02:00 (frozen) to 2029-01-01T00:00:00.000000+02:00 \
+                 (running), for every tender on the target; 2 refreshed timestamp(s)"
+            ),
+            "{story}"
+        );
+        assert!(
+            run.markdown()
+                .contains(&format!("| Target clock | {story} |"))
+        );
+        assert!(
+            run.terminal_summary()
+                .contains("  target clock: the run moved it +2 years")
+        );
     }
 
     #[test]
