@@ -86,6 +86,30 @@ Feature: Bids: step by step, in one batch, and their documents
     And the response is a JSON data envelope holding an array
     And the bid document is listed
 
+  @spec @auth-2 @ep-biddoc-list @clock @serial
+  Scenario: A bid's documents are not listed without the bid token while tendering
+    Given the owner has published a tender
+    And the tender period has started
+    And a bidder has registered an active bid
+    And a second bidder has registered an active bid
+    When an anonymous client lists the first bid's documents without a token
+    Then the request is refused with an error
+    And the response shows none of the first bid's documents
+    When the second bidder lists the first bid's documents with its own bid token
+    Then the request is refused with an error
+    And the response shows none of the first bid's documents
+    When the owner lists the first bid's documents with the tender token
+    Then the request is refused with an error
+    And the response shows none of the first bid's documents
+
+  @upstream @ep-biddoc-list @clock @serial
+  Scenario: A bid's documents asked for without the bid token while tendering are refused with upstream's message
+    Given the owner has published a tender
+    And the tender period has started
+    And a bidder has registered an active bid
+    When an anonymous client lists the first bid's documents without a token
+    Then the response is an error 403 at "body" named "data" saying "Can't view bid documents in current (active.tendering) tender status"
+
   @spec @phase-bids
   Scenario: A bid before the tendering period is refused
     Given the owner has published a tender

@@ -52,7 +52,7 @@ Feature: Tender documents
     When the owner uploads a new version of the document
     Then the response status is 200
     And the document keeps its id and datePublished
-    And the document's dateModified is later than before
+    And the document's dateModified is refreshed
     And the document has the title, hash and format that were sent
 
   @spec @ep-get

@@ -37,7 +37,7 @@ Feature: Two-phase creation: a draft, then its publication
     Given the owner has created a draft tender
     When the owner publishes the draft tender
     Then the response status is 200
-    And the tender's date is later than before
+    And the tender's date is refreshed
 
   @spec @res-date
   Scenario: A published tender keeps its publication date through its changes

@@ -1,7 +1,7 @@
 @refusals
 Feature: Every write refuses the wrong credentials and changes nothing
   Authentication rule 2: changes under a tender need the tender token, and a bid's changes and
-  private reads need the bid token. Every write endpoint is tried with no token, a wrong token
+  private reads (the bid, its documents) need the bid token. Every write endpoint is tried with no token, a wrong token
   and another object's token. The response to a refusal is not stated beyond being an error, so
   any 4xx in the error envelope will do; what matters is that reading back the object, and the
   tender that holds it, shows that nothing changed.
@@ -53,8 +53,8 @@ Feature: Every write refuses the wrong credentials and changes nothing
       | write               |
       | answer the question |
 
-  @spec @auth-2 @ep-bid-patch @ep-biddoc-post @ep-bid-get @clock @serial
-  Scenario: A bid's writes and its private read refuse every token but the bid's own
+  @spec @auth-2 @ep-bid-patch @ep-biddoc-post @ep-bid-get @ep-biddoc-list @clock @serial
+  Scenario: A bid's writes and its private reads refuse every token but the bid's own
     Given the owner has published a tender
     And the tender period has started
     And a bidder has registered a draft bid
@@ -76,6 +76,11 @@ Feature: Every write refuses the wrong credentials and changes nothing
       | read the bid             | the tender's token                  |
       | read the bid             | another bid's token                 |
       | read the bid             | the bid's token from another broker |
+      | list the bid documents   | no token                            |
+      | list the bid documents   | a wrong token                       |
+      | list the bid documents   | the tender's token                  |
+      | list the bid documents   | another bid's token                 |
+      | list the bid documents   | the bid's token from another broker |
       | change the tender        | the bid's token                     |
       | upload a tender document | the bid's token                     |
 

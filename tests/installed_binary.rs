@@ -147,3 +147,41 @@ fn an_external_set_given_with_features_replaces_the_built_in_one() {
         "one.feature:3\tMine: Just this\t@only"
     );
 }
+
+/// `--list` shows what a run would do: as many lines as the run counts scenarios, an outline's
+/// examples one by one, and the same `file:line` a failure would name.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_list_counts_what_a_run_counts() {
+    let (place, binary) = installed();
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let base_url = app.base_url();
+    let server = app.spawn();
+    let dir = place.path().to_owned();
+    let tags = "(@cancellations or @refusals) and not @clock";
+    let (listed, ran) = tokio::task::spawn_blocking(move || {
+        (
+            run(&binary, &dir, &["--list", "--tags", tags]),
+            run(&binary, &dir, &["--base-url", &base_url, "--tags", tags]),
+        )
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed));
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    let lines = String::from_utf8_lossy(&listed.stdout).lines().count();
+    assert!(lines > 12, "{}", text(&listed));
+    let summary = format!("tender-certify: {lines} passed, 0 failed, 0 skipped");
+    assert!(
+        String::from_utf8_lossy(&ran.stdout).contains(&summary),
+        "{summary}\n{}",
+        text(&ran)
+    );
+}

@@ -5,6 +5,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use cucumber::feature::Ext as _;
 use cucumber::gherkin::{self, GherkinEnv, tagexpr::TagOperation};
 use cucumber::tag::Ext as _;
 use regex::Regex;
@@ -28,7 +29,8 @@ pub struct FeatureSet {
     files: Vec<(String, String)>,
 }
 
-/// One scenario as `--list` shows it.
+/// One scenario as `--list` shows it: an outline's example is one of these per row, named and
+/// placed (the row's line) as the run reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Listed {
     pub file: String,
@@ -36,8 +38,6 @@ pub struct Listed {
     pub feature: String,
     pub name: String,
     pub tags: Vec<String>,
-    /// How many times it runs: once, or once per row of its Examples block.
-    pub runs: usize,
 }
 
 /// The directory cucumber reads, kept alive as long as the run needs it.
@@ -154,8 +154,9 @@ impl FeatureSet {
         })
     }
 
-    /// Every scenario of the set that `tags` and `name` select, in file order; each Examples
-    /// block of an outline is listed with its own tags.
+    /// Every scenario of the set that `tags` and `name` select, in file order, as the run
+    /// selects them: each example of an outline on its own, with its placeholders filled in and
+    /// the tags of its Examples block.
     pub fn scenarios(
         &self,
         tags: Option<&TagOperation>,
@@ -164,53 +165,54 @@ impl FeatureSet {
         let mut listed = Vec::new();
         for (file, text) in &self.files {
             let feature = gherkin::Feature::parse(text, GherkinEnv::default())
-                .map_err(|e| format!("{file} does not parse: {e}"))?;
+                .map_err(|e| format!("{file} does not parse: {e}"))?
+                .expand_examples()
+                .map_err(|e| format!("{file}: {e}"))?;
             let in_rules = feature
                 .rules
                 .iter()
                 .flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
             for (rule, scenario) in feature.scenarios.iter().map(|s| (None, s)).chain(in_rules) {
-                let own: Vec<String> = feature
-                    .tags
-                    .iter()
-                    .chain(rule.iter().flat_map(|r| &r.tags))
-                    .chain(&scenario.tags)
-                    .cloned()
-                    .collect();
-                if tags.is_some_and(|t| !t.eval(&own))
-                    || name.is_some_and(|r| !r.is_match(&scenario.name))
-                {
+                if !selects(tags, name, &feature, rule, scenario) {
                     continue;
                 }
-                let blocks: Vec<(Vec<String>, usize)> = if scenario.examples.is_empty() {
-                    vec![(own, 1)]
-                } else {
-                    scenario
-                        .examples
-                        .iter()
-                        .map(|e| {
-                            let rows = e.table.as_ref().map_or(0, |t| t.rows.len());
-                            (
-                                own.iter().chain(&e.tags).cloned().collect(),
-                                rows.saturating_sub(1),
-                            )
-                        })
-                        .collect()
-                };
-                for (tags, runs) in blocks {
-                    listed.push(Listed {
-                        file: file.clone(),
-                        line: scenario.position.line,
-                        feature: feature.name.clone(),
-                        name: scenario.name.clone(),
-                        tags,
-                        runs,
-                    });
-                }
+                listed.push(Listed {
+                    file: file.clone(),
+                    line: scenario.position.line,
+                    feature: feature.name.clone(),
+                    name: scenario.name.clone(),
+                    tags: all_tags(&feature, rule, scenario).cloned().collect(),
+                });
             }
         }
         Ok(listed)
     }
+}
+
+/// The tags a scenario carries: its feature's, its rule's and its own (an example's include
+/// those of its Examples block).
+pub fn all_tags<'a>(
+    feature: &'a gherkin::Feature,
+    rule: Option<&'a gherkin::Rule>,
+    scenario: &'a gherkin::Scenario,
+) -> impl Iterator<Item = &'a String> + Clone {
+    feature
+        .tags
+        .iter()
+        .chain(rule.into_iter().flat_map(|r| &r.tags))
+        .chain(&scenario.tags)
+}
+
+/// Whether a run selects the scenario: both `--tags` and `--name` must match when given.
+pub fn selects(
+    tags: Option<&TagOperation>,
+    name: Option<&Regex>,
+    feature: &gherkin::Feature,
+    rule: Option<&gherkin::Rule>,
+    scenario: &gherkin::Scenario,
+) -> bool {
+    tags.is_none_or(|t| t.eval(all_tags(feature, rule, scenario)))
+        && name.is_none_or(|r| r.is_match(&scenario.name))
 }
 
 impl Listed {
@@ -253,6 +255,40 @@ mod tests {
         let path = dir.dir.clone();
         drop(dir);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn each_example_of_an_outline_is_listed_with_its_placeholders_filled_in() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("outline.feature"),
+            "Feature: F\n\n  @spec\n  Scenario Outline: Reading <field>\n    Given <field>\n\n    \
+             @a\n    Examples:\n      | field |\n      | title |\n      | value |\n\n    \
+             @b\n    Examples:\n      | field |\n      | date  |\n\n  Scenario: Plain\n    \
+             Given x\n",
+        )
+        .unwrap();
+        let set = FeatureSet::read(dir.path()).unwrap();
+        let lines: Vec<String> = set
+            .scenarios(None, None)
+            .unwrap()
+            .iter()
+            .map(Listed::line)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "outline.feature:10\tF: Reading title\t@spec @a",
+                "outline.feature:11\tF: Reading value\t@spec @a",
+                "outline.feature:16\tF: Reading date\t@spec @b",
+                "outline.feature:18\tF: Plain\t",
+            ]
+        );
+        let b: TagOperation = "@b".parse().unwrap();
+        let value = Regex::new("value|date").unwrap();
+        assert_eq!(set.scenarios(Some(&b), None).unwrap().len(), 1);
+        assert_eq!(set.scenarios(None, Some(&value)).unwrap().len(), 2);
+        assert_eq!(set.scenarios(Some(&b), Some(&value)).unwrap().len(), 1);
     }
 
     #[test]

@@ -73,6 +73,11 @@ struct CertifyArgs {
     /// extension the target does not offer), @upstream ones included.
     #[arg(long)]
     fail_on_skip: bool,
+    /// Leave the target's clock alone even when it offers the clock control API: the run
+    /// waits in real time, as for a target without one, so other tenders on a shared target
+    /// keep their dates. A frozen clock stays frozen, and what must wait for it is skipped.
+    #[arg(long)]
+    keep_clock: bool,
 }
 
 fn main() -> ExitCode {
@@ -119,6 +124,7 @@ fn main() -> ExitCode {
     settings.wait_budget = Duration::from_secs(args.wait_budget);
     settings.accelerator = args.accelerator;
     settings.fail_on_skip = args.fail_on_skip;
+    settings.keep_clock = args.keep_clock;
     // A status line on a terminal; cucumber's step-by-step output in a log or a file.
     settings.progress = if std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
         LiveOutput::Bar

@@ -96,6 +96,7 @@ mod tests {
             suite_version: "0",
             seed: 1,
             clock: ClockMode::ControlApi,
+            target_clock: Default::default(),
             skew: "0 s".into(),
             owner: "broker".into(),
             other: "broker1".into(),

@@ -62,7 +62,12 @@ impl Progress {
 
     /// Status lines on stderr for a run of `total` scenarios.
     pub fn on_terminal(total: usize) -> Progress {
-        let lines = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        Progress::drawn_to(ProgressDrawTarget::stderr(), total)
+    }
+
+    /// Status lines drawn to `target` for a run of `total` scenarios.
+    pub fn drawn_to(target: ProgressDrawTarget, total: usize) -> Progress {
+        let lines = MultiProgress::with_draw_target(target);
         let scenarios = lines.add(ProgressBar::new(total as u64));
         scenarios.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} scenarios{msg}")
@@ -159,9 +164,22 @@ impl Progress {
         shown.scenarios.inc(1);
     }
 
-    /// Takes the status lines away, before the summary is printed.
+    /// Takes the status lines away and prints the final count in their place, before the
+    /// summary. A bar draws at a limited rate, so its last count may never have been shown.
     pub fn clear(&self) {
         if let Some(shown) = &self.shown {
+            let secs = shown.scenarios.elapsed().as_secs();
+            let last = format!(
+                "{}/{} scenarios{} in {:02}:{:02}:{:02}",
+                shown.scenarios.position(),
+                shown.scenarios.length().unwrap_or(0),
+                shown.scenarios.message(),
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            );
+            // Printed above the bars while they stand, so that it ends with a newline.
+            let _ = shown.lines.println(last);
             shown.waiting.finish_and_clear();
             shown.scenarios.finish_and_clear();
         }
@@ -171,7 +189,78 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use time::macros::datetime;
+
+    /// A terminal that keeps the lines drawn on it.
+    #[derive(Debug, Default, Clone)]
+    struct Screen(Arc<Mutex<Vec<String>>>);
+
+    impl Screen {
+        fn lines(&self) -> Vec<String> {
+            self.0.lock().unwrap().clone()
+        }
+    }
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push(s.to_owned());
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.write_line(s)
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_status_line_ends_with_every_scenario_counted() {
+        let screen = Screen::default();
+        let progress = Progress::drawn_to(
+            ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), 20),
+            30,
+        );
+        for i in 0..30 {
+            let verdict = if i == 7 {
+                Verdict::Failed
+            } else {
+                Verdict::Passed
+            };
+            progress.finished(verdict, &format!("f.feature:{i} S"));
+        }
+        progress.clear();
+        let lines = screen.lines();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("30/30 scenarios, 1 failed in 00:00:0")),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.iter().any(|l| l == "FAILED  f.feature:7 S"),
+            "{lines:#?}"
+        );
+    }
 
     #[test]
     fn the_waits_line_names_the_soonest_date_until_its_wait_ends() {

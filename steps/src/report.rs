@@ -7,7 +7,8 @@ use crate::{
     offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
-    target::ClockMode,
+    target::{ClockMode, ClockReading, ClockRecord},
+    timestamps,
 };
 
 /// Everything known about a finished run.
@@ -19,6 +20,8 @@ pub struct RunReport {
     pub suite_version: &'static str,
     pub seed: u64,
     pub clock: ClockMode,
+    /// The target's clock at the start and end of the run, and what the run did with it.
+    pub target_clock: ClockRecord,
     /// Target clock minus local clock, e.g. "+0.4 s".
     pub skew: String,
     pub owner: String,
@@ -97,8 +100,14 @@ impl RunReport {
         })
     }
 
-    /// One sentence: certified or not, and why.
+    /// One sentence: certified or not, and why, pointing to the failures and skips that the
+    /// certificate lists after it.
     pub fn verdict(&self) -> String {
+        self.verdict_pointing("below")
+    }
+
+    /// The verdict, pointing to the failures and skips at `place` (above or below it).
+    fn verdict_pointing(&self, place: &str) -> String {
         let blocking = self.blocking_failures().count();
         if self.certified() {
             "**Conforms**: every selected `@spec` scenario passed.".to_owned()
@@ -108,12 +117,16 @@ impl RunReport {
             "**Not certified**: no scenario was selected.".to_owned()
         } else if blocking > 0 {
             format!(
-                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures below."
+                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures {place}."
             )
         } else if self.counts_of(Class::Spec).skipped > 0 || self.strict {
-            "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips below.".to_owned()
+            format!(
+                "**Not certified**: nothing failed, but scenarios that count could not be checked within the time budget; see the skips {place}."
+            )
         } else {
-            "**Not certified**: nothing failed, but with `--fail-on-skip` every selected scenario must be checked, and some were skipped; see the skips below.".to_owned()
+            format!(
+                "**Not certified**: nothing failed, but with `--fail-on-skip` every selected scenario must be checked, and some were skipped; see the skips {place}."
+            )
         }
     }
 
@@ -157,6 +170,63 @@ impl RunReport {
         (covering.len(), checks, result)
     }
 
+    /// How time was made to pass, for the certificate.
+    pub fn time_moved_by(&self) -> &'static str {
+        match (self.clock, self.target_clock.kept) {
+            (ClockMode::ControlApi, _) => "clock control API (`/testing/clock`)",
+            (ClockMode::RealTime, true) => {
+                "real time (`--keep-clock`): short periods, waiting on the target's clock as `GET /testing/clock` reads it"
+            }
+            (ClockMode::RealTime, false) => {
+                "real time: short periods, waiting on the target's `Date` header"
+            }
+        }
+    }
+
+    /// What became of the target's clock: where it stood at the start and the end of the run,
+    /// and whether the run moved it, for every tender on the target.
+    pub fn target_clock_story(&self) -> String {
+        let record = &self.target_clock;
+        let reading = |r: &ClockReading| {
+            format!(
+                "{} ({})",
+                timestamps::format(r.now),
+                if r.frozen { "frozen" } else { "running" }
+            )
+        };
+        let (Some(start), Some(end)) = (&record.start, &record.end) else {
+            return "not moved: the target has no clock control API".to_owned();
+        };
+        let mut story = if record.kept {
+            format!(
+                "not moved (`--keep-clock`): {} at the start, {} at the end",
+                reading(start),
+                reading(end)
+            )
+        } else if record.moves > 0 {
+            format!(
+                "the run moved it {}, from {} to {}, for every tender on the target",
+                timestamps::describe_span(start.now, end.now),
+                reading(start),
+                reading(end)
+            )
+        } else {
+            format!(
+                "not moved by the run: {} at the start, {} at the end",
+                reading(start),
+                reading(end)
+            )
+        };
+        if record.still_stamps > 0 {
+            let _ = write!(
+                story,
+                "; {} refreshed timestamp(s) equal to the one replaced were taken as refreshed, the clock standing still at that moment",
+                record.still_stamps
+            );
+        }
+        story
+    }
+
     /// `N passed, N failed, N skipped` over every scenario.
     pub fn summary_line(&self) -> String {
         let c = self.counts();
@@ -170,6 +240,11 @@ impl RunReport {
     pub fn terminal_summary(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "certification of {} (seed {})", self.target, self.seed);
+        let _ = writeln!(
+            out,
+            "  target clock: {}",
+            self.target_clock_story().replace('`', "")
+        );
         for class in [Class::Spec, Class::Upstream, Class::Untagged] {
             let c = self.counts_of(class);
             if c.total() > 0 {
@@ -221,7 +296,12 @@ impl RunReport {
                 );
             }
         }
-        let _ = writeln!(out, "  verdict: {}", self.verdict().replace("**", ""));
+        // Printed last, after the failures and skips.
+        let _ = writeln!(
+            out,
+            "  verdict: {}",
+            self.verdict_pointing("above").replace("**", "")
+        );
         out
     }
 
@@ -264,14 +344,9 @@ impl RunReport {
             "| Seed | {} (reproduce with `--seed {}`) |",
             self.seed, self.seed
         );
-        let clock = match self.clock {
-            ClockMode::ControlApi => "clock control API (`/testing/clock`)",
-            ClockMode::RealTime => {
-                "real time: short periods, waiting on the target's `Date` header"
-            }
-        };
         let _ = writeln!(md, "| Features | {} |", self.features);
-        let _ = writeln!(md, "| Time moved by | {clock} |");
+        let _ = writeln!(md, "| Time moved by | {} |", self.time_moved_by());
+        let _ = writeln!(md, "| Target clock | {} |", self.target_clock_story());
         // The reason may quote the target's answer; a `|` in it would end the table cell.
         let _ = writeln!(
             md,
@@ -517,6 +592,7 @@ mod tests {
             suite_version: "0",
             seed: 1,
             clock: ClockMode::ControlApi,
+            target_clock: ClockRecord::default(),
             skew: String::new(),
             owner: "broker".into(),
             other: "broker1".into(),
@@ -572,6 +648,74 @@ mod tests {
             run.verdict().contains("--fail-on-skip"),
             "{}",
             run.verdict()
+        );
+    }
+
+    #[test]
+    fn the_verdict_points_to_the_failures_where_they_are_printed() {
+        let run = report(vec![outcome(
+            Class::Spec,
+            &["spec", "res-date"],
+            Some("date is not later"),
+        )]);
+        let terminal = run.terminal_summary();
+        let failure = terminal
+            .find("FAILED  [@spec]")
+            .expect("the failure is listed");
+        let verdict = terminal
+            .find("verdict: Does not conform")
+            .expect("a verdict");
+        assert!(failure < verdict, "{terminal}");
+        assert!(terminal.contains("see the failures above."), "{terminal}");
+        assert!(!terminal.contains("below"), "{terminal}");
+        let md = run.markdown();
+        let failure = md.find("### [@spec]").expect("the failure is listed");
+        let verdict = md.find("**Does not conform**").expect("a verdict");
+        assert!(verdict < failure, "{md}");
+        assert!(md.contains("see the failures below."), "{md}");
+    }
+
+    #[test]
+    fn the_certificate_tells_what_the_run_did_to_the_target_clock() {
+        let at = |text| crate::timestamps::parse(text).unwrap();
+        let reading = |text, frozen| ClockReading {
+            now: at(text),
+            frozen,
+        };
+        let mut run = report(vec![outcome(Class::Spec, &["spec"], None)]);
+        assert_eq!(
+            run.target_clock_story(),
+            "not moved: the target has no clock control API"
+        );
+        run.target_clock = ClockRecord {
+            start: Some(reading("2026-11-27T16:30:00+02:00", true)),
+            end: Some(reading("2026-11-27T16:30:00+02:00", true)),
+            ..ClockRecord::default()
+        };
+        assert_eq!(
+            run.target_clock_story(),
+            "not moved by the run: 2026-11-27T16:30:00.000000+02:00 (frozen) at the start, \
+             2026-11-27T16:30:00.000000+02:00 (frozen) at the end"
+        );
+        run.target_clock.end = Some(reading("2029-01-01T00:00:00+02:00", false));
+        run.target_clock.moves = 3;
+        run.target_clock.still_stamps = 2;
+        let story = run.target_clock_story();
+        assert!(
+            story.starts_with(
+                "the run moved it +2 years 34 days 7 h 30 min, from \
+                 2026-11-27T16:30:00.000000+02:00 (frozen) to 2029-01-01T00:00:00.000000+02:00 \
+                 (running), for every tender on the target; 2 refreshed timestamp(s)"
+            ),
+            "{story}"
+        );
+        assert!(
+            run.markdown()
+                .contains(&format!("| Target clock | {story} |"))
+        );
+        assert!(
+            run.terminal_summary()
+                .contains("  target clock: the run moved it +2 years")
         );
     }
 

@@ -3,6 +3,7 @@
 use std::{
     fs::File,
     io::{self, Write},
+    path::Path,
     sync::Arc,
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
@@ -10,7 +11,6 @@ use std::{
 use cucumber::{
     World as _, WriterExt as _, cli, gherkin, parser,
     runner::{self, basic::ScenarioType},
-    tag::Ext as _,
     writer::{self, Coloring},
 };
 use futures::FutureExt as _;
@@ -18,7 +18,7 @@ use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 
 use crate::{
     acceleration::Acceleration,
-    feature_set::FeatureSet,
+    feature_set::{self, FeatureSet},
     outcome::{Reclassify, Recorder, Shared, verdict_of},
     progress::Progress,
     report::RunReport,
@@ -51,15 +51,30 @@ pub type CertifyWriter = writer::FailOnSkipped<
     >,
 >;
 
+/// Cucumber's parser without its `-i/--input` glob. That glob would read files from wherever
+/// it points, past the set the run was given (built in, or `--features DIR`), so the
+/// certificate's digest would name scenarios that did not run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FeatureFiles;
+
+impl<I: AsRef<Path>> cucumber::Parser<I> for FeatureFiles {
+    type Cli = cli::Empty;
+    type Output = <parser::Basic as cucumber::Parser<I>>::Output;
+
+    fn parse(self, input: I, _: cli::Empty) -> Self::Output {
+        cucumber::Parser::parse(parser::Basic::new(), input, parser::basic::Cli::default())
+    }
+}
+
 /// Cucumber's own options (`--tags`, `--name`, `--concurrency`, `--color`, …) plus `Custom`.
 pub type Opts<Custom> = cli::Opts<
-    parser::basic::Cli,
+    cli::Empty,
     runner::basic::Cli,
     <CertifyWriter as cucumber::Writer<TenderWorld>>::Cli,
     Custom,
 >;
 
-fn output(path: Option<&std::path::Path>) -> Result<Out, String> {
+fn output(path: Option<&Path>) -> Result<Out, String> {
     match path {
         Some(p) => File::create(p)
             .map(|f| Box::new(f) as Out)
@@ -104,11 +119,21 @@ pub async fn certify<Custom: clap::Args>(
     println!(
         "tender-certify: target {} ({})",
         target.base_url,
-        match mode {
-            ClockMode::ControlApi => "time moved through its clock control API",
-            ClockMode::RealTime => "no clock control API: waiting in real time",
+        match (mode, target.clock_api) {
+            (ClockMode::ControlApi, _) => "time moved through its clock control API",
+            (ClockMode::RealTime, true) =>
+                "--keep-clock: its clock is not moved, waiting in real time",
+            (ClockMode::RealTime, false) => "no clock control API: waiting in real time",
         }
     );
+    if let (ClockMode::ControlApi, Some(start)) = (mode, target.clock_at_start) {
+        // A shared target's other tenders jump with the clock: say so before anything moves.
+        println!(
+            "tender-certify: the target's clock reads {}{}; scenarios that need dates to pass move it forward, for every tender on the target (--keep-clock leaves it alone)",
+            crate::timestamps::format(start.now),
+            if start.frozen { " (frozen)" } else { "" }
+        );
+    }
     if target.acceleration != Acceleration::Off {
         println!(
             "tender-certify: acceleration: {}",
@@ -139,13 +164,11 @@ pub async fn certify<Custom: clap::Args>(
         },
     };
     let tags_text = tags.as_ref().map(tag_expression);
+    // The tags and `--name` both apply, as `--list` shows; cucumber alone drops the tags for a name.
+    let name = opts.re_filter.take();
 
     if settings.progress == LiveOutput::Bar {
-        let total: usize = features
-            .scenarios(tags.as_ref(), opts.re_filter.as_ref())?
-            .iter()
-            .map(|s| s.runs)
-            .sum();
+        let total = features.scenarios(tags.as_ref(), name.as_ref())?.len();
         target.progress = Arc::new(Progress::on_terminal(total));
     }
     let target = Arc::new(target);
@@ -172,13 +195,10 @@ pub async fn certify<Custom: clap::Args>(
 
     let hook_target = target.clone();
     let progress = target.progress.clone();
-    let cucumber = TenderWorld::cucumber()
+    let cucumber = TenderWorld::cucumber::<std::path::PathBuf>()
+        .with_parser(FeatureFiles)
         .before(move |feature, rule, scenario, world| {
-            let tags: Vec<String> = feature
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| &r.tags))
-                .chain(&scenario.tags)
+            let tags: Vec<String> = feature_set::all_tags(feature, rule, scenario)
                 .cloned()
                 .collect();
             world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
@@ -212,19 +232,12 @@ pub async fn certify<Custom: clap::Args>(
         .with_cli(opts);
     let _writer = cucumber
         .filter_run(features_dir.dir.clone(), move |feature, rule, scenario| {
-            tags.as_ref().is_none_or(|t| {
-                t.eval(
-                    feature
-                        .tags
-                        .iter()
-                        .chain(rule.iter().flat_map(|r| &r.tags))
-                        .chain(&scenario.tags),
-                )
-            })
+            feature_set::selects(tags.as_ref(), name.as_ref(), feature, rule, scenario)
         })
         .await;
 
     target.progress.clear();
+    let target_clock = target.clock_record().await;
     let collected = std::mem::take(
         &mut *shared
             .lock()
@@ -237,6 +250,7 @@ pub async fn certify<Custom: clap::Args>(
         suite_version: env!("CARGO_PKG_VERSION"),
         seed,
         clock: mode,
+        target_clock,
         skew: format!(
             "{sign}{:.1} s (target {} local)",
             target.skew.as_secs_f64(),

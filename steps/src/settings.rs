@@ -77,6 +77,9 @@ pub struct Settings {
     /// A scenario that could not be checked (beyond the time budget, or of an extension the
     /// target does not offer) fails the run.
     pub fail_on_skip: bool,
+    /// Never move the target's clock, even through its control API: wait in real time, as
+    /// for a target without one.
+    pub keep_clock: bool,
     /// What the run shows while it goes.
     pub progress: LiveOutput,
 }
@@ -110,6 +113,7 @@ impl Settings {
             wait_budget: Duration::from_secs(60),
             accelerator: None,
             fail_on_skip: false,
+            keep_clock: false,
             progress: LiveOutput::Steps,
         }
     }

@@ -1,6 +1,12 @@
 //! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
 //! brokers, and how time can be moved there.
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
 use reqwest::Client;
 use serde_json::Value;
@@ -25,6 +31,28 @@ pub enum ClockMode {
     RealTime,
 }
 
+/// The target's clock as its control API shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    pub now: OffsetDateTime,
+    pub frozen: bool,
+}
+
+/// What a run did with the target's clock, for the certificate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClockRecord {
+    /// The clock before the first scenario and after the last (a target with a clock API).
+    pub start: Option<ClockReading>,
+    pub end: Option<ClockReading>,
+    /// `--keep-clock`: the target has a clock API, and the run did not use it to move time.
+    pub kept: bool,
+    /// Moves the run made through the clock API.
+    pub moves: usize,
+    /// Refreshed timestamps equal to the ones they replaced, taken as refreshed because the
+    /// target's clock stood still at that moment.
+    pub still_stamps: usize,
+}
+
 /// One target, shared by every scenario of a run.
 #[derive(Debug)]
 pub struct Target {
@@ -32,7 +60,15 @@ pub struct Target {
     pub client: Client,
     pub owner: Broker,
     pub other: Broker,
+    /// How scenarios make time pass.
     pub clock: ClockMode,
+    /// Whether the target answers `GET /testing/clock`. Its reading is then the target's "now",
+    /// also when `--keep-clock` leaves it unmoved.
+    pub clock_api: bool,
+    /// The clock as read when the run started (a target with a clock API).
+    pub clock_at_start: Option<ClockReading>,
+    moves: AtomicUsize,
+    still_stamps: AtomicUsize,
     /// Target clock minus local clock, measured once at the start of the run.
     pub skew: Duration,
     pub skew_ahead: bool,
@@ -61,6 +97,10 @@ impl Target {
             owner: settings.owner.clone(),
             other: settings.other.clone(),
             clock: ClockMode::RealTime,
+            clock_api: false,
+            clock_at_start: None,
+            moves: AtomicUsize::new(0),
+            still_stamps: AtomicUsize::new(0),
             skew: Duration::ZERO,
             skew_ahead: false,
             period: settings.period,
@@ -96,8 +136,12 @@ impl Target {
             target.skew = diff.unsigned_abs();
         }
         is_this_api(&target.base_url, listing).await?;
-        if target.clock_now().await.is_ok() {
-            target.clock = ClockMode::ControlApi;
+        if let Ok(reading) = target.clock_reading().await {
+            target.clock_api = true;
+            target.clock_at_start = Some(reading);
+            if !settings.keep_clock {
+                target.clock = ClockMode::ControlApi;
+            }
         }
         target.acceleration = match (settings.accelerator, target.clock) {
             (None, _) => Acceleration::Off,
@@ -113,6 +157,11 @@ impl Target {
 
     /// `now` of the clock control API.
     pub async fn clock_now(&self) -> Result<OffsetDateTime, String> {
+        self.clock_reading().await.map(|r| r.now)
+    }
+
+    /// `now` and `frozen` of the clock control API.
+    pub async fn clock_reading(&self) -> Result<ClockReading, String> {
         let response = self
             .client
             .get(self.url("/testing/clock"))
@@ -123,18 +172,24 @@ impl Target {
             return Err(format!("GET /testing/clock answered {}", response.status()));
         }
         let body: Value = response.json().await.map_err(|e| e.to_string())?;
-        body.pointer("/data/now")
+        let now = body
+            .pointer("/data/now")
             .and_then(Value::as_str)
             .and_then(timestamps::parse)
-            .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())
+            .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())?;
+        let frozen = body.pointer("/data/frozen").and_then(Value::as_bool);
+        Ok(ClockReading {
+            now,
+            frozen: frozen.unwrap_or(false),
+        })
     }
 
     /// The target's "now": from the clock control API, or else from the `Date` header of a
     /// cheap request (never from the local clock).
     pub async fn now(&self) -> Result<OffsetDateTime, String> {
-        match self.clock {
-            ClockMode::ControlApi => self.clock_now().await,
-            ClockMode::RealTime => {
+        match self.clock_api {
+            true => self.clock_now().await,
+            false => {
                 let response = self
                     .client
                     .get(self.url("/api/2.3/tenders"))
@@ -144,6 +199,33 @@ impl Target {
                 date_header(response.headers())
                     .ok_or_else(|| "the target sends no Date header".to_owned())
             }
+        }
+    }
+}
+
+impl Target {
+    /// Counts a move of the clock made through its control API.
+    pub fn moved_clock(&self) {
+        self.moves.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a refreshed timestamp taken as refreshed though equal to the one it replaced.
+    pub fn accepted_still_stamp(&self) {
+        self.still_stamps.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What the run did with the clock, read once more at its end.
+    pub async fn clock_record(&self) -> ClockRecord {
+        let end = match self.clock_api {
+            true => self.clock_reading().await.ok(),
+            false => None,
+        };
+        ClockRecord {
+            start: self.clock_at_start,
+            end,
+            kept: self.clock_api && self.clock == ClockMode::RealTime,
+            moves: self.moves.load(Ordering::Relaxed),
+            still_stamps: self.still_stamps.load(Ordering::Relaxed),
         }
     }
 }

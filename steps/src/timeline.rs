@@ -48,7 +48,10 @@ impl TenderWorld {
         )
         .await?;
         match self.status()? {
-            200 => Ok(()),
+            200 => {
+                target.moved_clock();
+                Ok(())
+            }
             _ if target.clock_now().await? >= at => Ok(()),
             status => Err(format!(
                 "moving the clock to {}: expected 200, got {status}: {}",
@@ -90,6 +93,23 @@ impl TenderWorld {
         }
     }
 
+    /// With `--keep-clock` a frozen clock never reaches `due`: such a wait is skipped at once.
+    async fn refuse_frozen_wait(&self, due: OffsetDateTime, what: &str) -> Result<(), String> {
+        let target = self.target()?;
+        if !target.clock_api {
+            return Ok(());
+        }
+        let reading = target.clock_reading().await?;
+        if reading.frozen && reading.now < due {
+            return Err(format!(
+                "{BUDGET_SKIP}{what}: due at {}, but the target's clock is frozen at {} and --keep-clock leaves it there",
+                timestamps::format(due),
+                timestamps::format(reading.now)
+            ));
+        }
+        Ok(())
+    }
+
     /// Polls the tender until `done`, giving the target its budget past `due` on its own clock.
     /// A due date further away than the budget is not waited for at all.
     async fn wait_for(
@@ -100,6 +120,11 @@ impl TenderWorld {
     ) -> Result<(), String> {
         let target = self.target()?;
         let budget = Duration::try_from(target.wait_budget).map_err(|e| e.to_string())?;
+        self.refresh_tender().await?;
+        if done(&self.tender()?.data) {
+            return Ok(());
+        }
+        self.refuse_frozen_wait(due, what).await?;
         let start_now = target.now().await?;
         if due - start_now > budget {
             self.refresh_tender().await?;
@@ -123,15 +148,19 @@ impl TenderWorld {
             if done(&self.tender()?.data) {
                 return Ok(());
             }
-            let server_now = self
-                .response()
-                .ok()
-                .and_then(|r| r.header("date").map(str::to_owned))
-                .and_then(|text| {
-                    let mut headers = reqwest::header::HeaderMap::new();
-                    headers.insert(reqwest::header::DATE, text.parse().ok()?);
-                    date_header(&headers)
-                });
+            // A clock API's reading is the target's time; its Date header may be the host's.
+            let server_now = if target.clock_api {
+                target.clock_now().await.ok()
+            } else {
+                self.response()
+                    .ok()
+                    .and_then(|r| r.header("date").map(str::to_owned))
+                    .and_then(|text| {
+                        let mut headers = reqwest::header::HeaderMap::new();
+                        headers.insert(reqwest::header::DATE, text.parse().ok()?);
+                        date_header(&headers)
+                    })
+            };
             let over_budget = server_now.is_some_and(|now| now > deadline)
                 || Duration::try_from(started.elapsed()).unwrap_or(Duration::MAX) > local_limit;
             if over_budget {
@@ -154,6 +183,7 @@ impl TenderWorld {
             ClockMode::ControlApi => self.set_clock(due + Duration::milliseconds(1)).await,
             ClockMode::RealTime => {
                 let budget = Duration::try_from(target.wait_budget).map_err(|e| e.to_string())?;
+                self.refuse_frozen_wait(due, what).await?;
                 let now = target.now().await?;
                 if due - now > budget {
                     return Err(format!(
@@ -180,6 +210,47 @@ impl TenderWorld {
                 Ok(())
             }
         }
+    }
+
+    /// A timestamp the target refreshes "to the time of the change" (`stamp`) must be later than
+    /// the one it replaced (`before`). The same moment passes only when the target's clock
+    /// provably stood still there: its control API still reads that moment, and a clock only
+    /// moves forward. An earlier one never passes.
+    pub async fn check_refreshed(
+        &self,
+        what: &str,
+        before: OffsetDateTime,
+        stamp: OffsetDateTime,
+    ) -> Result<(), String> {
+        let shown = |at| timestamps::format(at);
+        if stamp > before {
+            return Ok(());
+        }
+        if stamp < before {
+            return Err(format!(
+                "{what} is {}, earlier than the {} it replaced",
+                shown(stamp),
+                shown(before)
+            ));
+        }
+        let target = self.target()?;
+        if !target.clock_api {
+            return Err(format!(
+                "{what} is {}, not later than before (the target has no clock control API to show that its clock stood still)",
+                shown(stamp)
+            ));
+        }
+        let clock = target.clock_reading().await?;
+        if clock.now == stamp {
+            target.accepted_still_stamp();
+            return Ok(());
+        }
+        Err(format!(
+            "{what} is {}, the same as before, yet the target's clock did not stand still there: it reads {}{}",
+            shown(stamp),
+            shown(clock.now),
+            if clock.frozen { " (frozen)" } else { "" }
+        ))
     }
 
     /// The earliest auction start of the tender's lots, for a tender divided into lots.

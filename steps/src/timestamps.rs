@@ -3,7 +3,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use time::{
-    OffsetDateTime, PrimitiveDateTime, format_description::well_known::Rfc3339,
+    OffsetDateTime, PrimitiveDateTime, UtcOffset, format_description::well_known::Rfc3339,
     macros::format_description,
 };
 
@@ -53,6 +53,61 @@ pub fn is_timestamp_field(name: &str) -> bool {
         || name == "shouldStartAfter"
 }
 
+/// How far `to` lies from `from`, as a person reads it: `+2 years 276 days 18 h 30 min`, or to a
+/// tenth of a second under a minute (`+41.2 s`); a span back in time starts with `-`.
+pub fn describe_span(from: OffsetDateTime, to: OffsetDateTime) -> String {
+    let (sign, from, to) = if to < from {
+        (
+            "-",
+            to.to_offset(UtcOffset::UTC),
+            from.to_offset(UtcOffset::UTC),
+        )
+    } else {
+        (
+            "+",
+            from.to_offset(UtcOffset::UTC),
+            to.to_offset(UtcOffset::UTC),
+        )
+    };
+    let span = to - from;
+    if span < time::Duration::minutes(1) {
+        return format!("{sign}{:.1} s", span.as_seconds_f64());
+    }
+    // Whole calendar years first (a 29 February counts from the 28th), then what is left.
+    let shifted = |years: i32| {
+        let year = from.year() + years;
+        from.replace_year(year)
+            .or_else(|_| from.replace_day(28).and_then(|d| d.replace_year(year)))
+            .ok()
+    };
+    let mut years = to.year() - from.year();
+    while years > 0 && shifted(years).is_none_or(|d| d > to) {
+        years -= 1;
+    }
+    let rest = to - shifted(years).unwrap_or(from);
+    let mut parts = Vec::new();
+    match years {
+        0 => {}
+        1 => parts.push("1 year".to_owned()),
+        n => parts.push(format!("{n} years")),
+    }
+    match rest.whole_days() {
+        0 => {}
+        1 => parts.push("1 day".to_owned()),
+        n => parts.push(format!("{n} days")),
+    }
+    for (amount, unit) in [
+        (rest.whole_hours() % 24, "h"),
+        (rest.whole_minutes() % 60, "min"),
+        (rest.whole_seconds() % 60, "s"),
+    ] {
+        if amount > 0 {
+            parts.push(format!("{amount} {unit}"));
+        }
+    }
+    format!("{sign}{}", parts.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +118,37 @@ mod tests {
         assert!(!has_output_form("2026-11-21T10:27:24+02:00"));
         assert!(!has_output_form("2026-11-21T10:27:24.123456"));
         assert!(!has_output_form("2026-11-21T10:27:24.123Z"));
+    }
+
+    #[test]
+    fn a_span_reads_in_calendar_years_then_days_and_hours() {
+        let at = |text| parse(text).unwrap();
+        let start = at("2026-11-27T16:30:00+02:00");
+        assert_eq!(
+            describe_span(start, at("2029-08-31T12:00:00.003+03:00")),
+            "+2 years 276 days 18 h 30 min"
+        );
+        assert_eq!(
+            describe_span(start, at("2027-11-27T16:30:00+02:00")),
+            "+1 year"
+        );
+        assert_eq!(
+            describe_span(start, at("2026-11-28T17:31:05+02:00")),
+            "+1 day 1 h 1 min 5 s"
+        );
+        assert_eq!(
+            describe_span(start, at("2026-11-27T16:30:41.24+02:00")),
+            "+41.2 s"
+        );
+        assert_eq!(describe_span(start, start), "+0.0 s");
+        assert_eq!(
+            describe_span(at("2028-02-29T10:00:00Z"), at("2029-02-28T10:00:00Z")),
+            "+1 year"
+        );
+        assert_eq!(
+            describe_span(at("2026-11-28T16:30:00+02:00"), start),
+            "-1 day"
+        );
     }
 
     #[test]

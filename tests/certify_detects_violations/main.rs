@@ -39,6 +39,19 @@ async fn server() -> tender_registry::RunningServer {
     app.spawn()
 }
 
+/// The built-in server with its clock frozen, as `--clock-start` starts it.
+async fn frozen_server() -> tender_registry::RunningServer {
+    let app = tender_registry::Application::build(tender_registry::Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        clock_start: Some(time::macros::datetime!(2026-11-27 16:30 +2)),
+        ..Default::default()
+    })
+    .await
+    .expect("the built-in server starts");
+    app.spawn()
+}
+
 /// A proxy in front of `upstream`.
 struct Front {
     base_url: String,
@@ -188,6 +201,40 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// On a clock that stands still a refreshed timestamp may equal the one it replaced, and the
+/// proxy breaking nothing conforms there; one moved back is still a violation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_running_back_is_caught_on_a_frozen_clock_too() {
+    let frozen = frozen_server().await;
+    let transparent = mutant(0, "", "nothing", false, "", forward, untouched);
+    let front = front(frozen.base_url(), &transparent).await;
+    let (report, _) = certify(
+        &front.base_url,
+        "@spec and (@state-publish or @res-date or @ep-doc-put) and not @clock",
+        |_| {},
+    )
+    .await;
+    front.handle.stop_forceful();
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert!(
+        report.target_clock.still_stamps >= 2,
+        "{:?}",
+        report.target_clock
+    );
+
+    let back: Vec<Mutant> = mutants().into_iter().filter(|m| m.class == 7).collect();
+    assert_eq!(back.len(), 2);
+    for m in &back {
+        let fate = run_mutant(frozen.base_url(), m, m.what.to_owned()).await;
+        assert!(
+            fate.killed,
+            "survived on a frozen clock: {} ({:?})",
+            fate.label, fate.rule
+        );
+    }
+    frozen.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -146,7 +146,8 @@ fn is_get_of_tender(req: &Req) -> bool {
 
 /// One injected violation of the spec.
 pub struct Mutant {
-    /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging.
+    /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging,
+    /// 7 time running back.
     pub class: u8,
     pub endpoint: &'static str,
     pub what: &'static str,
@@ -274,6 +275,34 @@ pub fn mutants() -> Vec<Mutant> {
             "@ep-bid-get",
             |m, r| accept_any_on(BidGet, m, r),
             untouched,
+        ),
+        mutant(
+            1,
+            "GET …/bids/{bid}/documents",
+            "a bid's documents are listed without its token while tendering",
+            true,
+            "@ep-biddoc-list",
+            |m, r| accept_any_on(BidDocList, m, r),
+            untouched,
+        ),
+        mutant(
+            1,
+            "GET …/bids/{bid}/documents",
+            "a refusal to list a bid's documents carries them all the same",
+            true,
+            "@ep-biddoc-list",
+            |m, r| accept_any_on(BidDocList, m, r),
+            |m, r, a| {
+                if r.endpoint() == BidDocList && a.status == 200 && !m.is_rightful(r) {
+                    let mut refusal = forbidden();
+                    refusal.edit(|v| {
+                        v["data"] =
+                            serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"]
+                                .clone()
+                    });
+                    *a = refusal;
+                }
+            },
         ),
         mutant(
             1,
@@ -1436,7 +1465,51 @@ pub fn mutants() -> Vec<Mutant> {
                 }
             },
         ),
+        // ---- class 7: time running back, which no clock standing still excuses ----
+        mutant(
+            7,
+            "PATCH /tenders/{id} (publication)",
+            "the published tender's date is a second before the draft's, on every read",
+            false,
+            "@state-publish or @res-date",
+            forward,
+            |m, _, a| {
+                a.edit(|v| {
+                    let data = &mut v["data"];
+                    if data["status"] != "draft"
+                        && let Some(first) = data["id"].as_str().and_then(|id| m.first_date.get(id))
+                        && data.get("date").is_some()
+                    {
+                        data["date"] = second_before(first);
+                    }
+                })
+            },
+        ),
+        mutant(
+            7,
+            "PUT /tenders/{id}/documents/{doc}",
+            "a new version's dateModified is a second before the replaced version's",
+            false,
+            "@ep-doc-put",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == DocPut
+                    && a.status == 200
+                    && let Some(first) = m.first_documents.get(&r.record_id())
+                {
+                    a.edit(|v| v["data"]["dateModified"] = second_before(&first["dateModified"]));
+                }
+            },
+        ),
     ]
+}
+
+/// The timestamp a second before `at`, in the same form.
+fn second_before(at: &Value) -> Value {
+    at.as_str()
+        .and_then(timestamps::parse)
+        .map(|t| json!(timestamps::format(t - time::Duration::seconds(1))))
+        .unwrap_or_else(|| at.clone())
 }
 
 /// Forwards a refused write with the rightful token, so that the store takes it, and marks it

@@ -206,6 +206,8 @@ pub struct Memory {
     pub first_tendering_start: HashMap<String, Value>,
     /// The dateModified each tender was created with.
     pub first_modified: HashMap<String, Value>,
+    /// The date each tender was created with.
+    pub first_date: HashMap<String, Value>,
     /// Question authors by tender: (question id, author).
     pub authors: HashMap<String, Vec<(String, Value)>>,
     /// Tenders in the order they were created.
@@ -262,6 +264,7 @@ impl Memory {
                     .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
                 self.first_modified
                     .insert(id.clone(), data["dateModified"].clone());
+                self.first_date.insert(id.clone(), data["date"].clone());
                 if data["status"] == "draft" {
                     self.drafts.insert(
                         id.clone(),

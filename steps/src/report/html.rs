@@ -92,12 +92,6 @@ impl RunReport {
     }
 
     fn html_run(&self, out: &mut String) {
-        let clock = match self.clock {
-            crate::target::ClockMode::ControlApi => "clock control API (/testing/clock)",
-            crate::target::ClockMode::RealTime => {
-                "real time: short periods, waiting on the target's Date header"
-            }
-        };
         let rows = [
             ("Target", code(&self.target)),
             ("Date", escape(&self.date)),
@@ -114,7 +108,11 @@ impl RunReport {
                 ),
             ),
             ("Features", code_spans(&escape(&self.features))),
-            ("Time moved by", escape(clock)),
+            ("Time moved by", code_spans(&escape(self.time_moved_by()))),
+            (
+                "Target clock",
+                code_spans(&escape(&self.target_clock_story())),
+            ),
             ("Acceleration", code_spans(&escape(&self.acceleration))),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (

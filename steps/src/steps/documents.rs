@@ -207,6 +207,62 @@ async fn bidder_lists_documents(w: &mut TenderWorld) -> Result<(), String> {
         .await
 }
 
+/// Reading the first bid's documents as someone other than its bidder.
+#[when(
+    regex = r"^(an anonymous client|the second bidder|the owner) lists the first bid's documents (without a token|with its own bid token|with the tender token)$"
+)]
+async fn lists_first_bid_documents(
+    w: &mut TenderWorld,
+    who: String,
+    token: String,
+) -> Result<(), String> {
+    let actor = match who.as_str() {
+        "an anonymous client" => Actor::Anonymous,
+        "the second bidder" => Actor::Other,
+        _ => Actor::Owner,
+    };
+    let token = match token.as_str() {
+        "with its own bid token" => Some(
+            w.bid(1)?
+                .token
+                .clone()
+                .ok_or("the second bid has no token")?,
+        ),
+        "with the tender token" => Some(w.tender_token()?),
+        _ => None,
+    };
+    let mut path = format!("{}/bids/{}/documents", w.tender_path()?, w.bid(0)?.id);
+    if let Some(token) = token {
+        path = format!("{path}?acc_token={token}");
+    }
+    w.send(actor, Method::GET, &path, Payload::None).await
+}
+
+/// A refusal that carries the documents all the same has shown them.
+#[then("the response shows none of the first bid's documents")]
+async fn shows_no_bid_document(w: &mut TenderWorld) -> Result<(), String> {
+    let documents = w.bid(0)?.data["documents"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if documents.is_empty() {
+        return Err("the first bid was registered without documents to look for".into());
+    }
+    let body = &w.response()?.body;
+    for document in &documents {
+        for key in ["id", "title", "url"] {
+            let value = checks::as_text(&document[key]);
+            if !value.is_empty() && body.contains(&value) {
+                return Err(format!(
+                    "the response shows the first bid's document {key} {value:?}: {}",
+                    short(body)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 // ---- what a document shows ----
 
 #[then("the document has the title, hash and format that were sent")]
@@ -306,21 +362,16 @@ async fn document_keeps_identity(w: &mut TenderWorld) -> Result<(), String> {
     Ok(())
 }
 
-#[then("the document's dateModified is later than before")]
-async fn document_modified_later(w: &mut TenderWorld) -> Result<(), String> {
+/// A new version's `dateModified` is the moment of the upload: later than the replaced
+/// version's, or the same moment on a target clock that stood still.
+#[then("the document's dateModified is refreshed")]
+async fn document_modified_refreshed(w: &mut TenderWorld) -> Result<(), String> {
     let parse = |v: &Value| v.as_str().and_then(timestamps::parse);
     let before =
         parse(&w.document_before["dateModified"]).ok_or("the document had no dateModified")?;
     let now = parse(&w.data()["dateModified"]).ok_or("the document has no dateModified")?;
-    if now > before {
-        Ok(())
-    } else {
-        Err(format!(
-            "dateModified {} is not later than {}",
-            timestamps::format(now),
-            timestamps::format(before)
-        ))
-    }
+    w.check_refreshed("the document's dateModified", before, now)
+        .await
 }
 
 #[then("the document's previousVersions holds the replaced version")]

@@ -11,7 +11,7 @@ use crate::{
     world::{Actor, Payload, TenderWorld, short},
 };
 
-/// A write endpoint of the spec (and the bid read, which needs the bid token too).
+/// A write endpoint of the spec (and the bid's reads, which need the bid token too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Write {
     ChangeTender,
@@ -23,6 +23,7 @@ enum Write {
     ActivateBid,
     UploadBidDocument,
     ReadBid,
+    ListBidDocuments,
     ConfirmAward,
     ChangeContract,
 }
@@ -39,6 +40,7 @@ impl Write {
             "activate the bid" => Write::ActivateBid,
             "upload a bid document" => Write::UploadBidDocument,
             "read the bid" => Write::ReadBid,
+            "list the bid documents" => Write::ListBidDocuments,
             "confirm the award" => Write::ConfirmAward,
             "change the contract" => Write::ChangeContract,
             other => return Err(format!("harness: unknown write {other:?}")),
@@ -49,7 +51,10 @@ impl Write {
     fn on_bid(self) -> bool {
         matches!(
             self,
-            Write::ActivateBid | Write::UploadBidDocument | Write::ReadBid
+            Write::ActivateBid
+                | Write::UploadBidDocument
+                | Write::ReadBid
+                | Write::ListBidDocuments
         )
     }
 }
@@ -178,7 +183,10 @@ fn reads_of(w: &TenderWorld, write: Write) -> Result<Vec<(Actor, String)>, Strin
             Actor::Anonymous,
             format!("{tender}/questions/{}", w.question()?.id),
         )),
-        Write::ActivateBid | Write::UploadBidDocument | Write::ReadBid => {
+        Write::ActivateBid
+        | Write::UploadBidDocument
+        | Write::ReadBid
+        | Write::ListBidDocuments => {
             let bid = format!("{tender}/bids/{}", w.bid(0)?.id);
             let token = bid_token(w, 0)?;
             reads.push((Actor::Other, format!("{bid}?acc_token={token}")));
@@ -268,6 +276,11 @@ fn request_of(w: &mut TenderWorld, write: Write) -> Result<(Method, String, Payl
         Write::ReadBid => (
             Method::GET,
             format!("{tender}/bids/{}", w.bid(0)?.id),
+            Payload::None,
+        ),
+        Write::ListBidDocuments => (
+            Method::GET,
+            format!("{tender}/bids/{}/documents", w.bid(0)?.id),
             Payload::None,
         ),
         Write::ConfirmAward => (

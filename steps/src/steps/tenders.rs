@@ -627,6 +627,18 @@ async fn later_than_before(w: &mut TenderWorld, field: String) -> Result<(), Str
     }
 }
 
+/// Publication refreshes `date` to its own moment: later than the draft's, or the same moment
+/// on a target clock that stood still.
+#[then("the tender's date is refreshed")]
+async fn date_refreshed(w: &mut TenderWorld) -> Result<(), String> {
+    let now = w.tender_instant("/date")?;
+    let before = w.tender_before["date"]
+        .as_str()
+        .and_then(timestamps::parse)
+        .ok_or("the tender had no date before")?;
+    w.check_refreshed("the tender's date", before, now).await
+}
+
 #[then("the tender's dateModified is unchanged")]
 async fn date_modified_unchanged(w: &mut TenderWorld) -> Result<(), String> {
     let now = w.tender_field("/dateModified")?;

@@ -1,0 +1,176 @@
+//! What a certification does to the target's clock. With the clock frozen (`--clock-start`) the
+//! reference server is certified in full: a date refreshed at a moment the clock stood still is
+//! refreshed, and the certificate names the frozen clock and how far the run moved it. With
+//! `--keep-clock` a clock-capable server is certified in real time and its clock is not moved.
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use tender_certify::{CucumberOpts, LiveOutput, RunReport, outcome::Verdict, target::ClockMode};
+use tender_registry::{Application, RunningServer, Settings};
+use time::macros::datetime;
+
+const FRIDAY_AFTERNOON: time::OffsetDateTime = datetime!(2026-11-27 16:30 +2);
+
+async fn server(clock_start: Option<time::OffsetDateTime>) -> (RunningServer, String) {
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        clock_start,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let base_url = app.base_url();
+    (app.spawn(), base_url)
+}
+
+async fn certify(
+    base_url: &str,
+    tags: &str,
+    configure: impl FnOnce(&mut tender_certify::Settings),
+) -> (RunReport, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = tender_certify::Settings::new(base_url);
+    harness.features = Some(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/features"
+    )));
+    harness.tags = Some(tags.to_owned());
+    harness.progress = LiveOutput::Off;
+    harness.report = Some(dir.path().join("certificate.md"));
+    configure(&mut harness);
+    let report = tender_certify::certify(&harness, CucumberOpts::default())
+        .await
+        .unwrap();
+    let markdown = std::fs::read_to_string(dir.path().join("certificate.md")).unwrap();
+    (report, markdown)
+}
+
+async fn clock_of(base_url: &str) -> serde_json::Value {
+    reqwest::get(format!("{base_url}/testing/clock"))
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap()["data"]
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_whose_clock_stands_still_is_certified_in_full() {
+    let (server, base_url) = server(Some(FRIDAY_AFTERNOON)).await;
+    let (report, markdown) = certify(&base_url, "@spec", |_| {}).await;
+    server.stop().await;
+
+    let failed: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != Verdict::Passed)
+        .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
+        .collect();
+    assert!(failed.is_empty(), "{}", report.terminal_summary());
+    assert!(report.certified(), "{}", report.terminal_summary());
+    for (file, line) in [
+        ("two_phase_creation.feature", 36),
+        ("tender_documents.feature", 50),
+    ] {
+        assert!(
+            report
+                .scenarios
+                .iter()
+                .any(|s| s.file == file && s.line == line),
+            "{file}:{line} ran"
+        );
+    }
+
+    let clock = &report.target_clock;
+    let start = clock.start.expect("the clock was read at the start");
+    let end = clock.end.expect("the clock was read at the end");
+    assert_eq!(start.now, FRIDAY_AFTERNOON);
+    assert!(start.frozen && end.frozen, "{clock:?}");
+    assert!(end.now > start.now && clock.moves > 0, "{clock:?}");
+    assert!(clock.still_stamps >= 2, "{clock:?}");
+    assert!(
+        markdown.contains("| Target clock | the run moved it +")
+            && markdown.contains("from 2026-11-27T16:30:00.000000+02:00 (frozen) to 20")
+            && markdown.contains("for every tender on the target"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("were taken as refreshed, the clock standing still at that moment"),
+        "{markdown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keep_clock_certifies_a_clock_capable_server_in_real_time_without_moving_its_clock() {
+    let (server, base_url) = server(None).await;
+    let before = clock_of(&base_url).await;
+    let started = Instant::now();
+    let (report, markdown) = certify(&base_url, "@scheduler and @spec", |s| {
+        s.keep_clock = true;
+        s.period = Duration::from_secs(2);
+        s.wait_budget = Duration::from_secs(10);
+    })
+    .await;
+    let elapsed = started.elapsed();
+    let after = clock_of(&base_url).await;
+    server.stop().await;
+
+    assert_eq!(report.clock, ClockMode::RealTime);
+    assert!(!report.scenarios.is_empty());
+    assert!(
+        report
+            .scenarios
+            .iter()
+            .all(|s| s.verdict == Verdict::Passed),
+        "{}",
+        report.terminal_summary()
+    );
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert!(report.target_clock.kept && report.target_clock.moves == 0);
+    let at = |v: &serde_json::Value| {
+        tender_certify::timestamps::parse(v["now"].as_str().unwrap()).unwrap()
+    };
+    let moved = at(&after) - at(&before);
+    assert!(
+        moved <= time::Duration::try_from(elapsed).unwrap() + time::Duration::seconds(1),
+        "the clock ran {moved} while the run took {elapsed:?}"
+    );
+    assert!(
+        markdown.contains("| Time moved by | real time (`--keep-clock`)")
+            && markdown.contains("| Target clock | not moved (`--keep-clock`): "),
+        "{markdown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keep_clock_leaves_a_frozen_clock_frozen_and_skips_what_must_wait_for_it() {
+    let (server, base_url) = server(Some(FRIDAY_AFTERNOON)).await;
+    let (report, _) = certify(&base_url, "@scheduler and @spec", |s| {
+        s.keep_clock = true;
+    })
+    .await;
+    let after = clock_of(&base_url).await;
+    server.stop().await;
+
+    assert_eq!(after["now"], "2026-11-27T16:30:00.000000+02:00");
+    assert_eq!(after["frozen"], true);
+    let skipped: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict == Verdict::Skipped)
+        .collect();
+    assert!(!skipped.is_empty(), "{}", report.terminal_summary());
+    assert!(
+        skipped.iter().all(|s| s
+            .skip_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("the target's clock is frozen at 2026-11-27T16:30:00"))),
+        "{}",
+        report.terminal_summary()
+    );
+    assert!(!report.certified());
+}
