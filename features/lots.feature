@@ -128,7 +128,7 @@ Feature: Tenders divided into lots
     When a bidder registers a bid on the lots with a participation address of its own
     Then the response is an error 422 at "body" named "participationUrl" saying "url should be posted for each lot of bid"
 
-  @clock @serial
+  @clock @serial @live-auction
   Scenario: One lot with two bids goes through its auction to a signed contract
     Given the owner has published a tender with 1 lot
     And the tender period has started
@@ -152,7 +152,7 @@ Feature: Tenders divided into lots
     And reading the tender shows lot 1 in status "complete"
     And the tender status is "complete"
 
-  @clock @serial
+  @clock @serial @live-auction
   Scenario: Of two lots the one with a single bid is awarded without an auction, the other after its auction
     Given the owner has published a tender with 2 lots
     And the tender period has started
@@ -216,7 +216,7 @@ Feature: Tenders divided into lots
     And the tender shows lot 2 in status "complete"
     And the tender status is "complete"
 
-  @clock @serial
+  @clock @serial @live-auction
   Scenario: A lot cancelled before the auction drops out and the other lot completes
     Given the owner has published a tender with 2 lots
     And the tender period has started

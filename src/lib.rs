@@ -4,6 +4,7 @@
 //! [`Settings`]; `main`, the tests and the benchmark all start it through that one constructor.
 
 pub mod api;
+pub mod auction;
 pub mod clock;
 pub mod contracting;
 pub mod domain;
@@ -101,14 +102,6 @@ impl Application {
                 "--public-url must start with http:// or https://, not {url:?}"
             )));
         }
-        let quick_auction = i64::try_from(settings.quick_auction_seconds)
-            .map(time::Duration::seconds)
-            .map_err(|_| {
-                invalid(format!(
-                    "--quick-auction-seconds is too large: {}",
-                    settings.quick_auction_seconds
-                ))
-            })?;
         if settings.clock_start.is_some() && !settings.testing {
             return Err(invalid(
                 "a clock start needs --testing: without the clock control API a frozen clock \
@@ -138,13 +131,13 @@ impl Application {
         let addr = acceptor.local_addr()?;
         check_exposure(&settings, addr)?;
         let store = match &settings.data_dir {
-            Some(dir) => Store::open(zone, quick_auction, dir).map_err(|e| {
+            Some(dir) => Store::open(zone, dir).map_err(|e| {
                 io::Error::other(format!(
                     "cannot use the data directory {}: {e}",
                     dir.display()
                 ))
             })?,
-            None => Store::new(zone, quick_auction),
+            None => Store::new(zone),
         };
         let store = Arc::new(store);
         let clock = kept::clock(&store, settings.clock_start).map_err(io::Error::other)?;

@@ -49,11 +49,6 @@ struct Cli {
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "TENDER_MAX_BODY", default_value_t = 10 * 1024 * 1024)]
     max_body: usize,
-    /// With --testing or --sandbox: the least length, in seconds of server time, of an auction under
-    /// `procurementMethodDetails: "quick, accelerator=N"`, so that a client polling every
-    /// 15 s sees it; moving the clock past it ends it at once.
-    #[arg(long, env = "TENDER_QUICK_AUCTION_SECONDS", default_value_t = 30)]
-    quick_auction_seconds: u64,
     /// With --testing: start the clock frozen at this moment (ISO 8601; without an offset it is
     /// read in --timezone), for demonstrations and tests that must not depend on the day they
     /// run. Move it on with POST /testing/clock.
@@ -108,7 +103,6 @@ async fn main() -> ExitCode {
         timezone: cli.timezone,
         public_url: cli.public_url,
         max_body: cli.max_body,
-        quick_auction_seconds: cli.quick_auction_seconds,
         clock_start,
         data_dir: cli.data_dir,
         max_upload: cli.max_upload,

@@ -15,8 +15,6 @@ pub struct Settings {
     pub timezone: String,
     pub public_url: Option<String>,
     pub max_body: usize,
-    /// The least length of an accelerated (sandbox) auction, in seconds of server time.
-    pub quick_auction_seconds: u64,
     /// Start the clock frozen at this moment instead of the wall clock's now (needs `testing`:
     /// only the clock control API can move it on).
     pub clock_start: Option<OffsetDateTime>,
@@ -40,7 +38,6 @@ impl Default for Settings {
             timezone: "Europe/Kyiv".into(),
             public_url: None,
             max_body: 10 * 1024 * 1024,
-            quick_auction_seconds: 30,
             clock_start: None,
             data_dir: None,
             max_upload: 50 * 1024 * 1024,

@@ -851,3 +851,93 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
     );
     s.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    let (id, _) = s.create(tender_body(START, 1, 4)).await;
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"advance": "P1DT1M"}),
+    )
+    .await;
+    let mut bids = Vec::new();
+    for amount in [480.0, 450.0] {
+        let placed = s
+            .write(
+                reqwest::Method::POST,
+                &format!("/api/2.3/tenders/{id}/bids"),
+                bid_body(amount),
+            )
+            .await;
+        let text = |v: &Value| v.as_str().unwrap().to_string();
+        bids.push((
+            text(&placed["data"]["id"]),
+            text(&placed["access"]["token"]),
+        ));
+    }
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let end = t["data"]["tenderPeriod"]["endDate"].as_str().unwrap();
+    s.write(reqwest::Method::POST, "/testing/clock", json!({"now": end}))
+        .await;
+    let (bid, token) = &bids[0];
+    let read = s
+        .get(&format!(
+            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
+        ))
+        .await;
+    let address = read["data"]["participationUrl"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The address is the public URL's; the interface beside the page is the server's path.
+    let path = address.trim_start_matches("http://registry.example");
+    let (page, query) = path.split_once('?').unwrap();
+    let state = format!("{page}/state?{query}");
+    let turn = s.get(&state).await["data"]["participant"]["nextTurn"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"now": turn}),
+    )
+    .await;
+    let posted = s
+        .write(
+            reqwest::Method::POST,
+            &format!("{page}/bids?{query}"),
+            json!({"bid": 440}),
+        )
+        .await;
+    assert_eq!(posted["data"]["bid"], 440.0);
+    let before = s.get(&state).await;
+    assert_eq!(before["data"]["participant"]["posted"], 440.0);
+    s.stop();
+
+    let mut s = Server::start(dir.path());
+    pretty_assertions::assert_eq!(
+        s.get(&state).await,
+        before,
+        "the same secret opens the same auction, the post kept"
+    );
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let planned_end = t["data"]["next_check"].as_str().unwrap().to_string();
+    s.write(
+        reqwest::Method::POST,
+        "/testing/clock",
+        json!({"now": planned_end}),
+    )
+    .await;
+    let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
+    let award = &t["data"]["awards"][0];
+    assert_eq!(
+        (award["bid_id"].as_str(), award["value"]["amount"].as_f64()),
+        (Some(bid.as_str()), Some(440.0)),
+        "the kept post wins: {t}"
+    );
+    s.stop();
+}

@@ -1,7 +1,6 @@
 //! The HTTP layer: routing, the envelope and errors, authentication, and one module per
 //! resource. [`router`] reads like the spec's endpoint table.
 
-mod auctions;
 pub mod auth;
 mod awards;
 mod bids;
@@ -280,7 +279,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
                 .push(tenders)
                 .push(crate::contracting::api::router()),
         )
-        .push(Router::with_path("auctions/{tender_id}").get(auctions::page));
+        .push(crate::auction::api::router());
     if clock_api {
         root = root.push(
             Router::with_path("testing/clock")

@@ -45,7 +45,6 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use time::Duration;
 use tokio::sync::Notify;
 
 /// A tender's place; its writers hold the rows of its bids in the database file.
@@ -58,8 +57,6 @@ type Slot = Arc<Place>;
 
 pub struct Store {
     zone: Zone,
-    /// The least length of an accelerated auction.
-    quick_auction: Duration,
     tenders: Shelf<Tender, BidRows>,
     /// Contracts under management; their writers hold nothing of their own.
     contracts: Shelf<Contract, ()>,
@@ -99,10 +96,9 @@ fn blocking<R>(f: impl FnOnce() -> R) -> R {
 }
 
 impl Store {
-    pub fn new(zone: Zone, quick_auction: Duration) -> Store {
+    pub fn new(zone: Zone) -> Store {
         Store {
             zone,
-            quick_auction,
             tenders: Shelf::default(),
             contracts: Shelf::default(),
             indexes: Mutex::default(),
@@ -113,20 +109,19 @@ impl Store {
     }
 
     /// A store kept in `DIR/registry.sqlite3`, loaded with everything the file holds.
-    pub fn open(zone: Zone, quick_auction: Duration, dir: &Path) -> Result<Store, String> {
-        Store::open_limited(zone, quick_auction, dir, None)
+    pub fn open(zone: Zone, dir: &Path) -> Result<Store, String> {
+        Store::open_limited(zone, dir, None)
     }
 
     /// [`Store::open`] on a file held to `max_pages` pages: a full disk, for tests.
     pub(crate) fn open_limited(
         zone: Zone,
-        quick_auction: Duration,
         dir: &Path,
         max_pages: Option<u32>,
     ) -> Result<Store, String> {
         let (opened, records) = read_all(|on_row| Database::open_limited(dir, max_pages, on_row));
         let (database, Loaded { state }) = opened?;
-        let mut store = Store::new(zone, quick_auction);
+        let mut store = Store::new(zone);
         let state: HashMap<String, String> = state.into_iter().collect();
         if let Some(json) = state.get(CALENDAR) {
             let days: Vec<(i32, u32)> = stored::from_json(json)
@@ -429,7 +424,7 @@ impl Store {
         }
         let mut calendar = lock(&self.calendar);
         let before = self.durable.as_ref().map(|_| calendar.booked());
-        let change = lifecycle::advance(tender, now, &self.zone, &mut calendar, self.quick_auction);
+        let change = lifecycle::advance(tender, now, &self.zone, &mut calendar);
         let snapshot = match (&self.durable, before) {
             (Some(durable), Some(before)) if before != calendar.booked() => {
                 stored::to_json(&calendar.booked())
@@ -795,7 +790,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let opened = Store::open_limited(zone, Duration::seconds(30), dir.path(), max_pages);
+        let opened = Store::open_limited(zone, dir.path(), max_pages);
         let store = Arc::new(opened.unwrap());
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
@@ -820,7 +815,7 @@ mod tests {
     /// The store kept in `dir`, opened again.
     fn reopen(dir: &Path) -> Arc<Store> {
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        Arc::new(Store::open(zone, Duration::seconds(30), dir).unwrap())
+        Arc::new(Store::open(zone, dir).unwrap())
     }
 
     fn bid(id: &str, now: Timestamp) -> Arc<Bid> {
@@ -1091,7 +1086,7 @@ mod tests {
         .unwrap();
         drop(conn);
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        let refused = Store::open(zone, Duration::seconds(30), dir.path()).err();
+        let refused = Store::open(zone, dir.path()).err();
         let message = refused.expect("refused");
         assert!(
             message.contains(&format!("the tender {id} cannot be read: its id is not 32")),

@@ -8,14 +8,20 @@ use time::{Duration, OffsetDateTime};
 
 use crate::{bodies::Fakes, target::Target, timestamps, world::short};
 
-/// The two fields, as upstream's sandbox and robot_tests wrote them.
-pub fn sandbox_fields(factor: u32) -> [(&'static str, String); 2] {
+/// The auction held live, at its real length (upstream never accelerated its phases).
+pub const LIVE: &str = "quick";
+/// The auction settled the moment tendering ends, on the sealed bids.
+pub const FAST_FORWARD: &str = "quick(mode:fast-forward)";
+
+/// The two fields, as upstream's sandbox and robot_tests wrote them, with the auction mode
+/// `submission` ([`LIVE`] or [`FAST_FORWARD`]).
+pub fn sandbox_fields(factor: u32, submission: &str) -> [(&'static str, String); 2] {
     [
         (
             "procurementMethodDetails",
             format!("quick, accelerator={factor}"),
         ),
-        ("submissionMethodDetails", "quick".to_owned()),
+        ("submissionMethodDetails", submission.to_owned()),
     ]
 }
 
@@ -30,8 +36,14 @@ pub enum Acceleration {
     Off,
     /// The target has a clock control API: time is moved, so the factor asked for is not used.
     NotNeeded { factor: u32 },
-    /// The target took the fields: every tender the run creates carries them.
-    On { factor: u32, evidence: String },
+    /// The target took the fields: every tender the run creates carries them. With
+    /// `fast_forward`, a scenario that holds no live auction (not tagged `@live-auction`) asks
+    /// for its auction to be settled at once, so that it never waits for a live one.
+    On {
+        factor: u32,
+        evidence: String,
+        fast_forward: bool,
+    },
     /// The target refused or dropped the fields: tenders go without them.
     Refused { factor: u32, why: String },
 }
@@ -52,8 +64,19 @@ impl Acceleration {
             Acceleration::NotNeeded { factor } => format!(
                 "accelerator {factor} not used: time is moved through the clock control API"
             ),
-            Acceleration::On { factor, evidence } => {
-                format!("`quick, accelerator={factor}` on every tender: {evidence}")
+            Acceleration::On {
+                factor,
+                evidence,
+                fast_forward,
+            } => {
+                let auctions = if *fast_forward {
+                    format!(
+                        "; `{FAST_FORWARD}` unless the scenario holds a live auction (@live-auction)"
+                    )
+                } else {
+                    format!("; `{FAST_FORWARD}` refused, so every auction is held live")
+                };
+                format!("`quick, accelerator={factor}` on every tender: {evidence}{auctions}")
             }
             Acceleration::Refused { factor, why } => {
                 format!("accelerator {factor} asked for, not used: {why}")
@@ -61,15 +84,26 @@ impl Acceleration {
         }
     }
 
-    /// Adds the sandbox fields to a tender creation body that does not set them itself.
-    pub fn add_to(&self, body: &mut Value) {
-        let (Some(factor), Some(data)) = (self.factor(), body.get_mut("data")) else {
+    /// Adds the sandbox fields to a tender creation body that does not set them itself; `live`
+    /// when the scenario holds a live auction.
+    pub fn add_to(&self, body: &mut Value, live: bool) {
+        let Acceleration::On {
+            factor,
+            fast_forward,
+            ..
+        } = self
+        else {
             return;
         };
-        let Some(data) = data.as_object_mut() else {
+        let Some(data) = body.get_mut("data").and_then(Value::as_object_mut) else {
             return;
         };
-        for (name, value) in sandbox_fields(factor) {
+        let submission = if live || !fast_forward {
+            LIVE
+        } else {
+            FAST_FORWARD
+        };
+        for (name, value) in sandbox_fields(*factor, submission) {
             data.entry(name).or_insert(json!(value));
         }
     }
@@ -77,8 +111,25 @@ impl Acceleration {
 
 /// Creates one tender with the sandbox fields and reads back what the target made of them:
 /// refused, dropped, or stored; and once its tendering starts, whether its auction was
-/// brought forward to the end of tendering.
+/// brought forward to the end of tendering. The fast-forward mode is tried first; a target
+/// that refuses or drops it is probed again with plain `quick`.
 pub async fn probe(target: &Target, factor: u32) -> Acceleration {
+    match probe_with(target, factor, FAST_FORWARD).await {
+        Acceleration::Refused { .. } => match probe_with(target, factor, LIVE).await {
+            Acceleration::On {
+                factor, evidence, ..
+            } => Acceleration::On {
+                factor,
+                evidence,
+                fast_forward: false,
+            },
+            other => other,
+        },
+        on => on,
+    }
+}
+
+async fn probe_with(target: &Target, factor: u32, submission: &str) -> Acceleration {
     let refused = |why: String| Acceleration::Refused { factor, why };
     let now = match target.now().await {
         Ok(now) => now,
@@ -89,7 +140,7 @@ pub async fn probe(target: &Target, factor: u32) -> Acceleration {
     let tender_end = enquiry_end + step;
     let dates = [enquiry_end, tender_end, tender_end + Duration::days(60)].map(timestamps::format);
     let mut body = Fakes::new(target.seed).tender(&dates[0], &dates[1], &dates[2]);
-    let fields = sandbox_fields(factor);
+    let fields = sandbox_fields(factor, submission);
     for (name, value) in &fields {
         body["data"][*name] = json!(value);
     }
@@ -130,7 +181,11 @@ pub async fn probe(target: &Target, factor: u32) -> Acceleration {
         Some(Err(e)) => format!("taken (the probe tender's auction plan: {e})"),
         None => "taken (the probe tender did not start tendering within the time budget)".into(),
     };
-    Acceleration::On { factor, evidence }
+    Acceleration::On {
+        factor,
+        evidence,
+        fast_forward: submission == FAST_FORWARD,
+    }
 }
 
 /// How long after the tendering ends the probe tender's auction is planned, read once its
@@ -199,10 +254,11 @@ mod tests {
         let on = Acceleration::On {
             factor: 86400,
             evidence: String::new(),
+            fast_forward: true,
         };
         let mut body =
             json!({"data": {"title": "t", "submissionMethodDetails": "quick(mode:no-auction)"}});
-        on.add_to(&mut body);
+        on.add_to(&mut body, false);
         assert_eq!(
             body["data"]["procurementMethodDetails"],
             "quick, accelerator=86400"
@@ -217,12 +273,30 @@ mod tests {
             factor: 86400,
             why: String::new(),
         }
-        .add_to(&mut plain);
-        Acceleration::NotNeeded { factor: 86400 }.add_to(&mut plain);
+        .add_to(&mut plain, false);
+        Acceleration::NotNeeded { factor: 86400 }.add_to(&mut plain, false);
         assert_eq!(plain, json!({"data": {"title": "t"}}));
 
         let mut not_an_object = json!({"data": [1]});
-        on.add_to(&mut not_an_object);
+        on.add_to(&mut not_an_object, false);
         assert_eq!(not_an_object, json!({"data": [1]}));
+    }
+
+    #[test]
+    fn a_scenario_without_a_live_auction_asks_for_fast_forward_where_the_target_takes_it() {
+        let mode = |fast_forward: bool, live: bool| {
+            let mut body = json!({"data": {"title": "t"}});
+            Acceleration::On {
+                factor: 1440,
+                evidence: String::new(),
+                fast_forward,
+            }
+            .add_to(&mut body, live);
+            body["data"]["submissionMethodDetails"].clone()
+        };
+        assert_eq!(mode(true, false), FAST_FORWARD);
+        assert_eq!(mode(true, true), LIVE);
+        assert_eq!(mode(false, false), LIVE, "the fallback when refused");
+        assert_eq!(mode(false, true), LIVE);
     }
 }

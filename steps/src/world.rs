@@ -282,7 +282,9 @@ impl TenderWorld {
             Payload::Json(mut body)
                 if method == Method::POST && creates_a_tender(path_and_query) =>
             {
-                target.acceleration.add_to(&mut body);
+                target
+                    .acceleration
+                    .add_to(&mut body, self.has_tag("live-auction"));
                 Payload::Json(body)
             }
             other => other,

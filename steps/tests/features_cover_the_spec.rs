@@ -22,8 +22,20 @@ fn scenarios() -> Vec<Scenario> {
     for path in paths {
         let feature = gherkin::Feature::parse_path(&path, GherkinEnv::default())
             .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
-        for scenario in &feature.scenarios {
-            let tags: Vec<String> = feature.tags.iter().chain(&scenario.tags).cloned().collect();
+        // A scenario under a `Rule:` carries the rule's tags too.
+        let in_rules = feature
+            .rules
+            .iter()
+            .flat_map(|r| r.scenarios.iter().map(move |s| (r.tags.as_slice(), s)));
+        let empty: &[String] = &[];
+        for (rule_tags, scenario) in feature.scenarios.iter().map(|s| (empty, s)).chain(in_rules) {
+            let tags: Vec<String> = feature
+                .tags
+                .iter()
+                .chain(rule_tags)
+                .chain(&scenario.tags)
+                .cloned()
+                .collect();
             if scenario.examples.is_empty() {
                 all.push(Scenario {
                     name: format!("{}: {}", feature.name, scenario.name),

@@ -1,6 +1,7 @@
 //! HTTP-level tests of the server on an ephemeral port: every endpoint's success path and
 //! its main refusals.
 
+mod auction;
 mod auth;
 mod bids;
 mod cancellations;

@@ -85,7 +85,12 @@ async fn fast_forward_settles_the_auction_when_tendering_ends_and_leaves_its_pag
     }
     let page = s.get(&url).send().await;
     assert_eq!(page.status, 200);
-    assert!(page.text.contains("Ended"), "{}", page.text);
+    let state = s.get(&format!("{url}/state")).send().await;
+    assert_eq!(state.body["data"]["status"], "finished", "{}", state.text);
+    assert_eq!(
+        state.body["data"]["results"][1]["amount"], 450.0,
+        "the sealed bids"
+    );
 }
 
 #[tokio::test]

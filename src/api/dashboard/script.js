@@ -207,6 +207,35 @@ async function loadTender(id) {
   state.tender = body.data;
 }
 
+/** The tender's auctions (its own, or each lot's) as their JSON interface shows them now. */
+async function loadAuctions(t) {
+  const found = [];
+  if (t.auctionUrl) found.push({ name: "", url: t.auctionUrl });
+  for (const lot of t.lots || []) if (lot.auctionUrl) found.push({ name: lot.title || lot.id, url: lot.auctionUrl });
+  const shown = [];
+  for (const a of found) {
+    let path;
+    try { path = new URL(a.url).pathname; } catch (e) { continue; }
+    const { status, body } = await getJson(path + "/state");
+    if (status === 200 && body) shown.push({ name: a.name, url: a.url, auction: body.data });
+  }
+  state.auctions = shown;
+}
+
+/** One line on an auction: its stage, whose turn, and until when. */
+function auctionStage(a) {
+  const s = a.auction.stage || {};
+  let text;
+  if (a.auction.status === "finished") text = "finished";
+  else if (s.type === "waiting") text = "starts " + shortTime(a.auction.startDate);
+  else if (s.type === "bids") text = "round " + s.round + ": " + (s.bidder || "") + "'s turn";
+  else if (s.type === "pause") text = "pause before round " + s.round;
+  else text = "announcing the results";
+  const until = s.end && a.auction.status !== "finished" ? " until " + shortTime(s.end) : "";
+  return h("span", {}, h("span", { class: "status auction-stage" }, text + until), " ",
+    h("a", { href: a.url, class: "auction-link" }, a.name ? "auction of " + a.name : "the auction's page"));
+}
+
 /** Lanes of the timeline: the periods the record holds. */
 function lanes(t) {
   const out = [];
@@ -327,7 +356,7 @@ function drawTender() {
     ["Value", money(t.value)], ["Minimal step", money(t.minimalStep)],
     ["Method", t.procurementMethodType + (t.procurementMethodDetails ? " · " + t.procurementMethodDetails : "")],
     ["Bids", t.numberOfBids !== undefined ? String(t.numberOfBids) : "confidential until qualification"],
-    ["Auction", t.auctionUrl ? h("a", { href: t.auctionUrl }, t.auctionUrl) : null],
+    ["Auction", (state.auctions || []).length ? h("span", {}, state.auctions.map((a, i) => [i ? h("br") : null, auctionStage(a)])) : null],
     ["Changed", shortTime(t.dateModified)],
   ].filter(([, v]) => v !== undefined && v !== null && v !== "");
   view.replaceChildren(
@@ -419,8 +448,11 @@ async function refresh() {
       if (key !== state.shownKey) { state.shownKey = key; drawContract(); }
     } else if (id) {
       await loadTender(id);
-      // Redrawn only when the tender or the clock changed, so an open <details> stays open.
-      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now;
+      if (state.tender) await loadAuctions(state.tender);
+      // Redrawn only when the tender, its auctions or the clock changed, so an open <details>
+      // stays open.
+      const stages = (state.auctions || []).map((a) => a.auction.status + (a.auction.stage && a.auction.stage.index)).join(",");
+      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now + "|" + stages;
       if (key !== state.shownKey) { state.shownKey = key; drawTender(); }
     } else {
       state.tender = null;

@@ -347,6 +347,58 @@ fn contract_routes() -> Vec<(String, Json)> {
     routes
 }
 
+/// The live auction's page and JSON interface, as `auction::api::router` routes them.
+fn auction_routes() -> Vec<(String, Json)> {
+    let auction = "/auctions/{auction_id}";
+    let participant = |op: Op| {
+        op.query(
+            "key_for_bid",
+            json!({"type": "string"}),
+            "A participant's bid id (from its participationUrl)",
+        )
+        .query(
+            "hash",
+            json!({"type": "string"}),
+            "The secret of the participant's participationUrl",
+        )
+        .errors(&[403])
+    };
+    vec![
+        item(
+            "/auctions/assets/{asset}",
+            vec![
+                get("auctions", "The auction page's script and style sheet")
+                    .ok_page(&["text/css", "text/javascript"]),
+            ],
+        ),
+        item(
+            auction,
+            vec![
+                participant(get(
+                    "auctions",
+                    "The auction's page: a tender's id, or `{tender id}_{lot id}` for a lot",
+                ))
+                .ok_page(&["text/html"]),
+            ],
+        ),
+        item(
+            &format!("{auction}/state"),
+            vec![participant(get("auctions", "The auction as it stands now")).ok("AuctionState")],
+        ),
+        item(
+            &format!("{auction}/bids"),
+            vec![
+                participant(post(
+                    "auctions",
+                    "A participant's bid in its turn (-1 withdraws it)",
+                ))
+                .body("AuctionBid")
+                .ok("AuctionBidAccepted"),
+            ],
+        ),
+    ]
+}
+
 fn listing_parameters(op: Op) -> Op {
     op.query(
         "offset",
@@ -496,10 +548,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
     ];
     routes.extend(tender_routes());
     routes.extend(contract_routes());
-    routes.push(item(
-        "/auctions/{tender_id}",
-        vec![get("auctions", "The embedded auction's page").ok_page(&["text/html"])],
-    ));
+    routes.extend(auction_routes());
     if clock_api {
         routes.push(item(
             "/testing/clock",

@@ -245,6 +245,29 @@ pub fn schemas() -> Map<String, Json> {
             ),
         ),
         (
+            "AuctionState",
+            object(
+                &["status", "stage", "now"],
+                json!({
+                    "status": text(), "stage": {"type": "object"}, "now": moment(),
+                    "stages": {"type": "array"}, "initial": {"type": "array"},
+                    "results": {"type": "array"}, "participant": {"type": "object"},
+                    "auctionUrl": text(), "tenderID": text(), "startDate": moment(), "endDate": moment(),
+                }),
+            ),
+        ),
+        (
+            "AuctionBid",
+            object(&["bid"], json!({"bid": {"type": "number"}})),
+        ),
+        (
+            "AuctionBidAccepted",
+            object(
+                &["bid", "bidder_id"],
+                json!({"bid": {"type": ["number", "null"]}, "bidder_id": text()}),
+            ),
+        ),
+        (
             "ContractInput",
             object(
                 &[],

@@ -270,6 +270,9 @@ pub struct AuctionPeriod {
     /// When the running auction settles, fixed as it starts; not shown.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub planned_end: Option<Timestamp>,
+    /// The live auction: its bidders and their posts; not shown (its own pages show it).
+    #[serde(default, skip_serializing_if = "crate::domain::stored::hidden")]
+    pub live: Option<Box<super::course::live::LiveAuction>>,
 }
 
 impl AuctionPeriod {

@@ -103,7 +103,7 @@ async fn posts_raw_bid(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> R
     w.send(Actor::Other, Method::POST, &path, payload).await
 }
 
-fn bid_path(w: &TenderWorld, index: usize, token: &str) -> Result<String, String> {
+pub(super) fn bid_path(w: &TenderWorld, index: usize, token: &str) -> Result<String, String> {
     Ok(format!(
         "{}/bids/{}?acc_token={token}",
         w.tender_path()?,
@@ -111,7 +111,7 @@ fn bid_path(w: &TenderWorld, index: usize, token: &str) -> Result<String, String
     ))
 }
 
-fn bid_token(w: &TenderWorld, index: usize) -> Result<String, String> {
+pub(super) fn bid_token(w: &TenderWorld, index: usize) -> Result<String, String> {
     w.bid(index)?
         .token
         .clone()

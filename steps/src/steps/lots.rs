@@ -108,7 +108,7 @@ async fn creates_wrong(w: &mut TenderWorld, count: usize, wrong: String) -> Resu
 
 // ---- the lots of the tender ----
 
-fn lots(w: &TenderWorld) -> Result<Vec<Value>, String> {
+pub(super) fn lots(w: &TenderWorld) -> Result<Vec<Value>, String> {
     w.tender_field("/lots")?
         .as_array()
         .cloned()
@@ -116,14 +116,14 @@ fn lots(w: &TenderWorld) -> Result<Vec<Value>, String> {
 }
 
 /// Lot `n` (from 1) as the tender last showed it.
-fn lot(w: &TenderWorld, n: usize) -> Result<Value, String> {
+pub(super) fn lot(w: &TenderWorld, n: usize) -> Result<Value, String> {
     lots(w)?
         .get(n.wrapping_sub(1))
         .cloned()
         .ok_or_else(|| format!("the tender shows no lot {n}"))
 }
 
-fn lot_id(w: &TenderWorld, n: usize) -> Result<String, String> {
+pub(super) fn lot_id(w: &TenderWorld, n: usize) -> Result<String, String> {
     Ok(checks::as_text(&lot(w, n)?["id"]))
 }
 
@@ -131,7 +131,7 @@ fn collection(w: &TenderWorld) -> Result<String, String> {
     Ok(format!("{}/lots", w.tender_path()?))
 }
 
-fn amount(value: &Value) -> Option<f64> {
+pub(super) fn amount(value: &Value) -> Option<f64> {
     value["amount"].as_f64()
 }
 
@@ -467,7 +467,11 @@ async fn reads_unknown(w: &mut TenderWorld) -> Result<(), String> {
 // ---- bids with lotValues ----
 
 /// A bid of a new firm on the lots `ns` (from 1), each 80–98 % of the lot's value.
-fn bid_on(w: &mut TenderWorld, ns: &[usize], status: Option<&str>) -> Result<Value, String> {
+pub(super) fn bid_on(
+    w: &mut TenderWorld,
+    ns: &[usize],
+    status: Option<&str>,
+) -> Result<Value, String> {
     let mut body = w.fakes.bid(None);
     let mut values = Vec::new();
     for &n in ns {

@@ -10,6 +10,7 @@ mod docservice;
 mod documents;
 mod faults;
 mod listing;
+mod live_auction;
 mod lots;
 mod periods;
 mod qualification;

@@ -82,17 +82,6 @@ pub fn should_start_after(zone: &Zone, tender_end: Timestamp, quick: bool) -> Ti
     zone.local(next, Time::MIDNIGHT)
 }
 
-/// The planned length of an auction: three rounds of two minutes per bidder, plus the
-/// pauses upstream allowed for. An accelerated auction still lasts `quick_minimum`, so that
-/// a client polling at a broker platform's pace sees it running.
-pub fn duration(bids: usize, accelerator: Option<u32>, quick_minimum: Duration) -> Duration {
-    let plain = Duration::minutes(6) * bids as i32 + Duration::minutes(24);
-    match accelerator {
-        Some(n) => (plain / n.max(1)).max(quick_minimum),
-        None => plain,
-    }
-}
-
 /// An offer's price for ranking: its amount reduced by the weight of the bid's answers to
 /// the features that weigh on it.
 pub fn normalised_price(offer: &Offer, features: &[Feature]) -> f64 {
@@ -198,25 +187,5 @@ mod tests {
         // A Friday after 16:00: the next Monday.
         let after = should_start_after(&zone(), at("2026-11-27T16:30"), false);
         assert_eq!(calendar.plan(&zone(), after), at("2026-11-30T11:00"));
-    }
-
-    #[test]
-    fn duration_grows_with_bidders() {
-        let none = Duration::ZERO;
-        assert_eq!(duration(2, None, none), Duration::minutes(36));
-        assert_eq!(duration(3, None, none), Duration::minutes(42));
-        assert_eq!(duration(2, Some(36), none), Duration::minutes(1));
-    }
-
-    #[test]
-    fn an_accelerated_auction_lasts_at_least_the_quick_minimum() {
-        let minimum = Duration::seconds(30);
-        assert_eq!(duration(2, Some(1440), minimum), minimum);
-        assert_eq!(duration(2, Some(36), minimum), Duration::minutes(1));
-        assert_eq!(
-            duration(2, None, Duration::hours(1)),
-            Duration::minutes(36),
-            "only acceleration is bounded"
-        );
     }
 }

@@ -1,6 +1,7 @@
 //! The belowThreshold state machine: transitions by date (`next_check`) and awarding.
 
 use super::auction::{self, AuctionCalendar};
+use super::live;
 use super::lots::{LotRef, Offer};
 use crate::domain::Change;
 use crate::domain::records::award::{Award, AwardStatus};
@@ -8,7 +9,6 @@ use crate::domain::records::bid::BidStatus;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{Tender, TenderStatus};
 use crate::domain::values::time::{Timestamp, Zone};
-use time::Duration;
 
 /// The accelerator N of `procurementMethodDetails: "quick, accelerator=N"`; it must follow
 /// at least one other character, as upstream matched it.
@@ -117,14 +117,12 @@ impl Tender {
 }
 
 /// Applies every transition that is due at `now`, each at the moment it fell due, so a
-/// clock that jumps ahead still leaves a true timeline. `quick_auction` is the least length
-/// of an accelerated auction. Returns whether the tender changed.
+/// clock that jumps ahead still leaves a true timeline. Returns whether the tender changed.
 pub fn advance(
     tender: &mut Tender,
     now: Timestamp,
     zone: &Zone,
     calendar: &mut AuctionCalendar,
-    quick_auction: Duration,
 ) -> Change {
     let mut change = Change::None;
     // A move that an answered claim held back happens when the claim settled, not before.
@@ -145,7 +143,7 @@ pub fn advance(
         let before = tender.status;
         match tender.status {
             TenderStatus::ActiveEnquiries => start_tendering(tender, due, zone, calendar),
-            TenderStatus::ActiveTendering => end_tendering(tender, due, quick_auction),
+            TenderStatus::ActiveTendering => end_tendering(tender, due),
             TenderStatus::ActiveAuction => {
                 // The auction that ends first, if it has ended; one that only started shows
                 // nothing until it ends.
@@ -207,7 +205,7 @@ fn start_tendering(
 
 /// Judges each lot on its offers: none, the lot is unsuccessful; one, it goes straight to
 /// awarding; more, to its auction. The tender waits for the auctions, if any.
-fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
+fn end_tendering(tender: &mut Tender, now: Timestamp) {
     tender.bids.retain(|b| b.status != BidStatus::Draft);
     tender.date = now;
     let mut auctions = false;
@@ -222,15 +220,15 @@ fn end_tendering(tender: &mut Tender, now: Timestamp, quick_auction: Duration) {
             match AuctionMode::of(tender) {
                 AuctionMode::NoAuction => settle_at_once(tender, &lot, now),
                 AuctionMode::FastForward => {
-                    tender.open_auction(&lot);
+                    tender.open_auction(&lot, false);
                     settle_at_once(tender, &lot, now);
                 }
+                // Live, in real time: upstream's phases were never accelerated.
                 AuctionMode::Scheduled | AuctionMode::Quick => {
                     auctions = true;
-                    tender.open_auction(&lot);
-                    let length = auction::duration(offers, accelerator(tender), quick_auction);
+                    tender.open_auction(&lot, true);
                     let (period, _) = tender.auction_of_mut(&lot);
-                    period.planned_end = period.start_date.map(|s| s.plus(length));
+                    period.planned_end = period.start_date.map(|s| s.plus(live::length(offers)));
                 }
             }
         }
@@ -255,12 +253,25 @@ fn settle_at_once(tender: &mut Tender, lot: &LotRef, now: Timestamp) {
     period.planned_end = None;
 }
 
-/// A lot's auction ends on the offers as they stand; awarding starts once every auction
-/// has ended.
+/// A lot's auction ends: each bidder's amount as the auction left it is written back into
+/// its offer, dated by its last accepted post (as upstream's auction reported its results);
+/// awarding starts once every auction has ended.
 fn finish_auction(tender: &mut Tender, lot: &LotRef, now: Timestamp) {
     let (period, _) = tender.auction_of_mut(lot);
     period.end_date = Some(now);
     period.should_start_after = None;
+    let results = match (&period.live, period.start_date) {
+        (Some(live), Some(start)) => live
+            .bidders
+            .iter()
+            .map(|b| b.bid_id.to_string())
+            .zip(live.results(start))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (bid_id, (amount, date)) in results {
+        tender.settle_offer(lot, &bid_id, amount, date);
+    }
     award_when_auctions_are_over(tender, now);
 }
 

@@ -3,11 +3,13 @@
 //! whose offers are the bids' values, whose auction is the tender's and whose status is read
 //! from the tender's; it never shows in the output.
 
+use super::live::{self, LiveAuction};
 use crate::domain::records::award::{Award, AwardStatus};
 use crate::domain::records::bid::{Bid, BidStatus};
 use crate::domain::records::contract::ContractStatus;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
+use crate::domain::values::ids;
 use crate::domain::values::item::{Feature, Item};
 use crate::domain::values::money::Money;
 use crate::domain::values::time::Timestamp;
@@ -160,16 +162,23 @@ impl Tender {
         }
     }
 
-    /// Opens the lot's auction: its address and each offer's participation address.
-    pub fn open_auction(&mut self, lot: &LotRef) {
+    /// Opens the lot's auction: its address and each offer's participation address; a live
+    /// auction (`live`) also takes its bidders, each with the secret its address carries.
+    pub fn open_auction(&mut self, lot: &LotRef, live: bool) {
         let url = match lot {
             None => format!("{}/auctions/{}", self.origin, self.id),
             Some(id) => format!("{}/auctions/{}_{id}", self.origin, self.id),
         };
+        let auction = live.then(|| self.live_auction(lot));
         let bidders: Vec<String> = self.offers(lot).iter().map(|o| o.bid.id.clone()).collect();
         for bid in self.bids.iter_mut().filter(|b| bidders.contains(&b.id)) {
             let bid = Arc::make_mut(bid);
-            let address = Some(format!("{url}?key_for_bid={}", bid.id));
+            let secret = auction
+                .as_ref()
+                .and_then(|a| a.bidders.iter().find(|b| b.bid_id == bid.id))
+                .map(|b| format!("&hash={}", b.secret))
+                .unwrap_or_default();
+            let address = Some(format!("{url}?key_for_bid={}{secret}", bid.id));
             match lot {
                 None => bid.participation_url = address,
                 Some(id) => {
@@ -179,7 +188,116 @@ impl Tender {
                 }
             }
         }
-        *self.auction_of_mut(lot).1 = Some(url);
+        let (period, address) = self.auction_of_mut(lot);
+        *address = Some(url);
+        period.live = auction.map(Box::new);
+    }
+
+    /// An offer as its lot's auction left it: its amount and when it was last lowered.
+    pub fn settle_offer(&mut self, lot: &LotRef, bid_id: &str, amount: f64, date: Timestamp) {
+        let Some(bid) = self.bids.iter_mut().find(|b| b.id == bid_id) else {
+            return;
+        };
+        let bid = Arc::make_mut(bid);
+        match lot {
+            None => {
+                if let Some(value) = &mut bid.value {
+                    value.amount = amount;
+                }
+                bid.date = date;
+            }
+            Some(id) => {
+                if let Some(lv) = bid.lot_values.iter_mut().find(|v| &v.related_lot == id) {
+                    lv.value.amount = amount;
+                    lv.date = date;
+                }
+            }
+        }
+    }
+
+    /// A bidder's post in its turn of the lot's live auction, at `now`: checked as upstream's
+    /// auction checked it, kept private until the turn ends. Bid activity stays out of the
+    /// feed until the results are written back.
+    pub fn post_to_auction(
+        &mut self,
+        lot: &LotRef,
+        bid_id: &str,
+        amount: Option<f64>,
+        now: Timestamp,
+    ) -> Result<crate::domain::Change, crate::domain::Refusal> {
+        use crate::domain::Refusal;
+        use crate::domain::values::parse::Problem;
+        let step = self.minimal_step_of(lot);
+        let (period, _) = self.auction_of_mut(lot);
+        let start = period.start_date;
+        let (Some(auction), Some(start)) = (period.live.as_deref_mut(), start) else {
+            return Err(Refusal::NotFound("auction"));
+        };
+        let place = auction.place(bid_id).ok_or(Refusal::Forbidden {
+            location: "url",
+            name: "permission",
+            description: "Forbidden".into(),
+        })?;
+        let refused = |r: live::Refused| match r {
+            live::Refused::NotForBidding | live::Refused::NotValidBidder => Refusal::Forbidden {
+                location: "body",
+                name: "bid",
+                description: r.message().into(),
+            },
+            _ => Refusal::field("bid", Problem::msg(r.message())),
+        };
+        let stage = auction
+            .check_post(start, now, place, amount, step)
+            .map_err(refused)?;
+        auction.posts.push(live::Post {
+            bid_id: bid_id.into(),
+            stage,
+            amount: amount.unwrap_or_default(),
+            at: now,
+        });
+        Ok(crate::domain::Change::Silent)
+    }
+
+    /// The minimal step of a lot (the tender's for the implicit lot).
+    pub fn minimal_step_of(&self, lot: &LotRef) -> f64 {
+        lot.as_ref()
+            .and_then(|id| self.lots.iter().find(|l| &l.id == id))
+            .map_or(self.terms.minimal_step.amount, |l| {
+                l.terms.minimal_step.amount
+            })
+    }
+
+    /// The live auction of a lot's offers: each bidder with its offer, its weight from the
+    /// features that weigh on the lot, and a secret of its own.
+    fn live_auction(&self, lot: &LotRef) -> LiveAuction {
+        let features = self.features_of(lot);
+        let scale = |v: f64| (v * live::WEIGHT_SCALE as f64).round() as i64;
+        let most = scale(features.iter().map(Feature::max_value).sum());
+        let bidders = self
+            .offers(lot)
+            .into_iter()
+            .map(|o| {
+                let answered: f64 = o
+                    .bid
+                    .parameters
+                    .iter()
+                    .filter(|p| features.iter().any(|f| f.code == p.code))
+                    .map(|p| p.value)
+                    .sum();
+                live::Bidder {
+                    bid_id: o.bid.id.as_str().into(),
+                    amount: o.value.amount,
+                    date: o.date,
+                    weight: live::WEIGHT_SCALE - most + scale(answered),
+                    secret: ids::new_id().into(),
+                }
+            })
+            .collect();
+        LiveAuction {
+            base: live::WEIGHT_SCALE - most,
+            bidders,
+            posts: Vec::new(),
+        }
     }
 
     /// Moves a lot on: a real lot takes the status and the tender follows its lots; the

@@ -3,5 +3,6 @@
 
 pub mod auction;
 pub mod lifecycle;
+pub mod live;
 pub mod lots;
 pub mod working_days;
