@@ -1,11 +1,13 @@
-//! The dashboard in a real browser: headless Chromium, driven through chromedriver, follows a
-//! tender the test created and moves the server clock with the dashboard's own buttons: a day
-//! on, then to the dates the tender names, past the end of tendering and past the award's
-//! stand-still, where the tender waits with no next check of its own.
+//! The dashboard (and, in `auction.rs`, a bidder's auction page) in a real browser: headless
+//! Chromium, driven through chromedriver, follows a tender the test created and moves the
+//! server clock with the dashboard's own buttons: a day on, then to the dates the tender names,
+//! past the end of tendering and past the award's stand-still, where the tender waits with no
+//! next check of its own.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
 
+mod auction;
 mod webdriver;
 
 use serde_json::{Value, json};
@@ -16,14 +18,30 @@ use tender_registry::{Application, Settings};
 use webdriver::{Driver, Session};
 
 /// The server's clock stands here until the dashboard moves it, whatever today is.
-const START: &str = "2026-11-23T09:00:00+02:00";
+pub(crate) const START: &str = "2026-11-23T09:00:00+02:00";
 
 fn binary(variable: &str, default: &str) -> Option<String> {
     let path = std::env::var(variable).unwrap_or_else(|_| default.to_string());
     Path::new(&path).exists().then_some(path)
 }
 
-fn tender_body() -> Value {
+/// Chromium and chromedriver; without them `None`, said on stderr (and a failure under CI).
+pub(crate) fn browser() -> Option<(String, String)> {
+    let (Some(chromium), Some(chromedriver)) = (
+        binary("CHROMIUM", "/usr/bin/chromium"),
+        binary("CHROMEDRIVER", "/usr/bin/chromedriver"),
+    ) else {
+        let message = "the browser test needs Chromium and chromedriver (Debian packages \
+                       chromium and chromium-driver, or CHROMIUM and CHROMEDRIVER)";
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        // Straight to stderr: the test harness would swallow eprintln! of a passing test.
+        let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+        return None;
+    };
+    Some((chromium, chromedriver))
+}
+
+pub(crate) fn tender_body() -> Value {
     let entity = json!({
         "name": "Київська міська школа № 1",
         "kind": "general",
@@ -52,7 +70,7 @@ fn tender_body() -> Value {
 }
 
 /// Waits until `element`'s text is `expected`, answering the last text seen.
-async fn wait_for_text(session: &Session, css: &str, expected: &str) -> String {
+pub(crate) async fn wait_for_text(session: &Session, css: &str, expected: &str) -> String {
     let started = Instant::now();
     let mut seen = String::new();
     while started.elapsed() < Duration::from_secs(15) {
@@ -75,15 +93,7 @@ async fn wait_for_text(session: &Session, css: &str, expected: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_clock_button_moves_a_tender_on_without_a_reload() {
-    let (Some(chromium), Some(chromedriver)) = (
-        binary("CHROMIUM", "/usr/bin/chromium"),
-        binary("CHROMEDRIVER", "/usr/bin/chromedriver"),
-    ) else {
-        let message = "the browser test needs Chromium and chromedriver (Debian packages \
-                       chromium and chromium-driver, or CHROMIUM and CHROMEDRIVER)";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        // Straight to stderr: the test harness would swallow eprintln! of a passing test.
-        let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
+    let Some((chromium, chromedriver)) = browser() else {
         return;
     };
     let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)

@@ -164,6 +164,16 @@ impl Session {
         .await;
     }
 
+    /// Types `text` into `element`, as keys pressed.
+    pub async fn type_text(&self, element: &str, text: &str) {
+        self.call(
+            reqwest::Method::POST,
+            &format!("/element/{element}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
     pub async fn text(&self, element: &str) -> String {
         self.call(
             reqwest::Method::GET,
