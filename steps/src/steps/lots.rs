@@ -123,7 +123,7 @@ fn lot(w: &TenderWorld, n: usize) -> Result<Value, String> {
         .ok_or_else(|| format!("the tender shows no lot {n}"))
 }
 
-fn lot_id(w: &TenderWorld, n: usize) -> Result<String, String> {
+pub(super) fn lot_id(w: &TenderWorld, n: usize) -> Result<String, String> {
     Ok(checks::as_text(&lot(w, n)?["id"]))
 }
 
@@ -738,7 +738,7 @@ async fn every_stand_still(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 /// The contract of lot `n`: the contract of the lot's latest active award.
-async fn contract_of(w: &mut TenderWorld, n: usize) -> Result<Value, String> {
+pub(super) async fn contract_of(w: &mut TenderWorld, n: usize) -> Result<Value, String> {
     w.refresh_tender().await?;
     let id = lot_id(w, n)?;
     let award = awards_of(w, &id)?
