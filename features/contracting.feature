@@ -88,6 +88,9 @@ Feature: Contract management after signing
     When the owner binds the document to the pending change
     Then the response status is 200
     And the document is bound to the change
+    When the owner uploads a new version of the contract document
+    Then the response status is 200
+    And the document is bound to the change
     When the owner applies the change without a signature date
     Then the response is an error 403 at "body" named "data" saying "Can't update contract change status. 'dateSigned' is required."
     When the owner applies the change, signed when it was recorded

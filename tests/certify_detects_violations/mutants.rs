@@ -1652,6 +1652,27 @@ fn contracting_mutants() -> Vec<Mutant> {
             |m, r| from_read_if(ManagedPatch, m, r),
             untouched,
         ),
+        contracting(
+            2,
+            "PUT /contracts/{id}/documents/{doc}",
+            "a new version of a contract document answered, never stored",
+            "@contracting and @changes",
+            |m, r| {
+                if r.endpoint() == ManagedDocPut && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["dateModified"] = json!(now());
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
         // ---- later reads ----
         contracting(
             3,

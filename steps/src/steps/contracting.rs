@@ -438,6 +438,13 @@ async fn binds_document(w: &mut TenderWorld) -> Result<(), String> {
     write(w, Method::PATCH, &format!("/documents/{document}"), data).await
 }
 
+#[when("the owner uploads a new version of the contract document")]
+async fn uploads_version(w: &mut TenderWorld) -> Result<(), String> {
+    let document = noted_text(w, DOCUMENT)?;
+    let data = w.fakes.document()["data"].clone();
+    write(w, Method::PUT, &format!("/documents/{document}"), data).await
+}
+
 #[then("the document is bound to the change")]
 async fn bound(w: &mut TenderWorld) -> Result<(), String> {
     let change = change_id(w)?;
