@@ -1,13 +1,14 @@
 //! A write's answer proves nothing by itself: after every accepted write the harness reads the
-//! object back (and the tender that holds it) and checks that what was sent is stored, and,
-//! for a tender PATCH, that everything not sent is unchanged (nested objects merged).
+//! object back (and the tender or the contract under management that holds it) and checks that
+//! what was sent is stored, and, for a tender PATCH, that everything not sent is unchanged
+//! (nested objects merged).
 use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
     exchange::{ReceivedResponse, SentRequest},
     rules::{self, Check},
-    shape::{created_id, tender_route},
+    shape::{contract_route, created_id, tender_route},
     timestamps,
 };
 
@@ -22,15 +23,29 @@ pub struct Plan {
     pub object: Option<String>,
     /// A creation's Location, with the token it needs: its read must answer the object.
     pub location: Option<String>,
-    /// The tender's address, and the list in it that shows the object.
-    pub tender: String,
-    pub in_tender: Option<&'static str>,
+    /// The address of the record that holds the object (its tender, or the contract under
+    /// management), and the list in it that shows the object.
+    pub holder: String,
+    pub in_holder: Option<&'static str>,
     /// A listing that must show the object (a bid's documents).
     pub listed: Option<String>,
     /// The `data` that was sent.
     pub sent: Value,
     /// A tender PATCH: fields not sent must stay as they were.
     pub merge: bool,
+    /// A token the answer handed out, which no read of the object may show.
+    pub secret: Option<String>,
+}
+
+impl Plan {
+    /// What the holder is, for messages.
+    pub fn holder_name(&self) -> &'static str {
+        if self.holder.contains("/api/2.3/contracts/") {
+            "contract"
+        } else {
+            "tender"
+        }
+    }
 }
 
 /// The address on the target itself: the service is known by its base URL, and a Location
@@ -64,30 +79,43 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
     let token = token.as_deref();
     let origin = url.origin().ascii_serialization();
     let path = url.path().trim_end_matches('/').to_owned();
-    let sent: Value = request
+    let sent: Option<Value> = request
         .body
         .as_deref()
         .and_then(|b| serde_json::from_str::<Value>(b).ok())
         .map(|b| b["data"].clone())
-        .filter(Value::is_object)?;
+        .filter(Value::is_object);
     let location = response.header("location");
-    let created = created_id(body).unwrap_or("").to_owned();
     let method = request.method.as_str();
     let here = format!("{origin}{path}");
+    if let Some((contract_id, rest)) = contract_route(&path) {
+        let write = Write {
+            method,
+            origin: &origin,
+            here,
+            sent,
+            location,
+            body,
+        };
+        return contract_plan(write, contract_id, &rest);
+    }
+    let sent = sent?;
+    let created = created_id(body).unwrap_or("").to_owned();
     if path == "/api/2.3/tenders" {
         if method != "POST" {
             return None;
         }
         return Some(Plan {
             check: &rules::STORED_CREATE,
-            tender: format!("{origin}/api/2.3/tenders/{created}"),
+            holder: format!("{origin}/api/2.3/tenders/{created}"),
             object: location.and_then(|l| on_target(&origin, l, None)),
             location: location.and_then(|l| with_token(l, None)),
             id: created,
-            in_tender: None,
+            in_holder: None,
             listed: None,
             sent,
             merge: false,
+            secret: None,
         });
     }
     let (tender_id, rest) = tender_route(&path)?;
@@ -97,11 +125,12 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         id: created.clone(),
         object: None,
         location: None,
-        tender: tender.clone(),
-        in_tender: None,
+        holder: tender.clone(),
+        in_holder: None,
         listed: None,
         sent,
         merge: false,
+        secret: None,
     };
     let bid_token = body.pointer("/access/token").and_then(Value::as_str);
     match (method, rest.as_slice()) {
@@ -123,7 +152,7 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             };
             plan.object = location.and_then(|l| on_target(&origin, l, None));
             plan.location = location.and_then(|l| with_token(l, None));
-            plan.in_tender = Some(list);
+            plan.in_holder = Some(list);
         }
         (_, ["documents", id]) | (_, ["questions", id]) if method == "PUT" || method == "PATCH" => {
             plan.check = match (method, rest[0]) {
@@ -134,7 +163,7 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             };
             plan.id = (*id).to_owned();
             plan.object = Some(here);
-            plan.in_tender = Some(if rest[0] == "documents" {
+            plan.in_holder = Some(if rest[0] == "documents" {
                 "documents"
             } else {
                 "questions"
@@ -161,27 +190,162 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             plan.check = &rules::STORED_LOT_POST;
             plan.object = location.and_then(|l| on_target(&origin, l, None));
             plan.location = location.and_then(|l| with_token(l, None));
-            plan.in_tender = Some("lots");
+            plan.in_holder = Some("lots");
         }
         ("PATCH", ["lots", id]) => {
             plan.check = &rules::STORED_LOT_PATCH;
             plan.id = (*id).to_owned();
             plan.object = with_token(&here, None);
-            plan.in_tender = Some("lots");
+            plan.in_holder = Some("lots");
         }
         ("PATCH", ["awards", id]) => {
             plan.check = &rules::STORED_AWARD;
             plan.id = (*id).to_owned();
-            plan.in_tender = Some("awards");
+            plan.in_holder = Some("awards");
         }
         ("PATCH", ["contracts", id]) => {
             plan.check = &rules::STORED_CONTRACT;
             plan.id = (*id).to_owned();
-            plan.in_tender = Some("contracts");
+            plan.in_holder = Some("contracts");
         }
         _ => return None,
     }
     Some(plan)
+}
+
+/// One accepted write, as [`contract_plan`] reads it.
+struct Write<'a> {
+    method: &'a str,
+    origin: &'a str,
+    /// The address written to, without its query.
+    here: String,
+    /// The `data` sent, when it was a JSON object.
+    sent: Option<Value>,
+    location: Option<&'a str>,
+    body: &'a Value,
+}
+
+/// The reads after an accepted write under a contract under management: the contract itself
+/// after its PATCH and its credentials, a change or a document alone and in the contract.
+fn contract_plan(write: Write<'_>, contract_id: &str, rest: &[&str]) -> Option<Plan> {
+    let Write {
+        method,
+        origin,
+        here,
+        sent,
+        location,
+        body,
+    } = write;
+    let contract = format!("{origin}/api/2.3/contracts/{contract_id}");
+    let at_location = || location.and_then(|l| on_target(origin, l, None));
+    let mut plan = Plan {
+        check: &rules::STORED_MANAGED_PATCH,
+        id: created_id(body).unwrap_or("").to_owned(),
+        object: None,
+        location: None,
+        holder: contract.clone(),
+        in_holder: None,
+        listed: None,
+        sent: Value::Object(Default::default()),
+        merge: false,
+        secret: None,
+    };
+    match (method, rest) {
+        // Nothing is sent for credentials: the contract reads back, and never shows its token.
+        ("PATCH", ["credentials"]) => {
+            plan.check = &rules::STORED_CREDENTIALS;
+            plan.id = contract_id.to_owned();
+            plan.object = Some(contract);
+            plan.secret = body
+                .pointer("/access/token")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            return Some(plan);
+        }
+        ("PATCH", []) => {
+            plan.id = contract_id.to_owned();
+            plan.object = Some(contract);
+            plan.sent = editable(&sent?);
+            return Some(plan);
+        }
+        ("POST", ["changes"]) => {
+            plan.check = &rules::STORED_CHANGE_POST;
+            plan.object = at_location();
+            plan.location = location.and_then(|l| with_token(l, None));
+            plan.in_holder = Some("changes");
+        }
+        ("PATCH", ["changes", id]) => {
+            plan.check = &rules::STORED_CHANGE_PATCH;
+            plan.id = (*id).to_owned();
+            plan.object = Some(here);
+            plan.in_holder = Some("changes");
+        }
+        ("POST", ["documents"]) => {
+            plan.check = &rules::STORED_MANAGED_DOC_POST;
+            plan.object = at_location();
+            plan.location = location.and_then(|l| with_token(l, None));
+            plan.in_holder = Some("documents");
+        }
+        ("PUT" | "PATCH", ["documents", id]) => {
+            plan.check = if method == "PUT" {
+                &rules::STORED_MANAGED_DOC_PUT
+            } else {
+                &rules::STORED_MANAGED_DOC_PATCH
+            };
+            plan.id = (*id).to_owned();
+            plan.object = Some(here);
+            plan.in_holder = Some("documents");
+        }
+        _ => return None,
+    }
+    plan.sent = sent?;
+    Some(plan)
+}
+
+/// What a broker may change of a contract under management, out of what it sent: the whole
+/// contract it read may come back, and the rest of it is dropped by design. An item's
+/// classifications are fixed, and `amountPaid` shows the value's currency and VAT flag, so
+/// only its amount counts.
+pub fn editable(sent: &Value) -> Value {
+    const EDITABLE: [&str; 12] = [
+        "title",
+        "title_en",
+        "title_ru",
+        "description",
+        "description_en",
+        "description_ru",
+        "status",
+        "period",
+        "value",
+        "items",
+        "amountPaid",
+        "terminationDetails",
+    ];
+    let mut kept = serde_json::Map::new();
+    for (key, value) in sent.as_object().into_iter().flatten() {
+        if !EDITABLE.contains(&key.as_str()) {
+            continue;
+        }
+        let mut value = value.clone();
+        match key.as_str() {
+            "items" => {
+                for item in value.as_array_mut().into_iter().flatten() {
+                    if let Some(item) = item.as_object_mut() {
+                        item.remove("classification");
+                        item.remove("additionalClassifications");
+                    }
+                }
+            }
+            "amountPaid" => {
+                if let Some(paid) = value.as_object_mut() {
+                    paid.retain(|k, _| k == "amount");
+                }
+            }
+            _ => {}
+        }
+        kept.insert(key.clone(), value);
+    }
+    Value::Object(kept)
 }
 
 /// Fields whose stored form legitimately differs from the sent one: a document's `url` (the
@@ -418,7 +582,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (p.check.rule, p.object, p.in_tender),
+            (p.check.rule, p.object, p.in_holder),
             ("ep-award-patch", None, Some("awards"))
         );
 
@@ -446,7 +610,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (p.check.rule, p.in_tender, p.object.as_deref()),
+            (p.check.rule, p.in_holder, p.object.as_deref()),
             (
                 "conv-5",
                 Some("lots"),
@@ -484,6 +648,99 @@ mod tests {
             &json!({}),
         );
         assert!(read.is_none());
+    }
+
+    #[test]
+    fn every_write_under_a_contract_has_its_reads() {
+        let contract = format!("http://h:1/api/2.3/contracts/{T}");
+        let p = plan(
+            &SentRequest {
+                method: "PATCH".into(),
+                url: format!("{contract}/credentials"),
+                ..SentRequest::default()
+            },
+            &ok(200, None),
+            &json!({"access": {"token": "secret"}, "data": {"id": T}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.check.rule, p.id.as_str(), p.object.as_deref()),
+            ("auth-2", T, Some(contract.as_str()))
+        );
+        assert_eq!(p.secret.as_deref(), Some("secret"));
+        assert_eq!(p.sent, json!({}));
+
+        let p = plan(
+            &request(
+                "POST",
+                &format!("{contract}/changes"),
+                json!({"rationale": "r"}),
+            ),
+            &ok(201, Some(format!("{contract}/changes/{B}"))),
+            &json!({"data": {"id": B}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                p.check.rule,
+                p.in_holder,
+                p.holder.as_str(),
+                p.holder_name()
+            ),
+            ("conv-5", Some("changes"), contract.as_str(), "contract")
+        );
+        assert_eq!(
+            p.object.as_deref(),
+            Some(format!("{contract}/changes/{B}").as_str())
+        );
+
+        for (method, rule) in [("PUT", "res-document"), ("PATCH", "conv-10")] {
+            let p = plan(
+                &request(
+                    method,
+                    &format!("{contract}/documents/{B}"),
+                    json!({"title": "a"}),
+                ),
+                &ok(200, None),
+                &json!({"data": {"id": B}}),
+            )
+            .unwrap();
+            assert_eq!(
+                (p.check.rule, p.id.as_str(), p.in_holder),
+                (rule, B, Some("documents"))
+            );
+        }
+        let read = plan(
+            &SentRequest {
+                method: "GET".into(),
+                url: contract.clone(),
+                ..SentRequest::default()
+            },
+            &ok(200, None),
+            &json!({"data": {"id": T}}),
+        );
+        assert!(read.is_none());
+    }
+
+    #[test]
+    fn the_whole_contract_sent_back_is_judged_by_what_a_broker_may_change() {
+        let contract = format!("http://h:1/api/2.3/contracts/{T}");
+        let whole = json!({"id": T, "contractID": "UA-1", "owner": "x", "description": "d",
+            "changes": [{"id": B}], "dateModified": "2030-01-01T00:00:00.000000+02:00",
+            "items": [{"id": "i", "quantity": 2, "classification": {"id": "1"}}],
+            "amountPaid": {"amount": 9, "currency": "USD", "valueAddedTaxIncluded": false}});
+        let p = plan(
+            &request("PATCH", &contract, whole),
+            &ok(200, None),
+            &json!({"data": {"id": T}}),
+        )
+        .unwrap();
+        assert_eq!((p.check.rule, p.id.as_str()), ("conv-10", T));
+        assert_eq!(
+            p.sent,
+            json!({"description": "d", "items": [{"id": "i", "quantity": 2}],
+                "amountPaid": {"amount": 9}})
+        );
     }
 
     #[test]

@@ -309,7 +309,7 @@ pub const CHECK_VALUES: Check = check(
 );
 pub const CHECK_IDS: Check = check(
     "conv-9",
-    "every id of a tender, lot, document, question, bid, award or contract, and every reference to one, is 32 lowercase hex",
+    "every id of a tender, lot, document, question, bid, award, contract or contract change, and every reference to one, is 32 lowercase hex",
 );
 
 // After every write, the object (and the tender that holds it) is read back.
@@ -361,6 +361,35 @@ pub const STORED_AWARD: Check = check("ep-award-patch", "an award change reads b
 pub const STORED_CONTRACT: Check = check(
     "ep-contract-patch",
     "a contract change reads back in the tender",
+);
+// Contract management after signing, an extension whose writes follow the same conventions.
+pub const STORED_CREDENTIALS: Check = check(
+    "auth-2",
+    "after new credentials the contract under management reads back, and no read shows the token handed out",
+);
+pub const STORED_MANAGED_PATCH: Check = check(
+    "conv-10",
+    "a PATCH of a contract under management reads back: what the broker may change, as sent",
+);
+pub const STORED_CHANGE_POST: Check = check(
+    "conv-5",
+    "a recorded contract change reads back at its Location and in the contract's changes",
+);
+pub const STORED_CHANGE_PATCH: Check = check(
+    "conv-10",
+    "an edited or applied contract change reads back, alone and in the contract's changes",
+);
+pub const STORED_MANAGED_DOC_POST: Check = check(
+    "conv-5",
+    "a document uploaded to a contract under management reads back at its Location and in the contract",
+);
+pub const STORED_MANAGED_DOC_PUT: Check = check(
+    "res-document",
+    "a new version of a contract document reads back, alone and in the contract",
+);
+pub const STORED_MANAGED_DOC_PATCH: Check = check(
+    "conv-10",
+    "changed metadata of a contract document reads back, alone and in the contract",
 );
 
 // Facts stated for the life of an object, re-checked on every later read.
@@ -424,6 +453,13 @@ pub const GLOBAL_CHECKS: &[&Check] = &[
     &STORED_LOT_PATCH,
     &STORED_AWARD,
     &STORED_CONTRACT,
+    &STORED_CREDENTIALS,
+    &STORED_MANAGED_PATCH,
+    &STORED_CHANGE_POST,
+    &STORED_CHANGE_PATCH,
+    &STORED_MANAGED_DOC_POST,
+    &STORED_MANAGED_DOC_PUT,
+    &STORED_MANAGED_DOC_PATCH,
     &FACT_TEST_MODE,
     &FACT_ITEM_ID,
     &FACT_DATE_PUBLISHED,

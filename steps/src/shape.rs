@@ -59,6 +59,15 @@ pub fn tender_route(path: &str) -> Option<(&str, Vec<&str>)> {
     Some((id, parts.collect()))
 }
 
+/// `/api/2.3/contracts/{id}/rest…` (a contract under management) split into the contract id
+/// and the rest.
+pub fn contract_route(path: &str) -> Option<(&str, Vec<&str>)> {
+    let rest = path.strip_prefix("/api/2.3/contracts/")?;
+    let mut parts = rest.trim_end_matches('/').split('/');
+    let id = parts.next().filter(|id| !id.is_empty())?;
+    Some((id, parts.collect()))
+}
+
 /// Whether an exchange is one of the interface's (not, for example, the clock control API).
 pub fn is_interface(request: &SentRequest) -> bool {
     url_path(&request.url).starts_with("/api/")
@@ -210,20 +219,21 @@ pub fn values_without_vat(body: &Value) -> Vec<String> {
 
 /// Collections whose members are records with 32-hex ids (convention 9); a lot's id may come
 /// from the client, and must have that form too.
-const RECORD_LISTS: [&str; 7] = [
+const RECORD_LISTS: [&str; 8] = [
     "lots",
     "documents",
     "questions",
     "bids",
     "awards",
     "contracts",
+    "changes",
     "previousVersions",
 ];
 /// Fields that hold the id of another record.
-const RECORD_REFERENCES: [&str; 4] = ["bid_id", "awardID", "lotID", "relatedLot"];
+const RECORD_REFERENCES: [&str; 5] = ["bid_id", "awardID", "lotID", "relatedLot", "tender_id"];
 
-/// Convention 9: ids of tenders, lots, documents, questions, bids, awards and contracts, and
-/// the references to them. Item ids are
+/// Convention 9: ids of tenders, lots, documents, questions, bids, awards, contracts and a
+/// contract's changes, and the references to them. Item ids are
 /// left out (a client may supply them), as are the ids of identifiers and classifications.
 pub fn ids_in(body: &Value) -> Vec<String> {
     fn record(v: &Value, path: &dyn Fn() -> String, wrong: &mut Vec<String>) {
@@ -505,6 +515,22 @@ mod tests {
         body["data"]["items"][0]["relatedLot"] = json!("lot-1");
         body["data"]["awards"][0]["lotID"] = json!("lot-1");
         assert_eq!(ids_in(&body).len(), 3);
+    }
+
+    #[test]
+    fn a_contract_s_changes_and_its_tender_are_named_by_hex_ids() {
+        let contract = json!({"data": {"id": ID, "tender_id": ID, "awardID": ID,
+            "changes": [{"id": ID}], "items": [{"id": "client-item"}]}});
+        assert!(ids_in(&contract).is_empty());
+        let mut wrong = contract.clone();
+        wrong["data"]["tender_id"] = json!("UA-2026-01-01-000001");
+        wrong["data"]["changes"][0]["id"] = json!("change-1");
+        assert_eq!(ids_in(&wrong).len(), 2);
+        assert_eq!(
+            contract_route(&format!("/api/2.3/contracts/{ID}/changes")),
+            Some((ID, vec!["changes"]))
+        );
+        assert_eq!(contract_route("/api/2.3/contracts"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Every exchange of the interface is checked as a whole, whatever the scenario is about: its
 //! shape ([`crate::shape`]), the facts learned so far ([`crate::facts`]) and, after an accepted
-//! write, the reads that prove the write was stored ([`crate::readback`]).
+//! write, the reads that prove the write was stored ([`crate::readback`]), under a tender or a
+//! contract under management alike.
 use reqwest::Method;
 use serde_json::Value;
 
@@ -116,8 +117,8 @@ impl TenderWorld {
         None
     }
 
-    /// Reads back what one accepted write changed. The reads are independent, so they are
-    /// sent together.
+    /// Reads back what one accepted write changed (the object, and the tender or contract that
+    /// holds it). The reads are independent, so they are sent together.
     async fn prove_stored(
         &mut self,
         actor: Actor,
@@ -133,7 +134,7 @@ impl TenderWorld {
             (actor, plan.object.clone()),
             (
                 Actor::Anonymous,
-                plan.in_tender.map(|_| plan.tender.clone()),
+                plan.in_holder.map(|_| plan.holder.clone()),
             ),
             (actor, plan.listed.clone()),
         ];
@@ -149,7 +150,7 @@ impl TenderWorld {
             }
         }))
         .await;
-        let [location_read, object_read, tender_read, listed_read]: [_; 4] =
+        let [location_read, object_read, holder_read, listed_read]: [_; 4] =
             match fetched.try_into() {
                 Ok(all) => all,
                 Err(_) => return Vec::new(),
@@ -184,20 +185,32 @@ impl TenderWorld {
                     }
                     wrong.extend(changed);
                 }
+                if let Some(secret) = &plan.secret
+                    && exchange
+                        .response
+                        .as_ref()
+                        .is_some_and(|r| r.body.contains(secret.as_str()))
+                {
+                    found.push(Violation::new(
+                        plan.check,
+                        format!("reading {url} shows the token the answer handed out"),
+                    ));
+                    wrong.push(String::new());
+                }
                 if !wrong.is_empty() {
                     self.read_back.get_or_insert(exchange);
                 }
             }
         }
-        if let (Some(list), Some(read)) = (plan.in_tender, tender_read)
-            && let Some((exchange, body)) = self.checked(&plan.tender, read, plan.check, &mut found)
+        if let (Some(list), Some(read)) = (plan.in_holder, holder_read)
+            && let Some((exchange, body)) = self.checked(&plan.holder, read, plan.check, &mut found)
         {
             let shown = readback::member(&body["data"], list, &plan.id);
             self.shown_in(
                 plan,
                 &exchange,
                 shown,
-                &format!("the tender's {list}"),
+                &format!("the {}'s {list}", plan.holder_name()),
                 &mut found,
             );
         }

@@ -4,9 +4,12 @@
 //! its body dropped), answering without forwarding (a success that stores nothing), or
 //! rewriting answers (shapes, later reads, paging). Every mutant must make the run fail with a
 //! rule named in the report; the same proxy breaking nothing must pass every `@spec` scenario;
-//! hiding the clock control API must make the harness wait in real time.
+//! hiding the clock control API must make the harness wait in real time. Contract management
+//! is upstream's, stated by no rule of the spec: its mutants are judged by the `@upstream
+//! @contracting` scenarios run with `--strict`, which the proxy breaking nothing passes too,
+//! and must make one of them fail.
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -24,7 +27,7 @@ use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
 mod mutants;
 mod proxy;
 
-use mutants::{Mutant, forward, mutant, mutants, untouched};
+use mutants::{Mutant, contracting, forward, mutant, mutants, untouched};
 use proxy::{Answer, Memory, Proxy, Route};
 
 /// The built-in server, started in-process with its clock control API.
@@ -102,10 +105,13 @@ async fn certify(
     (report, markdown)
 }
 
-/// The scenarios a mutant runs: the `@spec` ones near what it breaks. Those that keep the clock
-/// still share one server; those that move it get a server of their own.
+/// The scenarios a mutant runs: the `@spec` ones near what it breaks, or for contract
+/// management the `@upstream` ones. Those that keep the clock still share one server; those
+/// that move it get a server of their own.
 fn tags_for(mutant: &Mutant) -> String {
-    if mutant.alone {
+    if mutant.upstream {
+        format!("@upstream and ({})", mutant.tags)
+    } else if mutant.alone {
         format!("@spec and ({})", mutant.tags)
     } else {
         format!("@spec and ({}) and not @clock", mutant.tags)
@@ -117,6 +123,19 @@ struct Fate {
     label: String,
     killed: bool,
     rule: Option<String>,
+    /// The first scenario that failed, and its failing step.
+    scenario: Option<(String, String)>,
+}
+
+impl Fate {
+    /// What named the violation: the rule broken, and the scenario and step that failed.
+    fn named_by(&self) -> String {
+        let rule = self.rule.as_deref().unwrap_or("no rule named");
+        match &self.scenario {
+            Some((scenario, step)) => format!("{rule}; \"{scenario}\", step: {step}"),
+            None => rule.to_owned(),
+        }
+    }
 }
 
 async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
@@ -129,7 +148,7 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
     let front = front(upstream, mutant).await;
     let tags = tags_for(mutant);
     let started = Instant::now();
-    let (report, markdown) = certify(&front.base_url, &tags, |_| {}).await;
+    let (report, markdown) = certify(&front.base_url, &tags, |s| s.strict = mutant.upstream).await;
     front.handle.stop_forceful();
     if let Some(own) = own {
         own.stop().await;
@@ -139,10 +158,21 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
         .find_map(|l| l.strip_prefix("- Rule broken: `"))
         .and_then(|l| l.split('`').next())
         .map(str::to_owned);
+    let scenario = report
+        .scenarios
+        .iter()
+        .find(|s| s.verdict == Verdict::Failed)
+        .map(|s| {
+            let step = s.failure.as_ref().map(|f| f.step.clone());
+            (s.name.clone(), step.unwrap_or_default())
+        });
+    // Upstream's behaviour has no rule of the spec to name: the scenario that failed names it.
+    let named = rule.is_some() || (mutant.upstream && scenario.is_some());
     Fate {
         label: format!("{label} [{:.1} s]", started.elapsed().as_secs_f64()),
-        killed: !report.certified() && rule.is_some(),
+        killed: !report.certified() && named,
         rule,
+        scenario,
     }
 }
 
@@ -184,7 +214,7 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
             "{} {} ({})",
             if f.killed { "killed  " } else { "SURVIVED" },
             f.label,
-            f.rule.as_deref().unwrap_or("no rule named")
+            f.named_by()
         );
     }
     println!(
@@ -201,6 +231,22 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transparent_proxy_passes_contract_management_strictly() {
+    let upstream = server().await;
+    let transparent = contracting(0, "", "nothing", "@contracting", forward, untouched);
+    let front = front(upstream.base_url(), &transparent).await;
+    let (report, _) = certify(&front.base_url, &tags_for(&transparent), |s| {
+        s.strict = true
+    })
+    .await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert_eq!(report.counts().skipped, 0, "{}", report.terminal_summary());
+    assert!(report.counts().passed >= 7, "{}", report.terminal_summary());
 }
 
 /// On a clock that stands still a refreshed timestamp may equal the one it replaced, and the
@@ -384,6 +430,38 @@ async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
     assert_eq!(
         report.not_offered(),
         vec!["claims".to_owned()],
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contract_management_a_target_does_not_offer_is_reported_as_not_offered() {
+    let upstream = server().await;
+    let without_contracts = mutant(
+        0,
+        "/contracts",
+        "hidden",
+        true,
+        "",
+        |_, r| {
+            if r.path.starts_with("/api/2.3/contracts") {
+                Route::Answer(Answer::not_found())
+            } else {
+                Route::Forward
+            }
+        },
+        untouched,
+    );
+    let front = front(upstream.base_url(), &without_contracts).await;
+    let (report, _) = certify(&front.base_url, "@contracting", |_| {}).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert_eq!(
+        report.not_offered(),
+        vec!["contracting".to_owned()],
         "{}",
         report.terminal_summary()
     );

@@ -81,12 +81,18 @@ fn each_object(v: &mut Value, f: &mut dyn FnMut(&mut serde_json::Map<String, Val
 
 /// A fake 201 for a document upload that stores nothing.
 fn fake_document(req: &Req) -> Route {
+    fake_created(
+        req,
+        json!({"documentOf": "tender", "datePublished": now(), "dateModified": now()}),
+    )
+}
+
+/// A fake 201 that stores nothing: what was sent, with `made` and a fresh id.
+fn fake_created(req: &Req, made: Value) -> Route {
     let mut data = req.data();
     let id = fresh_id();
-    merge(
-        &mut data,
-        &json!({"id": id, "documentOf": "tender", "datePublished": now(), "dateModified": now()}),
-    );
+    merge(&mut data, &made);
+    merge(&mut data, &json!({ "id": id }));
     let mut answer = Answer::json(201, json!({ "data": data }));
     let host =
         String::from_utf8(req.header("x-proxy-host").unwrap_or_default()).unwrap_or_default();
@@ -144,18 +150,22 @@ fn is_get_of_tender(req: &Req) -> bool {
 
 // ---- the mutants ----
 
-/// One injected violation of the spec.
+/// One injected violation of the spec, or of upstream's contract management.
 pub struct Mutant {
     /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging,
-    /// 7 time running back.
+    /// 7 time running back, 8 rules of contract management.
     pub class: u8,
     pub endpoint: &'static str,
     pub what: &'static str,
     /// Whether it gets a server of its own: it needs scenarios that move the clock, or a list
     /// that no other certification writes to.
     pub alone: bool,
-    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`).
+    /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`),
+    /// or besides `@upstream` for a mutant of contract management.
     pub tags: &'static str,
+    /// Whether the `@upstream` scenarios of contract management judge it, run with
+    /// `--strict`: what it breaks is upstream's behaviour, which no `@spec` scenario states.
+    pub upstream: bool,
     pub request: proxy::RequestHook,
     pub response: proxy::ResponseHook,
 }
@@ -175,8 +185,25 @@ pub const fn mutant(
         what,
         alone,
         tags,
+        upstream: false,
         request,
         response,
+    }
+}
+
+/// A mutant of contract management: its scenarios move the clock, so it gets a server of its
+/// own, and the `@upstream @contracting` scenarios judge it.
+pub const fn contracting(
+    class: u8,
+    endpoint: &'static str,
+    what: &'static str,
+    tags: &'static str,
+    request: proxy::RequestHook,
+    response: proxy::ResponseHook,
+) -> Mutant {
+    Mutant {
+        upstream: true,
+        ..mutant(class, endpoint, what, true, tags, request, response)
     }
 }
 
@@ -331,7 +358,7 @@ pub fn mutants() -> Vec<Mutant> {
             |m, r| {
                 if r.endpoint() == PatchTender
                     && let Some(o) = m.tenders.get(&r.tender_id())
-                    && r.token() == Some(o.token.as_str())
+                    && r.token().as_deref() == Some(o.token.as_str())
                 {
                     r.set_header("authorization", o.auth.clone());
                 }
@@ -349,7 +376,7 @@ pub fn mutants() -> Vec<Mutant> {
                 if r.endpoint() == BidPatch
                     && m.tenders
                         .get(&r.tender_id())
-                        .is_some_and(|o| r.token() == Some(o.token.as_str()))
+                        .is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
                 {
                     as_rightful(m, r);
                 }
@@ -367,7 +394,7 @@ pub fn mutants() -> Vec<Mutant> {
                 if r.endpoint() == BidGet
                     && m.bids
                         .values()
-                        .any(|o| o.tender == r.tender_id() && r.token() == Some(o.token.as_str()))
+                        .any(|o| o.tender == r.tender_id() && r.token().as_deref() == Some(o.token.as_str()))
                 {
                     as_rightful(m, r);
                 }
@@ -399,7 +426,7 @@ pub fn mutants() -> Vec<Mutant> {
                 if r.endpoint() == AwardPatch
                     && m.tenders
                         .values()
-                        .any(|o| r.token() == Some(o.token.as_str()))
+                        .any(|o| r.token().as_deref() == Some(o.token.as_str()))
                 {
                     as_rightful(m, r);
                 }
@@ -1502,6 +1529,391 @@ pub fn mutants() -> Vec<Mutant> {
             },
         ),
     ]
+    .into_iter()
+    .chain(contracting_mutants())
+    .collect()
+}
+
+/// The mutants of contract management after signing.
+fn contracting_mutants() -> Vec<Mutant> {
+    use Endpoint::*;
+    vec![
+        // ---- refusals ----
+        contracting(
+            1,
+            "PATCH /contracts/{id}/credentials",
+            "another broker takes the credentials with the tender token",
+            "@contracting and @credentials",
+            |m, r| {
+                if r.endpoint() == Credentials
+                    && let Some(o) = m.rightful(r)
+                    && r.token().as_deref() == Some(o.token.as_str())
+                {
+                    r.set_header("authorization", o.auth);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        contracting(
+            1,
+            "PATCH /contracts/{id}/credentials",
+            "a wrong token takes the credentials",
+            "@contracting and @credentials",
+            |m, r| {
+                if r.endpoint() == Credentials
+                    && let Some(o) = m.rightful(r)
+                    && r.header("authorization") == o.auth
+                {
+                    r.set_token(&o.token);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        contracting(
+            1,
+            "PATCH /contracts/{id}",
+            "the token before still writes after new credentials",
+            "@contracting and @credentials",
+            |m, r| {
+                if r.endpoint().on_contract()
+                    && let Some(tokens) = r.contract_id().and_then(|c| m.contract_tokens.get(&c))
+                    && let Some((latest, before)) = tokens.split_last()
+                    && before
+                        .iter()
+                        .any(|o| r.token().as_deref() == Some(o.token.as_str()))
+                {
+                    r.set_token(&latest.token);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        contracting(
+            1,
+            "PATCH /contracts/{id}",
+            "the tender token writes to the contract",
+            "@contracting and @credentials",
+            |m, r| {
+                let tender_token = r
+                    .contract_id()
+                    .and_then(|c| m.contract_tenders.get(&c))
+                    .and_then(|t| m.tenders.get(t));
+                if r.endpoint() == ManagedPatch
+                    && tender_token.is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
+                {
+                    as_rightful(m, r);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        contracting(
+            1,
+            "PATCH /contracts/{id}",
+            "another broker writes with the contract token",
+            "@contracting and @credentials",
+            |m, r| {
+                if r.endpoint() == ManagedPatch
+                    && let Some(o) = m.rightful(r)
+                    && r.token().as_deref() == Some(o.token.as_str())
+                {
+                    r.set_header("authorization", o.auth);
+                }
+                Route::Forward
+            },
+            untouched,
+        ),
+        contracting(
+            1,
+            "GET /contracts/{id}",
+            "a read of the contract shows its token",
+            "@contracting and @credentials",
+            forward,
+            |m, r, a| {
+                if r.endpoint() == ManagedGet
+                    && a.status == 200
+                    && let Some(latest) = r
+                        .contract_id()
+                        .and_then(|c| m.contract_tokens.get(&c))
+                        .and_then(|t| t.last())
+                {
+                    a.edit(|v| v["data"]["owner_token"] = json!(latest.token));
+                }
+            },
+        ),
+        // ---- answers versus store ----
+        contracting(
+            2,
+            "PATCH /contracts/{id}",
+            "a contract change answered from a read, never stored",
+            "@contracting and @credentials",
+            |m, r| from_read_if(ManagedPatch, m, r),
+            untouched,
+        ),
+        contracting(
+            2,
+            "PUT /contracts/{id}/documents/{doc}",
+            "a new version of a contract document answered, never stored",
+            "@contracting and @changes",
+            |m, r| {
+                if r.endpoint() == ManagedDocPut && m.is_rightful(r) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: |r, mut read| {
+                            merge(&mut read, &r.data());
+                            read["dateModified"] = json!(now());
+                            Some(read)
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        // ---- later reads ----
+        contracting(
+            3,
+            "GET /contracts/{id}",
+            "the contract handed over names another tender",
+            "@contracting and @hand-over",
+            forward,
+            |_, r, a| {
+                if let Some(contract) = r.contract_id() {
+                    a.edit(|v| {
+                        if v["data"].get("tender_id").is_some() {
+                            v["data"]["tender_id"] = json!(contract);
+                        }
+                    });
+                }
+            },
+        ),
+        contracting(
+            3,
+            "GET /contracts/{id}",
+            "the contract handed over names another owner",
+            "@contracting and @hand-over",
+            forward,
+            |_, r, a| {
+                if r.contract_id().is_some() {
+                    a.edit(|v| {
+                        if v["data"].get("owner").is_some() {
+                            v["data"]["owner"] = json!("broker-elsewhere");
+                        }
+                    });
+                }
+            },
+        ),
+        contracting(
+            3,
+            "GET /contracts/{id}",
+            "the contract's view omits its changes",
+            "@contracting and @changes",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == ManagedGet && a.status == 200 {
+                    a.edit(|v| {
+                        if let Some(data) = v["data"].as_object_mut() {
+                            data.remove("changes");
+                        }
+                    });
+                }
+            },
+        ),
+        // ---- the rules of contract management ----
+        contracting(
+            8,
+            "POST /contracts/{id}/changes",
+            "a second pending change answered 201",
+            "@contracting and @changes",
+            |m, r| {
+                let pending = r
+                    .contract_id()
+                    .is_some_and(|c| m.pending_changes.values().any(|of| *of == c));
+                if r.endpoint() == ChangePost && pending {
+                    fake_created(r, json!({"status": "pending", "date": now()}))
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        contracting(
+            8,
+            "GET /contracts/{id}",
+            "no signed contract is handed over: its address answers 404",
+            "@contracting and @hand-over",
+            forward,
+            |_, r, a| {
+                if r.endpoint() == ManagedGet && a.status == 200 {
+                    *a = Answer::json(
+                        404,
+                        json!({"status": "error", "errors": [
+                            {"location": "url", "name": "contract_id", "description": "Not Found"}]}),
+                    );
+                }
+            },
+        ),
+        contracting(
+            8,
+            "PATCH /contracts/{id}",
+            "the whole contract sent back changes its contractID",
+            "@contracting and @full-patch",
+            forward,
+            |m, r, a| {
+                let sent = r
+                    .contract_id()
+                    .and_then(|c| m.contract_sent.get(&c))
+                    .and_then(|s| s.get("contractID"));
+                if matches!(r.endpoint(), ManagedGet | ManagedPatch)
+                    && a.status == 200
+                    && let Some(sent) = sent
+                {
+                    a.edit(|v| v["data"]["contractID"] = sent.clone());
+                }
+            },
+        ),
+        contracting(
+            8,
+            "GET /contracts/{id}",
+            "amountPaid is shown with the currency and VAT flag sent for it",
+            "@contracting and @payment",
+            forward,
+            |m, r, a| {
+                let sent = r
+                    .contract_id()
+                    .and_then(|c| m.contract_sent.get(&c))
+                    .and_then(|s| s.get("amountPaid"))
+                    .cloned();
+                if matches!(r.endpoint(), ManagedGet | ManagedPatch)
+                    && a.status == 200
+                    && let Some(sent) = sent
+                {
+                    a.edit(|v| {
+                        if let Some(paid) = v["data"]["amountPaid"].as_object_mut() {
+                            for key in ["currency", "valueAddedTaxIncluded"] {
+                                if let Some(x) = sent.get(key) {
+                                    paid.insert(key.into(), x.clone());
+                                }
+                            }
+                        }
+                    });
+                }
+            },
+        ),
+        contracting(
+            8,
+            "PATCH /contracts/{id}",
+            "termination is accepted without amountPaid",
+            "@contracting and @payment",
+            |_, r| {
+                let data = r.data();
+                if r.endpoint() == ManagedPatch
+                    && data["status"] == "terminated"
+                    && data.get("amountPaid").is_none()
+                {
+                    Route::EditFromRead {
+                        read: r.path.clone(),
+                        edit: |r, contract| {
+                            if contract.get("amountPaid").is_none() {
+                                let mut data = r.data();
+                                data["amountPaid"] = json!({"amount": contract["value"]["amount"]});
+                                r.set_data(data);
+                            }
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        contracting(
+            8,
+            "PATCH /contracts/{id}/changes/{change}",
+            "a change is applied without dateSigned",
+            "@contracting and @changes",
+            |_, r| {
+                let data = r.data();
+                if r.endpoint() == ChangePatch
+                    && data["status"] == "active"
+                    && data.get("dateSigned").is_none()
+                {
+                    Route::EditFromRead {
+                        read: r.path.clone(),
+                        edit: |r, change| {
+                            let mut data = r.data();
+                            data["dateSigned"] = change["date"].clone();
+                            r.set_data(data);
+                        },
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        contracting(
+            8,
+            "PATCH /contracts/{id}/changes/{change}",
+            "an applied change is still edited",
+            "@contracting and @changes",
+            |m, r| {
+                if r.endpoint() == ChangePatch && m.applied_changes.contains(&r.record_id()) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        contracting(
+            8,
+            "PATCH /contracts/{id}/documents/{doc}",
+            "a document is bound to an applied change",
+            "@contracting and @changes",
+            |m, r| {
+                let related = checks_text(&r.data()["relatedItem"]);
+                if r.endpoint() == ManagedDocPatch && m.applied_changes.contains(&related) {
+                    Route::FromRead {
+                        read: r.path.clone(),
+                        make: merged,
+                    }
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+        contracting(
+            8,
+            "POST /contracts/{id}/documents",
+            "a terminated contract takes a new document",
+            "@contracting and @termination",
+            |m, r| {
+                let terminated = r.contract_id().is_some_and(|c| m.terminated.contains(&c));
+                if r.endpoint() == ManagedDocPost && terminated {
+                    fake_created(
+                        r,
+                        json!({"documentOf": "contract", "datePublished": now(), "dateModified": now()}),
+                    )
+                } else {
+                    Route::Forward
+                }
+            },
+            untouched,
+        ),
+    ]
+}
+
+/// A JSON string as text; anything else as nothing.
+fn checks_text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
 }
 
 /// The timestamp a second before `at`, in the same form.

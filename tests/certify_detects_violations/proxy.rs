@@ -46,7 +46,23 @@ impl Req {
             ("GET", ["tenders", _, "bids", _, "documents"]) => BidDocList,
             ("PATCH", ["tenders", _, "awards", _]) => AwardPatch,
             ("PATCH", ["tenders", _, "contracts", _]) => ContractPatch,
+            ("GET", ["contracts", _]) => ManagedGet,
+            ("PATCH", ["contracts", _]) => ManagedPatch,
+            ("PATCH", ["contracts", _, "credentials"]) => Credentials,
+            ("POST", ["contracts", _, "changes"]) => ChangePost,
+            ("PATCH", ["contracts", _, "changes", _]) => ChangePatch,
+            ("POST", ["contracts", _, "documents"]) => ManagedDocPost,
+            ("PUT", ["contracts", _, "documents", _]) => ManagedDocPut,
+            ("PATCH", ["contracts", _, "documents", _]) => ManagedDocPatch,
             _ => Other,
+        }
+    }
+
+    /// The id of the contract under management a request is sent to.
+    pub fn contract_id(&self) -> Option<String> {
+        match self.segments().as_slice() {
+            ["contracts", id, ..] => Some((*id).to_owned()),
+            _ => None,
         }
     }
 
@@ -79,16 +95,27 @@ impl Req {
         }
     }
 
-    pub fn token(&self) -> Option<&str> {
+    /// The token presented, in the query or (as upstream's client sends a contract's) in
+    /// `X-Access-Token`.
+    pub fn token(&self) -> Option<String> {
         self.query
             .iter()
             .find(|(k, _)| k == "acc_token")
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.clone())
+            .or_else(|| {
+                self.header("x-access-token")
+                    .and_then(|v| String::from_utf8(v).ok())
+            })
     }
 
+    /// Presents `token` where the request presented one (the query when it presented none).
     pub fn set_token(&mut self, token: &str) {
-        self.query.retain(|(k, _)| k != "acc_token");
-        self.query.push(("acc_token".into(), token.to_owned()));
+        if self.header("x-access-token").is_some() {
+            self.set_header("x-access-token", Some(token.as_bytes().to_vec()));
+        } else {
+            self.query.retain(|(k, _)| k != "acc_token");
+            self.query.push(("acc_token".into(), token.to_owned()));
+        }
     }
 
     pub fn data(&self) -> Value {
@@ -131,10 +158,31 @@ pub enum Endpoint {
     BidDocList,
     AwardPatch,
     ContractPatch,
+    ManagedGet,
+    ManagedPatch,
+    Credentials,
+    ChangePost,
+    ChangePatch,
+    ManagedDocPost,
+    ManagedDocPut,
+    ManagedDocPatch,
     Other,
 }
 
 impl Endpoint {
+    /// Writes under a contract under management that need the contract's token.
+    pub fn on_contract(self) -> bool {
+        matches!(
+            self,
+            Endpoint::ManagedPatch
+                | Endpoint::ChangePost
+                | Endpoint::ChangePatch
+                | Endpoint::ManagedDocPost
+                | Endpoint::ManagedDocPut
+                | Endpoint::ManagedDocPatch
+        )
+    }
+
     /// Writes (and the bid read) that need the bid's token rather than the tender's.
     pub fn on_bid(self) -> bool {
         matches!(
@@ -214,13 +262,34 @@ pub struct Memory {
     pub created: Vec<String>,
     /// Tender documents as first uploaded, by id.
     pub first_documents: HashMap<String, Value>,
+    /// The tender of each contract signed through the proxy.
+    pub contract_tenders: HashMap<String, String>,
+    /// Every token each contract under management was given, the latest last.
+    pub contract_tokens: HashMap<String, Vec<Owned>>,
+    /// Contracts under management answered as terminated.
+    pub terminated: HashSet<String>,
+    /// Contract changes answered as pending (with their contract), and as applied.
+    pub pending_changes: HashMap<String, String>,
+    pub applied_changes: HashSet<String>,
+    /// What the broker last sent of each contract under management, field by field.
+    pub contract_sent: HashMap<String, serde_json::Map<String, Value>>,
 }
 
 impl Memory {
-    /// The rightful token and credentials for the object a request is sent to.
+    /// The rightful token and credentials for the object a request is sent to: a contract's
+    /// credentials are its tender's, its writes its latest token's.
     pub fn rightful(&self, req: &Req) -> Option<Owned> {
-        if req.endpoint().on_bid() {
+        let endpoint = req.endpoint();
+        if endpoint.on_bid() {
             self.bids.get(&req.record_id()).cloned()
+        } else if endpoint == Endpoint::Credentials {
+            let tender = self.contract_tenders.get(&req.contract_id()?)?;
+            self.tenders.get(tender).cloned()
+        } else if endpoint.on_contract() {
+            self.contract_tokens
+                .get(&req.contract_id()?)?
+                .last()
+                .cloned()
         } else {
             self.tenders.get(&req.tender_id()).cloned()
         }
@@ -229,7 +298,8 @@ impl Memory {
     /// Whether the request presents the rightful token and credentials.
     pub fn is_rightful(&self, req: &Req) -> bool {
         self.rightful(req).is_some_and(|o| {
-            req.token() == Some(o.token.as_str()) && req.header("authorization") == o.auth
+            req.token().as_deref() == Some(o.token.as_str())
+                && req.header("authorization") == o.auth
         })
     }
 
@@ -287,7 +357,35 @@ impl Memory {
                     .or_default()
                     .push((id, data["author"].clone()));
             }
+            (Endpoint::ContractPatch, 200) => {
+                self.contract_tenders
+                    .insert(req.record_id(), req.tender_id());
+            }
+            (Endpoint::Credentials, 200) => {
+                let contract = req.contract_id().unwrap_or_default();
+                self.contract_tokens
+                    .entry(contract.clone())
+                    .or_default()
+                    .push(owned(contract));
+            }
+            (Endpoint::ManagedPatch, 200) if data["status"] == "terminated" => {
+                self.terminated.insert(id);
+            }
+            (Endpoint::ChangePost, 201) => {
+                let contract = req.contract_id().unwrap_or_default();
+                self.pending_changes.insert(id, contract);
+            }
+            (Endpoint::ChangePatch, 200) if data["status"] == "active" => {
+                self.pending_changes.remove(&id);
+                self.applied_changes.insert(id);
+            }
             _ => {}
+        }
+        if req.endpoint() == Endpoint::ManagedPatch
+            && let (Some(contract), Some(sent)) = (req.contract_id(), req.data().as_object())
+        {
+            let held = self.contract_sent.entry(contract).or_default();
+            held.extend(sent.clone());
         }
     }
 }
@@ -303,6 +401,12 @@ pub enum Route {
     FromRead {
         read: String,
         make: fn(&Req, Value) -> Option<Value>,
+    },
+    /// Forwarded once `edit` has changed it from a read of `read` (sent with the request's
+    /// credentials); forwarded unchanged when the read fails.
+    EditFromRead {
+        read: String,
+        edit: fn(&mut Req, Value),
     },
 }
 
@@ -354,6 +458,24 @@ impl Proxy {
         }
     }
 
+    /// The `data` of a read of `read` with the request's credentials, when it answers 200.
+    async fn read(&self, req: &Req, read: &str) -> Option<Value> {
+        let mut get = req.clone();
+        get.method = "GET".into();
+        get.body.clear();
+        get.set_header("content-type", None);
+        let (path, query) = read.split_once('?').unwrap_or((read, ""));
+        get.path = path.to_owned();
+        get.query = reqwest::Url::parse(&format!("http://x/?{query}"))
+            .map(|u| u.query_pairs().into_owned().collect())
+            .unwrap_or_default();
+        let answer = self.send(&get).await;
+        serde_json::from_str::<Value>(&answer.body)
+            .ok()
+            .filter(|_| answer.status == 200)
+            .map(|v| v["data"].clone())
+    }
+
     async fn answer(&self, original: Req) -> Answer {
         let mut req = original.clone();
         let route = (self.request)(&self.memory(), &mut req);
@@ -361,24 +483,20 @@ impl Proxy {
             Route::Forward => self.send(&req).await,
             Route::Answer(answer) => answer,
             Route::FromRead { read, make } => {
-                let mut get = req.clone();
-                get.method = "GET".into();
-                get.body.clear();
-                get.set_header("content-type", None);
-                let (path, query) = read.split_once('?').unwrap_or((&read, ""));
-                get.path = path.to_owned();
-                get.query = reqwest::Url::parse(&format!("http://x/?{query}"))
-                    .map(|u| u.query_pairs().into_owned().collect())
-                    .unwrap_or_default();
-                let read = self.send(&get).await;
-                let data = serde_json::from_str::<Value>(&read.body)
-                    .ok()
-                    .filter(|_| read.status == 200)
-                    .and_then(|v| make(&original, v["data"].clone()));
+                let data = self
+                    .read(&req, &read)
+                    .await
+                    .and_then(|read| make(&original, read));
                 match data {
                     Some(data) => Answer::json(200, json!({ "data": data })),
                     None => self.send(&req).await,
                 }
+            }
+            Route::EditFromRead { read, edit } => {
+                if let Some(read) = self.read(&req, &read).await {
+                    edit(&mut req, read);
+                }
+                self.send(&req).await
             }
         };
         self.memory().record(&original, &answer);

@@ -91,7 +91,7 @@ async fn confirms(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 #[given("the owner has confirmed the award")]
-async fn has_confirmed(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn has_confirmed(w: &mut TenderWorld) -> Result<(), String> {
     confirms(w).await?;
     match w.status()? {
         200 => Ok(()),
@@ -283,7 +283,7 @@ async fn sets_date_signed(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 #[when("the owner signs the contract")]
-async fn signs(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn signs(w: &mut TenderWorld) -> Result<(), String> {
     patch_contract(w, json!({"status": "active"})).await
 }
 

@@ -74,7 +74,7 @@ async fn registers_batch(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 #[given(regex = r"^a (?:second )?bidder has registered an active bid$")]
-async fn has_registered_active(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn has_registered_active(w: &mut TenderWorld) -> Result<(), String> {
     registers_batch(w).await?;
     require_registered(w, "registering an active bid in one batch request")
 }

@@ -742,7 +742,7 @@ async fn every_stand_still(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 /// The contract of lot `n`: the contract of the lot's latest active award.
-async fn contract_of(w: &mut TenderWorld, n: usize) -> Result<Value, String> {
+pub(super) async fn contract_of(w: &mut TenderWorld, n: usize) -> Result<Value, String> {
     w.refresh_tender().await?;
     let id = lot_id(w, n)?;
     let award = awards_of(w, &id)?

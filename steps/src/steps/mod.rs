@@ -6,6 +6,7 @@ mod bids;
 mod cancellations;
 mod claims;
 mod common;
+mod contracting;
 mod docservice;
 mod documents;
 mod faults;

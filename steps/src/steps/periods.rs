@@ -13,7 +13,7 @@ fn tendering_start(w: &TenderWorld) -> Result<time::OffsetDateTime, String> {
 
 #[given(regex = r"^the (?:tender period has started|enquiry period has ended)$")]
 #[when("the tender period starts")]
-async fn tender_period_starts(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn tender_period_starts(w: &mut TenderWorld) -> Result<(), String> {
     let start = tendering_start(w)?;
     w.reach(start, "the start of the tender period", |t: &Value| {
         t["status"] == "active.tendering"
@@ -44,7 +44,7 @@ async fn tender_period_ends(w: &mut TenderWorld) -> Result<(), String> {
 /// Whether the target holds an auction for the bids it got is its business; either way the
 /// tender must end up with an award to decide.
 #[given("the tender has reached the award stage")]
-async fn award_stage(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn award_stage(w: &mut TenderWorld) -> Result<(), String> {
     tender_period_ends(w).await?;
     if w.tender_field("/status")? == "active.auction" {
         w.run_auction().await?;
@@ -63,7 +63,7 @@ async fn auction_ends(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 #[given("the award's stand-still period has ended")]
-async fn stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
     w.refresh_tender().await?;
     let awards = w.tender_field("/awards")?;
     let end = awards

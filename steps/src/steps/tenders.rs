@@ -294,7 +294,7 @@ async fn publishes(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 #[given("the owner has published a tender")]
-async fn has_published(w: &mut TenderWorld) -> Result<(), String> {
+pub(super) async fn has_published(w: &mut TenderWorld) -> Result<(), String> {
     has_created_draft(w).await?;
     publish(w).await?;
     match w.status()? {
