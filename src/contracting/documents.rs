@@ -99,8 +99,19 @@ impl Contract {
     ) -> Result<Change, Refusal> {
         self.document(id)?;
         self.writable("update document")?;
-        self.document_mut(id)?
-            .replace(data, cx, DOCUMENT_OF, now, filing)?;
+        let mut next = self.clone();
+        let record = next.document_mut(id)?;
+        record.replace(data, cx, DOCUMENT_OF, now, filing)?;
+        // A version that names its binding is held to the rules of a binding, as a PATCH is.
+        if data.get("relatedItem").is_some() || data.get("documentOf").is_some() {
+            let (of, related) = (
+                record.current.document_of().to_string(),
+                record.current.related_item().map(str::to_string),
+            );
+            next.check_related(&of, related.as_deref())?;
+            next.check_change_open(&of, related.as_deref())?;
+        }
+        *self = next;
         Ok(Change::Public)
     }
 

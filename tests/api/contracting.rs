@@ -550,6 +550,21 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         error(&too_late),
         phase("Can't add document to 'active' change")
     );
+    let mut bound_version = document_body("Annex-2.pdf");
+    bound_version["documentOf"] = json!("change");
+    bound_version["relatedItem"] = json!(change);
+    let put_too_late = s
+        .put(&format!("/api/2.3/contracts/{docs}/{}", later.id()))
+        .broker("broker")
+        .header("X-Access-Token", &token)
+        .data(bound_version)
+        .send()
+        .await;
+    assert_eq!(
+        error(&put_too_late),
+        phase("Can't add document to 'active' change"),
+        "a new version binds no more than a PATCH"
+    );
     let listed = s.get(&format!("/api/2.3/contracts/{docs}")).send().await;
     assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(2));
     let every = s
