@@ -937,12 +937,14 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
 
     b.case(PATCH_CASE, b.patch_generator()).await;
 
-    if b.has_clock && (b.wanted("POST bid") || b.wanted("whole flows")) {
+    let contracts = b.wanted(CONTRACT_GET) || b.wanted(CONTRACT_PATCH);
+    if b.has_clock && (b.wanted("POST bid") || b.wanted("whole flows") || contracts) {
         b.move_to_tendering().await?;
         b.case(BID_CASE, b.bid_generator()).await;
     }
     crowded_cases(b).await?;
-    if b.has_clock && b.wanted("whole flows") {
+    // The contract cases run on the contracts the flows signed.
+    if b.has_clock && (b.wanted("whole flows") || contracts) {
         let parties = flows::Parties {
             owner: b.owner.clone(),
             bidder: b.bidder.clone(),

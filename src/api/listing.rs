@@ -142,12 +142,7 @@ const CONTRACTS: Feed = Feed {
     listed: &CONTRACT_FIELDS,
     page: |app, request| app.store.contract_page(request),
     read: |app, id, fields| {
-        let pick = |c: &_| {
-            fields
-                .iter()
-                .map(|f| crate::contracting::contract::field(c, f))
-                .collect()
-        };
+        let pick = |c: &_| crate::contracting::contract::fields(c, fields);
         app.store.read_contract(id, pick).unwrap_or_default()
     },
 };

@@ -117,15 +117,17 @@ pub fn view(c: &Contract) -> View<'_> {
     }
 }
 
-/// One top-level field of the contract as [`view`] shows it, as compact JSON text; `None`
-/// where the view has no such field.
-pub fn field(c: &Contract, name: &str) -> Option<String> {
-    match serde_json::to_value(view(c)) {
-        Ok(serde_json::Value::Object(mut shown)) => {
-            shown.remove(name).map(|value| value.to_string())
-        }
-        _ => None,
-    }
+/// Top-level fields of the contract as [`view`] shows them, each as compact JSON text (`None`
+/// where the view has no such field); the view is built once for all of them.
+pub fn fields(c: &Contract, names: &[&str]) -> Vec<Option<String>> {
+    let shown = match serde_json::to_value(view(c)) {
+        Ok(serde_json::Value::Object(shown)) => shown,
+        _ => return vec![None; names.len()],
+    };
+    names
+        .iter()
+        .map(|name| shown.get(*name).map(|value| value.to_string()))
+        .collect()
 }
 
 /// The active contracts of the lots a write completed: `before` is the tender as the write
