@@ -15,7 +15,7 @@ go through the server's embedded document service (the client's DS host is the s
 URL): registered uploads, an unregistered one and a legacy multipart upload to the API, each
 read back byte for byte from the address the API shows. The lot flow creates a tender with a
 lot inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each
-bid's participationUrl for the lot, and drives the lot's award and contract to complete. Time
+bid's participationUrl for the lot (with its secret), and drives the lot's award and contract to complete. Time
 moves through the server's clock control API. The contract signed in the qualification flow is
 then managed through the client's ContractingClient, as upstream's contracting service was:
 found in the contracts' feed by its contractID, its credentials taken with the tender token, a
@@ -221,11 +221,14 @@ def lot_flow(owner, bidder):
     for bid in bids:
         read = bidder.get_bid(tender, bid.data.id, bid.access.token).data
         url = read.lotValues[0].participationUrl
+        # The bidder's key to the live auction: its bid id and a secret of its own.
+        address, _, secret = url.partition("&hash=")
         check(
             "the bid's participationUrl for the lot",
-            url,
+            address,
             f"{auction}?key_for_bid={bid.data.id}",
         )
+        check("the length of its secret", len(secret), 32)
     state = move_clock_to_next_check(tid, "active.auction")
     check("the tender after the lot's auction", state["status"], "active.qualification")
     award = owner.get_tender(tid).data.awards[-1]
