@@ -19,6 +19,7 @@ pub use settings::Settings;
 
 use api::App;
 use api::auth::Brokers;
+use clock::clocks::Clocks;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
@@ -140,7 +141,8 @@ impl Application {
             None => Store::new(zone),
         };
         let store = Arc::new(store);
-        let clock = kept::clock(&store, settings.clock_start).map_err(io::Error::other)?;
+        let clock = Arc::new(kept::clock(&store, settings.clock_start).map_err(io::Error::other)?);
+        store.keep_time(Arc::new(Clocks::new(clock.clone(), zone)));
         let (signer, files) = match &settings.data_dir {
             None => (Signer::generate()?, Files::in_memory()),
             Some(dir) => {
@@ -153,7 +155,7 @@ impl Application {
         };
         let app = App {
             store,
-            clock: Arc::new(clock),
+            clock,
             brokers,
             ds_users,
             zone,
@@ -186,7 +188,7 @@ impl Application {
     /// Starts serving, and the scheduler, in the background.
     pub fn spawn(self) -> RunningServer {
         let app = self.app;
-        let scheduler = scheduler::spawn(app.store.clone(), app.clock.clone(), app.zone);
+        let scheduler = scheduler::spawn(app.store.clone(), app.clock.clone());
         let server = Server::new(self.acceptor);
         let handle = server.handle();
         let service = api::service(app);

@@ -5,7 +5,6 @@
 //! time travel.
 
 use crate::clock::Clock;
-use crate::domain::time::Zone;
 use crate::store::Store;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,11 +15,11 @@ const MAX_SLEEP: Duration = Duration::from_secs(60);
 /// The shortest sleep, so that a check that cannot be settled never spins.
 const MIN_SLEEP: Duration = Duration::from_millis(5);
 
-pub fn spawn(store: Arc<Store>, clock: Arc<Clock>, zone: Zone) -> JoinHandle<()> {
+pub fn spawn(store: Arc<Store>, clock: Arc<Clock>) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut moved = clock.subscribe();
         loop {
-            let moved_tenders = store.run_due(zone.at(clock.now())).await;
+            let moved_tenders = store.run_due().await;
             if moved_tenders > 0 {
                 tracing::debug!(moved_tenders, "scheduler applied due transitions");
             }

@@ -68,14 +68,13 @@ pub async fn decide(
         guard::owner,
     )
     .await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let (data, cx) = (body.data()?, app.cx());
     let mut fresh = None;
     let view = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let known = t.awards.len();
                 let change = t.decide_award(&id, data, &cx, now)?;
                 fresh = t

@@ -75,15 +75,14 @@ pub async fn place(
     let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
     let data = body.data()?;
     broker.may_create(Level::Participation, test_mode, "bid")?;
-    let (cx, now, api_root) = (app.cx(), app.now(), app.api_root(req));
+    let (cx, api_root) = (app.cx(), app.api_root(req));
     let filing = app.filing(req, UrlStyle::Signed);
     let pretty = reply::wants_pretty(req);
     let mut placed: Option<(String, Vec<u8>)> = None;
     app.store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let (bid, token) = t.place_bid(data, &cx, now, &broker.name, &api_root, &filing)?;
                 placed = Some((bid.id.clone(), reply::render(bid, Some(&token), pretty)));
                 Ok(Change::Silent)
@@ -107,13 +106,12 @@ pub async fn change(
     let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| guard::bidder(t, &id, b, tok);
     let body = guard::write(req, &app, &tender_id, |t| t.bid(&id).map(|_| ()), allowed).await?;
-    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), reply::wants_pretty(req));
+    let (data, cx, pretty) = (body.data()?, app.cx(), reply::wants_pretty(req));
     let text = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| t.change_bid(&id, data, &cx, now),
+            |t, now| t.change_bid(&id, data, &cx, now),
             |t| t.bid(&id).map(|bid| reply::render(bid, None, pretty)),
         )
         .await??;
@@ -134,13 +132,11 @@ pub async fn withdraw(
     guard::permitted(&app, req, &tender_id, None, |t, b, tok| {
         guard::bidder(t, &id, b, tok)
     })?;
-    let now = app.now();
     let mut removed = None;
     app.store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let bid = t.withdraw_bid(&id, now)?;
                 removed = Some(bid);
                 Ok(Change::Silent)

@@ -98,7 +98,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     if let Some(message) = problem {
         return Err(Refusal::field(field, Problem::msg(message)).into());
     }
-    app.store.run_due(app.now()).await;
+    app.store.run_due().await;
     reply::ok(req, res, state(&app));
     Ok(())
 }

@@ -108,13 +108,12 @@ pub async fn file(
         .read(&tender_id, |t| t.is_test())
         .ok_or_else(|| ApiError::not_found("tender_id"))?;
     broker.may_create(Level::Participation, test_mode, "complaint")?;
-    let (cx, now) = (app.cx(), app.now());
+    let cx = app.cx();
     let mut filed: Option<(Json, String, String)> = None;
     app.store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let (id, token) = t.file_claim(&target, data, &cx, now, &broker.name)?;
                 let c = t.complaint(&target, &id)?;
                 let view =
@@ -170,13 +169,12 @@ pub async fn change(
         app.brokers.identify(req),
         presented_token(req, body.token()),
     );
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let (data, cx) = (body.data()?, app.cx());
     let view = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let who = actor(t, &target, &id, broker, token.as_deref()).ok_or_else(|| {
                     Refusal::Forbidden {
                         location: "url",

@@ -321,14 +321,13 @@ pub async fn upload(
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::New).await?;
     let data = &Input::view(&data);
     let data = &data;
-    let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
+    let (cx, style) = (app.cx(), filing(&app, req, &tender_id, &holder));
     let new_id = std::sync::OnceLock::new();
     let view = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 let (id, change) = t.attach(&holder, data, &cx, Stamp { now, by }, &style)?;
                 let _ = new_id.set(id);
                 Ok(change)
@@ -356,13 +355,12 @@ pub async fn replace(
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::Version(&id)).await?;
     let data = &Input::view(&data);
     let data = &data;
-    let (cx, now, style) = (app.cx(), app.now(), filing(&app, req, &tender_id, &holder));
+    let (cx, style) = (app.cx(), filing(&app, req, &tender_id, &holder));
     let view = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| t.replace_document(&holder, &id, data, &cx, Stamp { now, by }, &style),
+            |t, now| t.replace_document(&holder, &id, data, &cx, Stamp { now, by }, &style),
             |t| {
                 t.document(&holder, &id)
                     .map(|d| serde_json::to_value(d).unwrap_or_default())
@@ -384,13 +382,12 @@ pub async fn describe(
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::Metadata(&id)).await?;
     let data = &Input::view(&data);
     let data = &data;
-    let (cx, now) = (app.cx(), app.now());
+    let cx = app.cx();
     let view = app
         .store
         .update(
             &tender_id,
-            now,
-            |t| t.describe_document(&holder, &id, data, &cx, Stamp { now, by }),
+            |t, now| t.describe_document(&holder, &id, data, &cx, Stamp { now, by }),
             |t| {
                 t.document(&holder, &id)
                     .map(|d| serde_json::to_value(d).unwrap_or_default())

@@ -18,12 +18,12 @@ pub trait Kept: Sized {
     const PATH: &'static str;
     const ID: &'static str;
     fn read<R>(app: &App, id: &str, f: impl FnOnce(&Self) -> R) -> Option<R>;
-    /// The store's write of the record: `op` on a copy, `view` of what it left.
+    /// The store's write of the record: `op` on a copy, at "now" on its owner's clock;
+    /// `view` of what it left.
     fn update<V: Send>(
         app: &App,
         id: &str,
-        now: Timestamp,
-        op: impl FnOnce(&mut Self) -> Result<Change, Refusal> + Send,
+        op: impl FnOnce(&mut Self, Timestamp) -> Result<Change, Refusal> + Send,
         view: impl FnOnce(&Self) -> V + Send,
     ) -> impl Future<Output = Result<V, Refusal>> + Send;
 }
@@ -37,11 +37,10 @@ impl Kept for Tender {
     fn update<V: Send>(
         app: &App,
         id: &str,
-        now: Timestamp,
-        op: impl FnOnce(&mut Tender) -> Result<Change, Refusal> + Send,
+        op: impl FnOnce(&mut Tender, Timestamp) -> Result<Change, Refusal> + Send,
         view: impl FnOnce(&Tender) -> V + Send,
     ) -> impl Future<Output = Result<V, Refusal>> + Send {
-        app.store.update(id, now, op, view)
+        app.store.update(id, op, view)
     }
 }
 
@@ -54,11 +53,10 @@ impl Kept for Contract {
     fn update<V: Send>(
         app: &App,
         id: &str,
-        now: Timestamp,
-        op: impl FnOnce(&mut Contract) -> Result<Change, Refusal> + Send,
+        op: impl FnOnce(&mut Contract, Timestamp) -> Result<Change, Refusal> + Send,
         view: impl FnOnce(&Contract) -> V + Send,
     ) -> impl Future<Output = Result<V, Refusal>> + Send {
-        app.store.update_contract(id, now, op, view)
+        app.store.update_contract(id, op, view)
     }
 }
 

@@ -77,13 +77,11 @@ pub async fn delete(
     let (tender_id, id) = (param(req, "tender_id"), param(req, "lot_id"));
     guard::found(&app, &tender_id, |t| t.lot(&id).map(|_| ()))?;
     guard::permitted(&app, req, &tender_id, None, guard::owner)?;
-    let now = app.now();
     let mut removed = Json::Null;
     app.store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, _| {
                 removed = to_json(&t.delete_lot(&id)?);
                 Ok(Change::Public)
             },

@@ -50,13 +50,12 @@ pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
     let data = body.data()?;
     broker.may_create(Level::Participation, test_mode, "question")?;
-    let (cx, now) = (app.cx(), app.now());
+    let cx = app.cx();
     let mut asked = Json::Null;
     app.store
         .update(
             &tender_id,
-            now,
-            |t| {
+            |t, now| {
                 asked =
                     serde_json::to_value(views::asked(t.ask(data, &cx, now)?)).unwrap_or_default();
                 Ok(Change::Public)
@@ -89,14 +88,14 @@ pub async fn answer(
         guard::owner,
     )
     .await?;
-    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), wants_pretty(req));
+    let (data, cx, pretty) = (body.data()?, app.cx(), wants_pretty(req));
     let render = |t: &Tender| {
         t.question(&id)
             .map(|q| reply::render(views::question(q, t.status), None, pretty))
     };
     let text = app
         .store
-        .update(&tender_id, now, |t| t.answer(&id, data, &cx, now), render)
+        .update(&tender_id, |t, now| t.answer(&id, data, &cx, now), render)
         .await??;
     reply::ok_rendered(res, text);
     Ok(())

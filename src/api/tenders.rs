@@ -39,7 +39,8 @@ pub async fn create(
     let data = body.data()?;
     let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
     broker.may_create(Level::Tenders, test_mode, "tender")?;
-    let now = app.now();
+    // A new tender lives on its owner's clock from the start.
+    let now = app.store.now_for(&broker.name);
     let input = NewTender::parse(data, &app.cx())?.starting(now)?;
     let (token, token_hash) = ids::new_token();
     let tender_id = app.store.next_tender_id(now);
@@ -100,13 +101,12 @@ pub async fn change(
     let app = app(depot)?;
     let id = param(req, "tender_id");
     let body = guard::write(req, &app, &id, |_| Ok(()), guard::owner).await?;
-    let (data, cx, now, pretty) = (body.data()?, app.cx(), app.now(), wants_pretty(req));
+    let (data, cx, pretty) = (body.data()?, app.cx(), wants_pretty(req));
     let text = app
         .store
         .update(
             &id,
-            now,
-            |t| t.patch(data, &cx, now),
+            |t, now| t.patch(data, &cx, now),
             |t| reply::render(views::tender(t), None, pretty),
         )
         .await?;

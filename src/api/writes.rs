@@ -17,7 +17,8 @@ use serde_json::Value as Json;
 /// Who may write: the record, the request's broker and the token it presents.
 pub type Allowed<K> = fn(&K, Option<&Broker>, Option<&str>) -> bool;
 
-/// What a write is given: the request's `data`, how to read it, and the moment it is made.
+/// What a write is given: the request's `data`, how to read it, and the moment it is made
+/// (on the clock of the record's owner).
 pub struct Sent<'a> {
     pub data: &'a Input<'a>,
     pub cx: &'a Cx,
@@ -37,14 +38,13 @@ pub async fn add<K: Kept>(
     let app = app(depot)?;
     let id = param(req, K::ID);
     let body = guard::write_in(req, &app, &id, |_: &K| Ok(()), allowed).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let sent = Sent { data, cx: &cx, now };
+    let (data, cx) = (body.data()?, app.cx());
     let new_id = std::sync::OnceLock::new();
     let shown = K::update(
         &app,
         &id,
-        now,
-        |record| {
+        |record, now| {
+            let sent = Sent { data, cx: &cx, now };
             let _ = new_id.set(op(record, &sent)?);
             Ok(Change::Public)
         },
@@ -72,13 +72,11 @@ pub async fn change<K: Kept>(
     let (id, item_id) = (param(req, K::ID), param(req, item));
     let exists = |record: &K| view(record, &item_id).map(|_| ());
     let body = guard::write_in(req, &app, &id, exists, allowed).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
-    let sent = Sent { data, cx: &cx, now };
+    let (data, cx) = (body.data()?, app.cx());
     let shown = K::update(
         &app,
         &id,
-        now,
-        |record| op(record, &item_id, &sent),
+        |record, now| op(record, &item_id, &Sent { data, cx: &cx, now }),
         |record| view(record, &item_id),
     )
     .await??;

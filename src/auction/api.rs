@@ -133,10 +133,9 @@ pub async fn state(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let now = app.now();
     let shown = read(&app, req, |t, lot| {
         let me = participant(req, t, lot)?;
-        Ok(view::state(t, lot, now, me))
+        Ok(view::state(t, lot, app.store.now_for(&t.owner), me))
     })?;
     reply::ok(req, res, shown);
     Ok(())
@@ -159,7 +158,6 @@ pub async fn bid(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "body", "bid", description)
         })?),
     };
-    let now = app.now();
     let bidder = app
         .store
         .read(&tender_id, |t| {
@@ -175,8 +173,7 @@ pub async fn bid(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     app.store
         .update(
             &tender_id,
-            now,
-            |t| t.post_to_auction(&lot, &bidder, amount, now),
+            |t, now| t.post_to_auction(&lot, &bidder, amount, now),
             |_| (),
         )
         .await?;

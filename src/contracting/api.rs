@@ -77,14 +77,13 @@ pub async fn change(
     let app = app(depot)?;
     let id = param(req, "contract_id");
     let body = guard::write_in(req, &app, &id, |_: &Contract| Ok(()), contract_owner).await?;
-    let (data, cx, now) = (body.data()?, app.cx(), app.now());
+    let (data, cx) = (body.data()?, app.cx());
     let pretty = wants_pretty(req);
     let text = app
         .store
         .update_contract(
             &id,
-            now,
-            |c| c.patch(data, &cx),
+            |c, _| c.patch(data, &cx),
             |c| reply::render(view(c), None, pretty),
         )
         .await?;
@@ -127,8 +126,7 @@ pub async fn credentials(
         .store
         .update_contract(
             &id,
-            app.now(),
-            |c| c.issue_credentials(hash),
+            |c, _| c.issue_credentials(hash),
             |c| reply::render(view(c), Some(&token), pretty),
         )
         .await?;
@@ -222,14 +220,13 @@ pub async fn attach(
     let id = param(req, "contract_id");
     let data = document_write(req, &app, &id, Writing::New).await?;
     let data = Input::view(&data);
-    let (cx, now, filing) = (app.cx(), app.now(), app.filing(req, UrlStyle::Signed));
+    let (cx, filing) = (app.cx(), app.filing(req, UrlStyle::Signed));
     let mut new_id = String::new();
     let shown = app
         .store
         .update_contract(
             &id,
-            now,
-            |c| {
+            |c, now| {
                 new_id = c.attach(&data, &cx, now, &filing)?;
                 Ok(crate::domain::Change::Public)
             },
@@ -252,13 +249,12 @@ pub async fn replace(
     let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
     let data = document_write(req, &app, &id, Writing::Version(&doc_id)).await?;
     let data = Input::view(&data);
-    let (cx, now, filing) = (app.cx(), app.now(), app.filing(req, UrlStyle::Signed));
+    let (cx, filing) = (app.cx(), app.filing(req, UrlStyle::Signed));
     let shown = app
         .store
         .update_contract(
             &id,
-            now,
-            |c| c.replace_document(&doc_id, &data, &cx, now, &filing),
+            |c, now| c.replace_document(&doc_id, &data, &cx, now, &filing),
             |c| c.document(&doc_id).map(|d| to_json(&d.current)),
         )
         .await??;
@@ -277,13 +273,12 @@ pub async fn describe(
     let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
     let data = document_write(req, &app, &id, Writing::Metadata(&doc_id)).await?;
     let data = Input::view(&data);
-    let (cx, now) = (app.cx(), app.now());
+    let cx = app.cx();
     let shown = app
         .store
         .update_contract(
             &id,
-            now,
-            |c| c.describe_document(&doc_id, &data, &cx, now),
+            |c, now| c.describe_document(&doc_id, &data, &cx, now),
             |c| c.document(&doc_id).map(|d| to_json(&d.current)),
         )
         .await??;

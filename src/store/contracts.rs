@@ -163,11 +163,12 @@ impl Store {
 
     /// Applies a write to a contract and returns `view` of the result: `op` works on a copy,
     /// which replaces the contract only if `op` succeeds and the change is committed.
+    ///
+    /// `op` is given "now" on the clock of the contract's owner, read once its turn came.
     pub async fn update_contract<V>(
         self: &Arc<Self>,
         id: &str,
-        now: Timestamp,
-        op: impl FnOnce(&mut Contract) -> Result<Change, Refusal>,
+        op: impl FnOnce(&mut Contract, Timestamp) -> Result<Change, Refusal>,
         view: impl FnOnce(&Contract) -> V,
     ) -> Result<V, Refusal> {
         let place = self
@@ -176,7 +177,8 @@ impl Store {
             .ok_or(Refusal::NotFound("contract_id"))?;
         let turn = place.turn.clone().lock_owned().await;
         let mut copy = lock(&place.entry).record.clone();
-        if op(&mut copy)? != Change::None {
+        let now = self.now_for(&copy.owner);
+        if op(&mut copy, now)? != Change::None {
             if self.durable.is_none() {
                 self.save_contract(&place, copy, now).await?;
             } else {

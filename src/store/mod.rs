@@ -24,6 +24,8 @@ pub use contracts::CONTRACT_FIELDS;
 pub use listed::{ListedFields, TENDER_FIELDS};
 pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
 
+use crate::clock::Clock;
+use crate::clock::clocks::Clocks;
 use crate::contracting::Contract;
 use crate::domain::auction::AuctionCalendar;
 use crate::domain::bid::Bid;
@@ -43,7 +45,7 @@ use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use tokio::sync::Notify;
 
@@ -65,6 +67,8 @@ pub struct Store {
     /// Tells the scheduler that a check earlier than any it knew was added.
     rescheduled: Notify,
     durable: Option<Durable>,
+    /// The clocks records live on (see [`Store::now_for`]).
+    time: OnceLock<Arc<Clocks>>,
 }
 
 /// The database behind a store opened on a data directory.
@@ -105,7 +109,26 @@ impl Store {
             calendar: Mutex::default(),
             rescheduled: Notify::new(),
             durable: None,
+            time: OnceLock::new(),
         }
+    }
+
+    /// Has the records live on `clocks` (set once, before the store serves anything; until
+    /// then they live on a clock of the store's own).
+    pub fn keep_time(&self, clocks: Arc<Clocks>) {
+        if self.time.set(clocks).is_err() {
+            tracing::warn!("the store's clocks were already chosen");
+        }
+    }
+
+    pub fn clocks(&self) -> &Arc<Clocks> {
+        self.time
+            .get_or_init(|| Arc::new(Clocks::new(Arc::new(Clock::new()), self.zone)))
+    }
+
+    /// "Now" for a record of `owner`: the single place a rule's time is read from.
+    pub fn now_for(&self, owner: &str) -> Timestamp {
+        self.clocks().now_for(owner)
     }
 
     /// A store kept in `DIR/registry.sqlite3`, loaded with everything the file holds.
@@ -389,16 +412,18 @@ impl Store {
     /// Applies a write to a tender and returns `view` of the result. Transitions already
     /// due are applied (and kept) first; then `op` works on a copy, which replaces the
     /// tender only if `op` succeeds and the change is committed.
+    ///
+    /// `op` is given "now" on the clock of the tender's owner, read once its turn came.
     pub async fn update<V>(
         self: &Arc<Self>,
         id: &str,
-        now: Timestamp,
-        op: impl FnOnce(&mut Tender) -> Result<Change, Refusal>,
+        op: impl FnOnce(&mut Tender, Timestamp) -> Result<Change, Refusal>,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
         let mut turn = place.turn.clone().lock_owned().await;
         let mut copy = lock(&place.entry).record.clone();
+        let now = self.now_for(&copy.owner);
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
             let copy = copy.clone();
@@ -406,7 +431,7 @@ impl Store {
                 .saved(&place, turn, copy, caught_up, now, calendar)
                 .await?;
         }
-        let change = op(&mut copy)?;
+        let change = op(&mut copy, now)?;
         if change != Change::None {
             turn = self.saved(&place, turn, copy, change, now, None).await?;
         }
@@ -517,14 +542,16 @@ impl Store {
         Ok(())
     }
 
-    /// Applies every transition due at `now`; returns how many tenders moved. With a data
-    /// directory the tenders are written side by side, so that their commits share syncs.
-    pub async fn run_due(self: &Arc<Self>, now: Timestamp) -> usize {
+    /// Applies every transition due on the clocks the tenders live on; returns how many
+    /// tenders moved. With a data directory the tenders are written side by side, so that
+    /// their commits share syncs.
+    pub async fn run_due(self: &Arc<Self>) -> usize {
         use futures_util::stream::{self, StreamExt};
+        let now = self.zone.at(self.clocks().server().now());
         let due = lock(&self.indexes).due(now);
         stream::iter(due)
             .map(|id| async move {
-                self.update(&id, now, |_| Ok(Change::None), |_| ())
+                self.update(&id, |_, _| Ok(Change::None), |_| ())
                     .await
                     .is_ok()
             })
@@ -791,7 +818,7 @@ mod tests {
         let (tender, _, now) = published();
         let zone = Zone::named("Europe/Kyiv").unwrap();
         let opened = Store::open_limited(zone, dir.path(), max_pages);
-        let store = Arc::new(opened.unwrap());
+        let store = at(opened.unwrap(), now);
         let id = tender.id.clone();
         store.insert(tender, now, |_| ()).await.unwrap();
         (dir, store, id.to_string(), now)
@@ -809,13 +836,26 @@ mod tests {
             change(t);
             Ok(Change::Public)
         };
-        store.update(id, now, op, |_| ()).await.unwrap();
+        assert_eq!(
+            store.now_for("broker"),
+            now,
+            "the store's clock stands at {now}"
+        );
+        store.update(id, |t, _| op(t), |_| ()).await.unwrap();
     }
 
-    /// The store kept in `dir`, opened again.
+    /// `store`, its clock frozen at `now` whatever today is.
+    fn at(store: Store, now: Timestamp) -> Arc<Store> {
+        let zone = Zone::named("Europe/Kyiv").unwrap();
+        let clock = Arc::new(Clock::frozen_at(now.instant()));
+        store.keep_time(Arc::new(Clocks::new(clock, zone)));
+        Arc::new(store)
+    }
+
+    /// The store kept in `dir`, opened again, its clock at [`published`]'s moment.
     fn reopen(dir: &Path) -> Arc<Store> {
         let zone = Zone::named("Europe/Kyiv").unwrap();
-        Arc::new(Store::open(zone, dir).unwrap())
+        at(Store::open(zone, dir).unwrap(), published().2)
     }
 
     fn bid(id: &str, now: Timestamp) -> Arc<Bid> {
@@ -901,7 +941,7 @@ mod tests {
     /// listed fields follow the tender whether they were rendered again or kept.
     #[tokio::test]
     async fn the_listing_follows_writes_that_keep_or_change_the_listed_fields() {
-        let (_dir, store, id, now) = holding_a_tender(None).await;
+        let (_dir, store, id, _) = holding_a_tender(None).await;
         let title = ListedFields::position(&TENDER_FIELDS, "title").unwrap();
         let row = |store: &Store| {
             let page = store.page(&PageRequest {
@@ -930,8 +970,7 @@ mod tests {
                 store
                     .update(
                         &id,
-                        now,
-                        |t| {
+                        |t, _| {
                             change(t);
                             Ok(kind)
                         },
@@ -975,7 +1014,7 @@ mod tests {
             t.bids.push_back(bid("b1", now));
             Ok(Change::Silent)
         };
-        store.update(&id, now, add_bid, |_| ()).await.unwrap();
+        store.update(&id, |t, _| add_bid(t), |_| ()).await.unwrap();
         assert_eq!(record(), "untouched");
         assert_eq!(bid_rows(dir.path(), &id), ["b1"]);
         changed(&store, &id, now, |t| {
@@ -995,8 +1034,7 @@ mod tests {
         let (dir, store, id, now) = holding_a_tender(None).await;
         let write = store.update(
             &id,
-            now,
-            |t| {
+            |t, _| {
                 t.bids.push_back(bid("b1", now));
                 Arc::make_mut(&mut t.terms).description = Some("given up".into());
                 Ok(Change::Public)
@@ -1116,8 +1154,7 @@ mod tests {
         let refused = store
             .update(
                 &id,
-                now,
-                |t| {
+                |t, _| {
                     Arc::make_mut(&mut t.terms).description = Some(huge.as_str().into());
                     Ok(Change::Public)
                 },

@@ -1,7 +1,8 @@
-//! The one source of "now": the wall clock plus an offset, optionally frozen.
-//!
-//! Time only moves forward. Tests and brokers move it through the clock control API (with
-//! `--testing`); the scheduler wakes whenever it moves.
+//! A clock: the wall clock plus an offset, optionally frozen. Time only moves forward.
+//! Tests and brokers move it through the clock control API (with `--testing`); the scheduler
+//! wakes whenever it moves. Which clock a record lives on is [`clocks::Clocks`]'s to say.
+
+pub mod clocks;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
