@@ -142,7 +142,8 @@ impl Application {
         };
         let store = Arc::new(store);
         let clock = Arc::new(kept::clock(&store, settings.clock_start).map_err(io::Error::other)?);
-        store.keep_time(Arc::new(Clocks::new(clock.clone(), zone)));
+        let clocks = Arc::new(Clocks::new(clock, zone));
+        store.keep_time(clocks.clone());
         let (signer, files) = match &settings.data_dir {
             None => (Signer::generate()?, Files::in_memory()),
             Some(dir) => {
@@ -155,7 +156,7 @@ impl Application {
         };
         let app = App {
             store,
-            clock,
+            clocks,
             brokers,
             ds_users,
             zone,
@@ -188,7 +189,7 @@ impl Application {
     /// Starts serving, and the scheduler, in the background.
     pub fn spawn(self) -> RunningServer {
         let app = self.app;
-        let scheduler = scheduler::spawn(app.store.clone(), app.clock.clone());
+        let scheduler = scheduler::spawn(app.store.clone());
         let server = Server::new(self.acceptor);
         let handle = server.handle();
         let service = api::service(app);

@@ -14,7 +14,7 @@ use serde_json::{Value as Json, json};
 use time::Duration;
 
 fn state(app: &super::App) -> Json {
-    json!({"now": app.now(), "frozen": app.clock.is_frozen()})
+    json!({"now": app.server_now(), "frozen": app.clocks.server().is_frozen()})
 }
 
 #[handler]
@@ -84,13 +84,15 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         None => None,
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
-    let moved = app.clock.set(now.map(|t| t.instant()), advance, frozen);
+    let moved = app
+        .clocks
+        .set_server(now.map(|t| t.instant()), advance, frozen);
     let field = if now.is_some() { "now" } else { "advance" };
     let problem = match moved {
         Ok(_) => None,
         Err(ClockError::Backwards) => Some(format!(
             "The clock only moves forward; it is now {}.",
-            app.now()
+            app.server_now()
         )),
         Err(ClockError::OutOfRange) => Some("The clock cannot move that far.".to_string()),
         Err(ClockError::Unavailable(reason)) => return Err(Refusal::Unavailable(reason).into()),
@@ -98,7 +100,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     if let Some(message) = problem {
         return Err(Refusal::field(field, Problem::msg(message)).into());
     }
-    app.store.run_due().await;
+    app.store.run_due(None).await;
     reply::ok(req, res, state(&app));
     Ok(())
 }

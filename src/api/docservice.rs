@@ -132,7 +132,7 @@ pub async fn register(
 fn uploaded(app: &App, req: &Request, res: &mut Response, key: &str, c: &crate::files::Content) {
     let root = app.base_url(req);
     let url = address::permanent(&root, &app.signer, key, &c.md5);
-    let expires = app.clock.now().unix_timestamp() + TEMPORARY_SECONDS;
+    let expires = app.clocks.server().now().unix_timestamp() + TEMPORARY_SECONDS;
     let get_url = address::temporary(&root, &app.signer, key, expires);
     let data =
         json!({"url": url, "hash": format!("md5:{}", c.md5), "format": c.format, "title": c.title});
@@ -224,7 +224,7 @@ pub async fn get(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         return Err(signature_error(SignatureFault::UnknownKey));
     }
     if let Some(expires) = &expires {
-        let now = app.clock.now().unix_timestamp();
+        let now = app.clocks.server().now().unix_timestamp();
         if expires.parse::<i64>().map_or(true, |e| e < now) {
             return Err(forbidden("url", "Expires", "Request has expired"));
         }

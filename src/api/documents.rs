@@ -181,7 +181,7 @@ pub fn redirect(
     sent: String,
 ) -> Result<(), ApiError> {
     let url = if app.files.knows(key) {
-        let expires = app.clock.now().unix_timestamp() + docservice::TEMPORARY_SECONDS;
+        let expires = app.clocks.server().now().unix_timestamp() + docservice::TEMPORARY_SECONDS;
         address::temporary(&app.base_url(req), &app.signer, key, expires)
     } else {
         sent

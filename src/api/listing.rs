@@ -1,7 +1,9 @@
 //! `GET /tenders` and `GET /contracts`: the feeds of published tenders and of contracts under
-//! management, ordered by `dateModified`.
+//! management, in the order the server changed them: by `dateModified`, which for a record on
+//! a broker's own clock is that clock's time while its row keeps the server's moment.
 //!
-//! Paging follows upstream: `offset` is a `dateModified` (the row equal to it is skipped),
+//! Paging follows upstream: `offset` is the moment of the last row (its `dateModified`, or the
+//! server's moment for a record on a broker's own clock; the row equal to it is skipped),
 //! an empty page repeats the request's offset, and `next_page`/`prev_page` carry every
 //! recognised parameter. The repeated offset is written in the output form (server zone,
 //! microseconds), as the spec types it; an offset that is no timestamp is ignored, as
@@ -262,11 +264,11 @@ fn serve(req: &Request, depot: &Depot, res: &mut Response, feed: &Feed) -> Resul
     let echoed = offset.map(|t| t.to_string()).unwrap_or_default();
     let next_offset = rows
         .last()
-        .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+        .map_or_else(|| echoed.clone(), |r| r.key(&app.zone).to_string());
     let prev_page = (offset_text.is_some() || descending).then(|| {
         let prev_offset = rows
             .first()
-            .map_or_else(|| echoed.clone(), |r| r.date_modified().to_string());
+            .map_or_else(|| echoed.clone(), |r| r.key(&app.zone).to_string());
         page_link(req, &base, feed, &prev_offset, !descending)
     });
     let next_page = page_link(req, &base, feed, &next_offset, descending);

@@ -25,7 +25,7 @@ mod tenders;
 mod upload;
 pub mod writes;
 
-use crate::clock::Clock;
+use crate::clock::clocks::Clocks;
 use crate::domain::document::{Filing, UrlStyle};
 use crate::domain::parse::Cx;
 use crate::domain::time::{Timestamp, Zone};
@@ -46,7 +46,8 @@ pub const API_PREFIX: &str = "/api/2.3";
 /// Everything a request handler needs, shared by all requests of one server.
 pub struct App {
     pub store: Arc<Store>,
-    pub clock: Arc<Clock>,
+    /// Every clock: the server's, and the brokers' own (records live on their owner's).
+    pub clocks: Arc<Clocks>,
     pub brokers: Brokers,
     /// The document service's own users (`--ds-users`, or the brokers file's uploaders).
     pub ds_users: crate::files::users::Users,
@@ -71,8 +72,9 @@ pub struct App {
 }
 
 impl App {
-    pub fn now(&self) -> Timestamp {
-        self.zone.at(self.clock.now())
+    /// The server's own "now" (not a record's: the store reads that on the record's clock).
+    pub fn server_now(&self) -> Timestamp {
+        self.zone.at(self.clocks.server().now())
     }
 
     pub fn cx(&self) -> Cx {

@@ -88,6 +88,10 @@ pub struct Contract {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub termination_details: Option<Text>,
     pub date_modified: Timestamp,
+    /// Where the listing keeps the contract, when not at its `dateModified` (see the
+    /// tender's).
+    #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
+    pub listed_at: Option<Timestamp>,
     /// The tender's token, as the tender keeps it: it asks for the contract's credentials.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub tender_token: TokenHash,
@@ -186,6 +190,7 @@ impl Contract {
             amount_paid: None,
             termination_details: None,
             date_modified: now,
+            listed_at: None,
             tender_token: tender.owner_token.clone(),
             owner_token: None,
         };
@@ -195,6 +200,11 @@ impl Contract {
 
     pub fn is_test(&self) -> bool {
         self.mode.is_some()
+    }
+
+    /// Where the listing keeps the contract: its `listed_at`, else its `dateModified`.
+    pub fn listing_key(&self) -> Timestamp {
+        self.listed_at.unwrap_or(self.date_modified)
     }
 
     /// Test-mode titles carry their markers, added on every save as upstream added them.

@@ -57,6 +57,7 @@ fn listed_fields(c: &Contract) -> ListedFields {
 fn listed(contract: &Contract) -> Entry<'_> {
     Entry {
         id: &contract.id,
+        key: contract.listing_key(),
         date_modified: contract.date_modified,
         test: contract.is_test(),
     }
@@ -70,12 +71,12 @@ impl Store {
     ) -> Result<i64, String> {
         let mut last_row = 0;
         let mut contracts = contracts;
-        contracts.sort_unstable_by_key(|(_, c)| c.date_modified);
+        contracts.sort_unstable_by_key(|(_, c)| c.listing_key());
         let indexes = self.indexes.get_mut().unwrap_or_else(|p| p.into_inner());
         let places = self.contracts.loading();
         for (row, contract) in contracts {
             last_row = last_row.max(row);
-            indexes.contracts.restore(contract.date_modified);
+            indexes.contracts.restore(contract.listing_key());
             indexes
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));
@@ -103,7 +104,9 @@ impl Store {
         contracts
             .into_iter()
             .map(|mut contract| {
-                contract.date_modified = indexes.contracts.reserve(&self.zone, now);
+                let stamp = self.stamp(&mut indexes.contracts, &contract.owner, now, None);
+                (contract.date_modified, contract.listed_at) =
+                    (stamp.date_modified, stamp.listed_at());
                 let row = self
                     .durable
                     .as_ref()
@@ -129,7 +132,7 @@ impl Store {
     pub(super) fn hand_over(&self, handed: Vec<Handed>, committed: bool) {
         for Handed { row, contract } in handed {
             let mut indexes = lock(&self.indexes);
-            indexes.contracts.release(contract.date_modified);
+            indexes.contracts.release(contract.listing_key());
             if !committed {
                 continue;
             }
@@ -199,7 +202,12 @@ impl Store {
         mut contract: Contract,
         now: Timestamp,
     ) -> Result<(), Refusal> {
-        contract.date_modified = lock(&self.indexes).contracts.reserve(&self.zone, now);
+        let before = lock(&place.entry).record.date_modified;
+        let stamp = {
+            let mut indexes = lock(&self.indexes);
+            self.stamp(&mut indexes.contracts, &contract.owner, now, Some(before))
+        };
+        (contract.date_modified, contract.listed_at) = (stamp.date_modified, stamp.listed_at());
         let committed = match &self.durable {
             None => Ok(()),
             Some(durable) => match contract_write(place.row, &contract) {
@@ -213,9 +221,9 @@ impl Store {
         };
         let mut entry = lock(&place.entry);
         let mut indexes = lock(&self.indexes);
-        indexes.contracts.release(contract.date_modified);
+        indexes.contracts.release(contract.listing_key());
         committed?;
-        indexes.contracts.remove(entry.record.date_modified);
+        indexes.contracts.remove(entry.record.listing_key());
         indexes
             .contracts
             .insert(listed(&contract), listed_fields(&contract));

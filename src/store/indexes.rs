@@ -13,14 +13,21 @@ pub struct Indexes {
     pub listing: Listing,
     /// The contracts under management, listed as the tenders are.
     pub contracts: Listing,
-    /// Next checks, by their moment; a tender's id breaks ties.
-    schedule: BTreeSet<(i64, Id)>,
+    /// Next checks, by the owner whose clock they are on, then by their moment; a tender's id
+    /// breaks ties.
+    schedule: HashMap<String, BTreeSet<(i64, Id)>>,
     daily: HashMap<Date, u32>,
 }
 
 /// A tender's entry in the schedule, if it has a next check.
 fn scheduled(tender: &Tender) -> Option<(i64, Id)> {
     Some((tender.next_check?.micros(), inline_id(&tender.id)?))
+}
+
+fn from_micros(zone: &Zone, micros: i64) -> Option<Timestamp> {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
+        .ok()
+        .map(|t| zone.at(t))
 }
 
 impl Indexes {
@@ -33,7 +40,7 @@ impl Indexes {
 
     /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
     pub fn restore(&mut self, tender: &Tender) {
-        self.listing.restore(tender.date_modified);
+        self.listing.restore(tender.listing_key());
         let id = &tender.tender_id;
         let date = id.get(3..13).and_then(|d| {
             Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()
@@ -43,16 +50,6 @@ impl Indexes {
             let n = self.daily.entry(date).or_default();
             *n = (*n).max(number);
         }
-    }
-
-    /// A `dateModified` for a change at `now`, held back from the listing until released.
-    pub fn reserve(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
-        self.listing.reserve(zone, now)
-    }
-
-    /// The change stamped `stamp` was entered (or given up).
-    pub fn release(&mut self, stamp: Timestamp) {
-        self.listing.release(stamp)
     }
 
     /// Replaces `old`'s entries with `new`'s, whose listed fields are `fields` (made before
@@ -65,19 +62,32 @@ impl Indexes {
         fields: Option<ListedFields>,
         old: Option<&Tender>,
     ) -> bool {
-        let earliest = self.schedule.first().map(|(m, _)| *m);
+        let owner = new.owner.as_str();
+        let earliest = self
+            .schedule
+            .get(owner)
+            .and_then(|s| s.first())
+            .map(|(m, _)| *m);
         let indexed = |t: &&Tender| t.status != TenderStatus::Draft;
         let old = old.filter(indexed);
-        let kept = old.and_then(|old| self.listing.remove(old.date_modified));
+        let kept = old.and_then(|old| self.listing.remove(old.listing_key()));
         // Most writes leave the next check where it was.
         let was = old.and_then(scheduled);
         let will = Some(new).filter(indexed).and_then(scheduled);
         if was != will {
-            if let Some(entry) = was {
-                self.schedule.remove(&entry);
+            if let Some(entry) = was
+                && let Some(checks) = self.schedule.get_mut(owner)
+            {
+                checks.remove(&entry);
+                if checks.is_empty() {
+                    self.schedule.remove(owner);
+                }
             }
             if let Some(entry) = will {
-                self.schedule.insert(entry);
+                self.schedule
+                    .entry(owner.to_string())
+                    .or_default()
+                    .insert(entry);
             }
         }
         if new.status == TenderStatus::Draft {
@@ -88,6 +98,7 @@ impl Indexes {
             .unwrap_or_else(|| ListedFields::of_tender(new));
         let entry = Entry {
             id: &new.id,
+            key: new.listing_key(),
             date_modified: new.date_modified,
             test: new.is_test(),
         };
@@ -95,18 +106,29 @@ impl Indexes {
         will.is_some_and(|(check, _)| earliest.is_none_or(|e| check < e))
     }
 
-    pub fn due(&self, now: Timestamp) -> Vec<String> {
+    /// The tenders whose next check is due, each on its owner's clock (`now_of`); with
+    /// `only`, those of that owner alone.
+    pub fn due(&self, now_of: impl Fn(&str) -> Timestamp, only: Option<&str>) -> Vec<String> {
         self.schedule
-            .range(..=(now.micros(), [u8::MAX; 32]))
-            .map(|(_, id)| String::from_utf8_lossy(id).into_owned())
+            .iter()
+            .filter(|(owner, _)| only.is_none_or(|o| o == owner.as_str()))
+            .flat_map(|(owner, checks)| {
+                checks
+                    .range(..=(now_of(owner).micros(), [u8::MAX; 32]))
+                    .map(|(_, id)| String::from_utf8_lossy(id).into_owned())
+            })
             .collect()
     }
 
-    pub fn earliest_check(&self, zone: &Zone) -> Option<Timestamp> {
-        let (micros, _) = self.schedule.first()?;
-        OffsetDateTime::from_unix_timestamp_nanos(i128::from(*micros) * 1_000)
-            .ok()
-            .map(|t| zone.at(t))
+    /// The earliest check of each owner's tenders, on that owner's clock.
+    pub fn earliest_checks(&self, zone: &Zone) -> Vec<(&str, Timestamp)> {
+        self.schedule
+            .iter()
+            .filter_map(|(owner, checks)| {
+                let (micros, _) = checks.first()?;
+                Some((owner.as_str(), from_micros(zone, *micros)?))
+            })
+            .collect()
     }
 
     pub fn page(&self, request: &PageRequest) -> Page {
@@ -140,7 +162,7 @@ mod tests {
             !indexes.put(&b, None, None),
             "a second at the same moment is not earlier"
         );
-        assert_eq!(indexes.due(check).len(), 2);
+        assert_eq!(indexes.due(|_| check, None).len(), 2);
 
         // `a` changes but keeps its check; `b`'s check moves on, then it has none.
         let mut a2 = a.clone();
@@ -149,16 +171,43 @@ mod tests {
         let mut b2 = b.clone();
         b2.next_check = Some(late);
         indexes.put(&b2, None, Some(&b));
-        assert_eq!(indexes.due(check), [a.id.as_str()]);
-        assert_eq!(indexes.due(late).len(), 2);
+        assert_eq!(indexes.due(|_| check, None), [a.id.as_str()]);
+        assert_eq!(indexes.due(|_| late, None).len(), 2);
         let mut b3 = b2.clone();
         b3.next_check = None;
         indexes.put(&b3, None, Some(&b2));
-        assert_eq!(indexes.due(later), [a.id.as_str()]);
-        assert_eq!(indexes.schedule.len(), 1);
+        assert_eq!(indexes.due(|_| later, None), [a.id.as_str()]);
         assert_eq!(
-            indexes.earliest_check(&Zone::named("Europe/Kyiv").unwrap()),
-            Some(check)
+            indexes.schedule.values().map(BTreeSet::len).sum::<usize>(),
+            1
         );
+        assert_eq!(
+            indexes.earliest_checks(&Zone::named("Europe/Kyiv").unwrap()),
+            [(a.owner.as_str(), check)]
+        );
+    }
+
+    /// Each owner's tenders fall due on that owner's clock: one years ahead runs its own,
+    /// and no other's.
+    #[test]
+    fn a_tender_falls_due_on_its_owner_s_clock_only() {
+        let mut indexes = Indexes::default();
+        let (a, _, _) = published();
+        let (mut b, _, _) = published();
+        b.owner = "broker1".into();
+        indexes.put(&a, None, None);
+        indexes.put(&b, None, None);
+        let check = a.next_check.unwrap();
+        let (before, years_on) = (
+            check.plus(Duration::seconds(-1)),
+            check.plus(Duration::days(3 * 365)),
+        );
+        let clocks = |owner: &str| if owner == "broker1" { years_on } else { before };
+        assert_eq!(indexes.due(clocks, None), [b.id.as_str()]);
+        assert_eq!(
+            indexes.due(clocks, Some(a.owner.as_str())),
+            Vec::<String>::new()
+        );
+        assert_eq!(indexes.due(|_| check, Some("broker1")), [b.id.as_str()]);
     }
 }

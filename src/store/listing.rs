@@ -1,6 +1,8 @@
-//! The listing of one kind of record (tenders, contracts) by `dateModified`: its rows, each
-//! with the fields clients page by; the stamps that keep every `dateModified` of the kind
-//! strictly increasing; and the changes still being committed, which a page must not pass.
+//! The listing of one kind of record (tenders, contracts) in the order the server changed
+//! them: its rows, each with the fields clients page by; the keys that keep the order strictly
+//! increasing (the server's moment of each change, which is the record's `dateModified`
+//! unless the record lives on a broker's own clock); and the changes still being committed,
+//! which a page must not pass.
 
 use super::listed::ListedFields;
 use super::ordered::Ordered;
@@ -24,14 +26,22 @@ pub struct ListingRow {
     id: Id,
     /// `dateModified` as shown (always 32 characters), rendered once per change.
     date_modified: [u8; 32],
+    /// Where the row stands (microseconds): what an `offset` names.
+    key: i64,
 }
 
 impl ListingRow {
-    fn new(id: &str, date_modified: &str) -> Option<ListingRow> {
+    fn new(id: &str, date_modified: &str, key: i64) -> Option<ListingRow> {
         Some(ListingRow {
             id: inline_id(id)?,
             date_modified: date_modified.as_bytes().try_into().ok()?,
+            key,
         })
+    }
+
+    /// Where the row stands, as the `offset` that names it.
+    pub fn key(&self, zone: &Zone) -> Timestamp {
+        zone.at(from_micros(self.key))
     }
 
     pub fn id(&self) -> &str {
@@ -60,7 +70,7 @@ pub enum ModeFilter {
 
 #[derive(Debug, Clone)]
 pub struct PageRequest {
-    /// The `dateModified` to start from (inclusive; the row equal to it is skipped).
+    /// The key to start from (inclusive; the row equal to it is skipped).
     pub offset: Option<Timestamp>,
     pub limit: usize,
     pub descending: bool,
@@ -94,12 +104,34 @@ impl Page {
     }
 }
 
-/// What a listing shows of one record: its id, its `dateModified`, whether it is in test mode
-/// and its listed fields.
+/// What a listing shows of one record: its id, where it stands, its `dateModified`, whether it
+/// is in test mode and its listed fields.
 pub struct Entry<'a> {
     pub id: &'a str,
+    pub key: Timestamp,
     pub date_modified: Timestamp,
     pub test: bool,
+}
+
+/// When a record changed: where the listing keeps it (`key`, the server's moment of the
+/// change, strictly after every earlier one, so that a reader paging by `offset` meets each
+/// change once, in the order the server made them) and the `dateModified` it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub key: Timestamp,
+    pub date_modified: Timestamp,
+}
+
+impl Stamp {
+    /// The key as a record keeps it: only where it is not its `dateModified`.
+    pub fn listed_at(&self) -> Option<Timestamp> {
+        (self.key.micros() != self.date_modified.micros()).then_some(self.key)
+    }
+}
+
+fn from_micros(micros: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
 #[derive(Default)]
@@ -111,45 +143,54 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// Takes in a stamp of an earlier run: later stamps follow on from it.
-    pub fn restore(&mut self, date_modified: Timestamp) {
-        self.last_stamp = self.last_stamp.max(date_modified.micros());
+    /// Takes in a key of an earlier run: later keys follow on from it.
+    pub fn restore(&mut self, key: Timestamp) {
+        self.last_stamp = self.last_stamp.max(key.micros());
     }
 
-    /// A `dateModified` for a change at `now`, held back from the listing until released.
-    pub fn reserve(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
-        let stamp = self.stamp(zone, now);
-        self.pending.insert(stamp.micros());
-        stamp
-    }
-
-    /// The change stamped `stamp` was entered (or given up).
-    pub fn release(&mut self, stamp: Timestamp) {
-        self.pending.remove(&stamp.micros());
-    }
-
-    /// A `dateModified` for a change at `now`, strictly after every earlier one.
-    fn stamp(&mut self, zone: &Zone, now: Timestamp) -> Timestamp {
-        let micros = now.micros().max(self.last_stamp + 1);
+    /// Stamps a change made at `server_now` on the server's clock, held back from the listing
+    /// until released. A record on a clock of its own (`own`: that clock's now, and the
+    /// `dateModified` the record showed before) shows a `dateModified` of its clock, later
+    /// than the one before; any other shows its key.
+    pub fn reserve(
+        &mut self,
+        zone: &Zone,
+        server_now: Timestamp,
+        own: Option<(Timestamp, Option<Timestamp>)>,
+    ) -> Stamp {
+        let micros = server_now.micros().max(self.last_stamp + 1);
         self.last_stamp = micros;
-        let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000)
-            .unwrap_or(now.instant());
-        zone.at(instant)
+        self.pending.insert(micros);
+        let key = zone.at(from_micros(micros));
+        let date_modified = match own {
+            None => key,
+            Some((now, before)) => match before {
+                Some(before) if before.micros() >= now.micros() => {
+                    zone.at(from_micros(before.micros() + 1))
+                }
+                _ => now,
+            },
+        };
+        Stamp { key, date_modified }
+    }
+
+    /// The change keyed `key` was entered (or given up).
+    pub fn release(&mut self, key: Timestamp) {
+        self.pending.remove(&key.micros());
     }
 
     /// Takes a record's row out (it changed, or is no longer listed); answers its listed
     /// fields, which a caller whose change left them reading the same keeps.
-    pub fn remove(&mut self, date_modified: Timestamp) -> Option<ListedFields> {
-        self.rows
-            .remove(date_modified.micros())
-            .map(|listed| listed.fields)
+    pub fn remove(&mut self, key: Timestamp) -> Option<ListedFields> {
+        self.rows.remove(key.micros()).map(|listed| listed.fields)
     }
 
     /// Enters a record's row.
     pub fn insert(&mut self, entry: Entry<'_>, fields: ListedFields) {
-        if let Some(row) = ListingRow::new(entry.id, &entry.date_modified.to_string()) {
+        let key = entry.key.micros();
+        if let Some(row) = ListingRow::new(entry.id, &entry.date_modified.to_string(), key) {
             self.rows.insert(
-                entry.date_modified.micros(),
+                key,
                 Listed {
                     row,
                     test: entry.test,

@@ -22,6 +22,7 @@ mod shelf;
 
 pub use contracts::CONTRACT_FIELDS;
 pub use listed::{ListedFields, TENDER_FIELDS};
+use listing::{Listing, Stamp};
 pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
 
 use crate::clock::Clock;
@@ -129,6 +130,24 @@ impl Store {
     /// "Now" for a record of `owner`: the single place a rule's time is read from.
     pub fn now_for(&self, owner: &str) -> Timestamp {
         self.clocks().now_for(owner)
+    }
+
+    /// Stamps a change of a record of `owner` made at `now` (its owner's) in `listing`,
+    /// `before` the `dateModified` it showed. The listing orders changes by the server's
+    /// clock; a record on its owner's own clock shows that clock's time.
+    fn stamp(
+        &self,
+        listing: &mut Listing,
+        owner: &str,
+        now: Timestamp,
+        before: Option<Timestamp>,
+    ) -> Stamp {
+        if self.clocks().has_own(owner) {
+            let server_now = self.zone.at(self.clocks().server().now());
+            listing.reserve(&self.zone, server_now, Some((now, before)))
+        } else {
+            listing.reserve(&self.zone, now, None)
+        }
     }
 
     /// A store kept in `DIR/registry.sqlite3`, loaded with everything the file holds.
@@ -262,7 +281,7 @@ impl Store {
             .and_then(|_| listed_fields(tender));
         let mut indexes = lock(&self.indexes);
         if stamped {
-            indexes.release(tender.date_modified);
+            indexes.listing.release(tender.listing_key());
         }
         committed?;
         let earlier = indexes.put(tender, fields, old);
@@ -372,7 +391,11 @@ impl Store {
         now: Timestamp,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
-        tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
+        let stamp = {
+            let mut indexes = lock(&self.indexes);
+            self.stamp(&mut indexes.listing, &tender.owner, now, None)
+        };
+        (tender.date_modified, tender.listed_at) = (stamp.date_modified, stamp.listed_at());
         let result = view(&tender);
         if self.durable.is_none() {
             self.place_new(tender).await?;
@@ -518,7 +541,12 @@ impl Store {
         };
         let stamped = change == Change::Public;
         if stamped {
-            tender.date_modified = lock(&self.indexes).reserve(&self.zone, now);
+            let before = lock(&place.entry).record.date_modified;
+            let stamp = {
+                let mut indexes = lock(&self.indexes);
+                self.stamp(&mut indexes.listing, &tender.owner, now, Some(before))
+            };
+            (tender.date_modified, tender.listed_at) = (stamp.date_modified, stamp.listed_at());
         }
         // The contracts of the lots this write completes are handed over in its commit.
         let handed = {
@@ -542,13 +570,13 @@ impl Store {
         Ok(())
     }
 
-    /// Applies every transition due on the clocks the tenders live on; returns how many
-    /// tenders moved. With a data directory the tenders are written side by side, so that
-    /// their commits share syncs.
-    pub async fn run_due(self: &Arc<Self>) -> usize {
+    /// Applies every transition due on the clocks the tenders live on (with `only`, those of
+    /// that owner's tenders); returns how many tenders moved. With a data directory the
+    /// tenders are written side by side, so that their commits share syncs.
+    pub async fn run_due(self: &Arc<Self>, only: Option<&str>) -> usize {
         use futures_util::stream::{self, StreamExt};
-        let now = self.zone.at(self.clocks().server().now());
-        let due = lock(&self.indexes).due(now);
+        let clocks = self.clocks();
+        let due = lock(&self.indexes).due(|owner| clocks.now_for(owner), only);
         stream::iter(due)
             .map(|id| async move {
                 self.update(&id, |_, _| Ok(Change::None), |_| ())
@@ -566,9 +594,19 @@ impl Store {
         self.rescheduled.notified().await;
     }
 
-    /// The earliest `next_check` of any published tender.
-    pub fn earliest_check(&self) -> Option<Timestamp> {
-        lock(&self.indexes).earliest_check(&self.zone)
+    /// How long until the next check falls due by a running clock (`None`: none will by
+    /// itself; a frozen clock reaches nothing until it is moved).
+    pub fn next_due_in(&self) -> Option<time::Duration> {
+        let clocks = self.clocks();
+        let indexes = lock(&self.indexes);
+        indexes
+            .earliest_checks(&self.zone)
+            .into_iter()
+            .filter_map(|(owner, due)| {
+                let clock = clocks.of(owner);
+                (!clock.is_frozen()).then(|| due.instant() - clock.now())
+            })
+            .min()
     }
 
     /// A page of the listing, with the listed fields of each row when the request wants fields.

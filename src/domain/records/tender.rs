@@ -334,6 +334,10 @@ pub struct Tender {
     pub owner: Text,
     pub date: Timestamp,
     pub date_modified: Timestamp,
+    /// Where the listing keeps the tender, when not at its `dateModified`: the server's
+    /// moment of its last change, for a tender on a broker's own clock.
+    #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
+    pub listed_at: Option<Timestamp>,
     #[serde(rename = "next_check", skip_serializing_if = "Option::is_none")]
     pub next_check: Option<Timestamp>,
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
@@ -510,6 +514,11 @@ impl NewTender {
 }
 
 impl Tender {
+    /// Where the listing keeps the tender: its `listed_at`, else its `dateModified`.
+    pub fn listing_key(&self) -> Timestamp {
+        self.listed_at.unwrap_or(self.date_modified)
+    }
+
     /// A new tender from a request [`NewTender::starting`] now: in `draft` when asked,
     /// otherwise published at once in `active.enquiries`.
     pub fn create(
@@ -555,6 +564,7 @@ impl Tender {
             owner: owner.into(),
             date: now,
             date_modified: now,
+            listed_at: None,
             next_check: None,
             owner_token,
             origin: origin.into(),

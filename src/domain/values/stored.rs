@@ -35,6 +35,12 @@ pub fn hidden<T>(_: &T) -> bool {
     !storing()
 }
 
+/// For `skip_serializing_if`: a field the public form never shows, and the stored form only
+/// when it holds something.
+pub fn hidden_or_none<T>(value: &Option<T>) -> bool {
+    value.is_none() || !storing()
+}
+
 /// A record in its stored form, as compact JSON text.
 pub fn to_json<T: Serialize>(record: &T) -> serde_json::Result<Vec<u8>> {
     let _storing = Storing::begin();
