@@ -1,18 +1,51 @@
-//! The server state other than tenders that a data directory keeps in its database: the
-//! clock. Without a data directory it starts afresh.
+//! The server state other than records that a data directory keeps in its database: the
+//! server's clock and the brokers' own clocks. Without a data directory it starts afresh.
 
+use crate::clock::clocks::{Clocks, Keeper};
 use crate::clock::{Clock, Saved};
 use crate::domain::stored;
+use crate::domain::time::Zone;
 use crate::store::Store;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use time::OffsetDateTime;
 
 const CLOCK: &str = "clock";
+const BROKER_CLOCKS: &str = "broker_clocks";
 
-/// The clock as the data directory left it (a `--clock-start` counts only for a new one);
-/// every later move is committed before it is made.
-pub fn clock(store: &Arc<Store>, start: Option<OffsetDateTime>) -> Result<Clock, String> {
+/// The clocks as the data directory left them (a `--clock-start` counts only for a new one);
+/// every later move is committed before it is made. With `own_clocks`, brokers may move
+/// clocks of their own.
+pub fn clocks(
+    store: &Arc<Store>,
+    start: Option<OffsetDateTime>,
+    zone: Zone,
+    own_clocks: bool,
+) -> Result<Clocks, String> {
+    let clocks = Clocks::new(Arc::new(clock(store, start)?), zone);
+    if !own_clocks {
+        return Ok(clocks);
+    }
+    let kept: BTreeMap<String, Saved> = match store.kept_state(BROKER_CLOCKS) {
+        Some(json) => {
+            stored::from_json(json).map_err(|e| format!("the kept broker clocks: {e}"))?
+        }
+        None => BTreeMap::new(),
+    };
+    let keeper: Option<Keeper> = store.database_file().map(|_| {
+        let (store, version) = (store.clone(), AtomicU64::new(1));
+        Box::new(move |all: &BTreeMap<String, Saved>| {
+            let json = stored::to_json(all).map_err(|e| e.to_string())?;
+            let version = version.fetch_add(1, Ordering::SeqCst) + 1;
+            store.keep_state(BROKER_CLOCKS, json, version)
+        }) as Keeper
+    });
+    Ok(clocks.offering_own(kept, keeper))
+}
+
+/// The server's clock as the data directory left it.
+fn clock(store: &Arc<Store>, start: Option<OffsetDateTime>) -> Result<Clock, String> {
     let clock = match store.kept_state(CLOCK) {
         Some(json) => {
             let saved: Saved =

@@ -19,7 +19,6 @@ pub use settings::Settings;
 
 use api::App;
 use api::auth::Brokers;
-use clock::clocks::Clocks;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
@@ -141,8 +140,10 @@ impl Application {
             None => Store::new(zone),
         };
         let store = Arc::new(store);
-        let clock = Arc::new(kept::clock(&store, settings.clock_start).map_err(io::Error::other)?);
-        let clocks = Arc::new(Clocks::new(clock, zone));
+        let own_clocks = settings.testing || settings.sandbox;
+        let clocks = kept::clocks(&store, settings.clock_start, zone, own_clocks)
+            .map_err(io::Error::other)?;
+        let clocks = Arc::new(clocks);
         store.keep_time(clocks.clone());
         let (signer, files) = match &settings.data_dir {
             None => (Signer::generate()?, Files::in_memory()),

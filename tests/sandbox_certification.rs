@@ -1,5 +1,6 @@
 //! The real-time path end to end, in short: the harness with an accelerator against the built-in
-//! server in sandbox mode (acceleration fields, no clock control API) certifies a fast-forwarded
+//! server in sandbox mode (acceleration fields; the broker's own clock left alone with
+//! `--keep-clock`) certifies a fast-forwarded
 //! auction, an award's stand-still and completion, and claims settling after their stand-still,
 //! all by waiting on the dates the server announces, with nothing skipped. Live auctions keep
 //! upstream's real lengths (21 minutes for two bidders), so `@live-auction` is left to runs
@@ -25,6 +26,8 @@ async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped()
     let server = app.spawn();
     harness.progress = LiveOutput::Off;
     harness.accelerator = Some(ACCELERATOR);
+    // A sandbox gives each broker a clock to move; the real-time path leaves it alone.
+    harness.keep_clock = true;
     harness.fail_on_skip = true;
     harness.period = Duration::from_secs(2);
     harness.wait_budget = Duration::from_secs(20);

@@ -93,9 +93,9 @@ async fn a_server_whose_clock_stands_still_is_certified_in_full() {
     assert!(end.now > start.now && clock.moves > 0, "{clock:?}");
     assert!(clock.still_stamps >= 2, "{clock:?}");
     assert!(
-        markdown.contains("| Target clock | the run moved it +")
+        markdown.contains("| Target clock | broker broker's own clock: the run moved it +")
             && markdown.contains("from 2026-11-27T16:30:00.000000+02:00 (frozen) to 20")
-            && markdown.contains("for every tender on the target"),
+            && markdown.contains("for broker's tenders alone"),
         "{markdown}"
     );
     assert!(

@@ -1,10 +1,15 @@
-//! The clock control API (only with `--testing`): `GET` and `POST /testing/clock`.
+//! The clock control API (with `--testing` or `--sandbox`): `GET` and `POST /testing/clock`.
 //!
-//! A POST answers only after every transition that became due has been applied, so the
-//! caller sees a settled world.
+//! A broker's call reads and moves that broker's own clock, made at its first move as a copy
+//! of the server's; a call without credentials reads the server's clock and, with `--testing`
+//! only (a server its runner owns), moves it or any broker's named in the body. A broker may
+//! move no clock but its own (403), and `GET ?broker=NAME` reads any broker's clock.
+//!
+//! A POST answers only after every transition that became due on the clock it moved has been
+//! applied, so the caller sees a settled world.
 
 use super::error::ApiError;
-use super::{app, body, reply};
+use super::{App, app, body, reply};
 use crate::clock::ClockError;
 use crate::domain::Refusal;
 use crate::domain::parse::{Obj, Problem};
@@ -13,8 +18,23 @@ use salvo::prelude::*;
 use serde_json::{Value as Json, json};
 use time::Duration;
 
-fn state(app: &super::App) -> Json {
-    json!({"now": app.server_now(), "frozen": app.clocks.server().is_frozen()})
+/// The clock of `broker` (the server's for `None`) as the API shows it.
+fn state(app: &App, broker: Option<&str>) -> Json {
+    let reading = app.clocks.reading(broker);
+    let mut shown = json!({"now": reading.now, "frozen": reading.frozen});
+    if let Some(broker) = broker {
+        shown["broker"] = json!(broker);
+        shown["own"] = json!(reading.own);
+    }
+    shown
+}
+
+/// A broker a request names, which must be one the server knows.
+fn known(app: &App, name: Option<String>) -> Result<Option<String>, ApiError> {
+    match name {
+        Some(name) if !app.brokers.knows(&name) => Err(ApiError::not_found("broker")),
+        other => Ok(other),
+    }
 }
 
 #[handler]
@@ -24,7 +44,13 @@ pub async fn show(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    reply::ok(req, res, state(&app));
+    let named = known(
+        &app,
+        req.query::<String>("broker").filter(|b| !b.is_empty()),
+    )?;
+    let caller = app.brokers.identify(req).map(|b| b.name.clone());
+    let broker = named.or(caller).filter(|_| app.clocks.offers_own());
+    reply::ok(req, res, state(&app, broker.as_deref()));
     Ok(())
 }
 
@@ -58,6 +84,18 @@ fn parse_duration(text: &str) -> Option<Duration> {
     Some(total)
 }
 
+/// Whose clock a move is of: the caller's own; without credentials, the server's or the
+/// broker the body names, only on a server the caller owns (`--testing`).
+fn mover(app: &App, req: &Request, named: Option<String>) -> Result<Option<String>, ApiError> {
+    let caller = app.brokers.identify(req).map(|b| b.name.clone());
+    match (caller, named) {
+        (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
+        (Some(me), _) => Ok(Some(me)),
+        (None, named) if app.testing => known(app, named),
+        (None, _) => Err(ApiError::forbidden()),
+    }
+}
+
 #[handler]
 pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
     let app = app(depot)?;
@@ -68,6 +106,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     let now: Option<Timestamp> = o.opt("now");
     let advance: Option<String> = o.opt("advance");
     let frozen: Option<bool> = o.opt("frozen");
+    let named: Option<String> = o.opt("broker");
     let advance = match advance {
         Some(text) => match parse_duration(&text) {
             Some(d) => Some(d),
@@ -84,15 +123,18 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         None => None,
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
-    let moved = app
-        .clocks
-        .set_server(now.map(|t| t.instant()), advance, frozen);
+    let broker = mover(&app, req, named)?.filter(|_| app.clocks.offers_own());
+    let target = now.map(|t| t.instant());
+    let moved = match &broker {
+        Some(broker) => app.clocks.set_own(broker, target, advance, frozen),
+        None => app.clocks.set_server(target, advance, frozen),
+    };
     let field = if now.is_some() { "now" } else { "advance" };
     let problem = match moved {
         Ok(_) => None,
         Err(ClockError::Backwards) => Some(format!(
             "The clock only moves forward; it is now {}.",
-            app.server_now()
+            app.clocks.reading(broker.as_deref()).now
         )),
         Err(ClockError::OutOfRange) => Some("The clock cannot move that far.".to_string()),
         Err(ClockError::Unavailable(reason)) => return Err(Refusal::Unavailable(reason).into()),
@@ -100,8 +142,9 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     if let Some(message) = problem {
         return Err(Refusal::field(field, Problem::msg(message)).into());
     }
-    app.store.run_due(None).await;
-    reply::ok(req, res, state(&app));
+    // A broker's move runs its own tenders' transitions; the server's, everyone's due.
+    app.store.run_due(broker.as_deref()).await;
+    reply::ok(req, res, state(&app, broker.as_deref()));
     Ok(())
 }
 

@@ -307,7 +307,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
 /// The service: the router with the shared state, the access log, the fault layer (inside the
 /// log, so that the log line names the rule that hit a request) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
-    Service::new(router(app.testing, app.sandbox))
+    Service::new(router(app.sandbox, app.sandbox))
         .hoop(InjectApp(app.clone()))
         .hoop(access_log)
         .hoop(faults::Layer(app))

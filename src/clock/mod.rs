@@ -149,6 +149,17 @@ impl Clock {
         advance: Option<Duration>,
         frozen: Option<bool>,
     ) -> Result<OffsetDateTime, ClockError> {
+        self.set_kept(target, advance, frozen, &|_| Ok(()))
+    }
+
+    /// [`Clock::set`], the move also committed by `keep` before it is made.
+    pub fn set_kept(
+        &self,
+        target: Option<OffsetDateTime>,
+        advance: Option<Duration>,
+        frozen: Option<bool>,
+        keep: &dyn Fn(Saved) -> Result<(), String>,
+    ) -> Result<OffsetDateTime, ClockError> {
         let mut state = self.lock();
         let now = Clock::read(&mut state);
         let target = match (target, advance) {
@@ -169,9 +180,10 @@ impl Clock {
             last: target,
         };
         // Kept under the lock, so that the file always holds the latest move.
-        if let Some(keep) = &self.keeper {
-            keep(Clock::saved_of(&next)).map_err(ClockError::Unavailable)?;
+        if let Some(keeper) = &self.keeper {
+            keeper(Clock::saved_of(&next)).map_err(ClockError::Unavailable)?;
         }
+        keep(Clock::saved_of(&next)).map_err(ClockError::Unavailable)?;
         *state = next;
         drop(state);
         self.moved.send_modify(|n| *n += 1);

@@ -76,7 +76,11 @@ impl Store {
         let places = self.contracts.loading();
         for (row, contract) in contracts {
             last_row = last_row.max(row);
-            indexes.contracts.restore(contract.listing_key());
+            indexes.contracts.restore(
+                &contract.owner,
+                contract.listing_key(),
+                contract.date_modified,
+            );
             indexes
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));

@@ -40,7 +40,8 @@ impl Indexes {
 
     /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
     pub fn restore(&mut self, tender: &Tender) {
-        self.listing.restore(tender.listing_key());
+        self.listing
+            .restore(&tender.owner, tender.listing_key(), tender.date_modified);
         let id = &tender.tender_id;
         let date = id.get(3..13).and_then(|d| {
             Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()

@@ -7,7 +7,7 @@
 use super::listed::ListedFields;
 use super::ordered::Ordered;
 use crate::domain::time::{Timestamp, Zone};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use time::OffsetDateTime;
 
 /// A record id (32 hexadecimal digits) held inline: the indexes compare and copy ids in place,
@@ -134,29 +134,45 @@ fn from_micros(micros: i64) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
+/// A change of a record on its owner's own clock: the owner, that clock's now, and the
+/// `dateModified` the record showed before.
+pub struct OwnTime<'a> {
+    pub owner: &'a str,
+    pub now: Timestamp,
+    pub before: Option<Timestamp>,
+}
+
 #[derive(Default)]
 pub struct Listing {
     rows: Ordered<Listed>,
     last_stamp: i64,
+    /// The last `dateModified` given to a record of each owner on its own clock: an owner's
+    /// records show theirs in the listing's order.
+    last_own: HashMap<String, i64>,
     /// Stamps handed out for changes not yet entered: a page stops before the first.
     pending: BTreeSet<i64>,
 }
 
 impl Listing {
-    /// Takes in a key of an earlier run: later keys follow on from it.
-    pub fn restore(&mut self, key: Timestamp) {
+    /// Takes in a record of an earlier run, of `owner`, where it stands and what it shows:
+    /// later stamps follow on from it.
+    pub fn restore(&mut self, owner: &str, key: Timestamp, date_modified: Timestamp) {
         self.last_stamp = self.last_stamp.max(key.micros());
+        if key.micros() != date_modified.micros() {
+            let last = self.last_own.entry(owner.to_string()).or_insert(i64::MIN);
+            *last = (*last).max(date_modified.micros());
+        }
     }
 
     /// Stamps a change made at `server_now` on the server's clock, held back from the listing
-    /// until released. A record on a clock of its own (`own`: that clock's now, and the
-    /// `dateModified` the record showed before) shows a `dateModified` of its clock, later
-    /// than the one before; any other shows its key.
+    /// until released. A record on its owner's own clock (`own`) shows a `dateModified` of
+    /// that clock, later than the one before and than any its owner's records were given;
+    /// any other shows its key.
     pub fn reserve(
         &mut self,
         zone: &Zone,
         server_now: Timestamp,
-        own: Option<(Timestamp, Option<Timestamp>)>,
+        own: Option<OwnTime<'_>>,
     ) -> Stamp {
         let micros = server_now.micros().max(self.last_stamp + 1);
         self.last_stamp = micros;
@@ -164,12 +180,16 @@ impl Listing {
         let key = zone.at(from_micros(micros));
         let date_modified = match own {
             None => key,
-            Some((now, before)) => match before {
-                Some(before) if before.micros() >= now.micros() => {
-                    zone.at(from_micros(before.micros() + 1))
-                }
-                _ => now,
-            },
+            Some(own) => {
+                let last = self
+                    .last_own
+                    .entry(own.owner.to_string())
+                    .or_insert(i64::MIN);
+                let after = own.before.map_or(i64::MIN, |b| b.micros()).max(*last);
+                let micros = own.now.micros().max(after.saturating_add(1));
+                *last = micros;
+                zone.at(from_micros(micros))
+            }
         };
         Stamp { key, date_modified }
     }

@@ -22,7 +22,7 @@ mod shelf;
 
 pub use contracts::CONTRACT_FIELDS;
 pub use listed::{ListedFields, TENDER_FIELDS};
-use listing::{Listing, Stamp};
+use listing::{Listing, OwnTime, Stamp};
 pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
 
 use crate::clock::Clock;
@@ -144,7 +144,8 @@ impl Store {
     ) -> Stamp {
         if self.clocks().has_own(owner) {
             let server_now = self.zone.at(self.clocks().server().now());
-            listing.reserve(&self.zone, server_now, Some((now, before)))
+            let own = OwnTime { owner, now, before };
+            listing.reserve(&self.zone, server_now, Some(own))
         } else {
             listing.reserve(&self.zone, now, None)
         }

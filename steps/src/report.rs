@@ -204,12 +204,20 @@ impl RunReport {
                 reading(end)
             )
         } else if record.moves > 0 {
-            format!(
-                "the run moved it {}, from {} to {}, for every tender on the target",
-                timestamps::describe_span(start.now, end.now),
-                reading(start),
-                reading(end)
-            )
+            match &record.own {
+                Some(broker) => format!(
+                    "broker {broker}'s own clock: the run moved it {}, from {} to {}, for {broker}'s tenders alone (the target's and other brokers' clocks were not moved)",
+                    timestamps::describe_span(start.now, end.now),
+                    reading(start),
+                    reading(end)
+                ),
+                None => format!(
+                    "the run moved it {}, from {} to {}, for every tender on the target",
+                    timestamps::describe_span(start.now, end.now),
+                    reading(start),
+                    reading(end)
+                ),
+            }
         } else {
             format!(
                 "not moved by the run: {} at the start, {} at the end",
@@ -716,6 +724,17 @@ mod tests {
         assert!(
             run.terminal_summary()
                 .contains("  target clock: the run moved it +2 years")
+        );
+        run.target_clock.own = Some("broker".into());
+        assert!(
+            run.target_clock_story().starts_with(
+                "broker broker's own clock: the run moved it +2 years 34 days 7 h 30 min, from \
+                 2026-11-27T16:30:00.000000+02:00 (frozen) to 2029-01-01T00:00:00.000000+02:00 \
+                 (running), for broker's tenders alone (the target's and other brokers' clocks \
+                 were not moved)"
+            ),
+            "{}",
+            run.target_clock_story()
         );
     }
 

@@ -128,11 +128,19 @@ pub async fn certify<Custom: clap::Args>(
     );
     if let (ClockMode::ControlApi, Some(start)) = (mode, target.clock_at_start) {
         // A shared target's other tenders jump with the clock: say so before anything moves.
-        println!(
-            "tender-certify: the target's clock reads {}{}; scenarios that need dates to pass move it forward, for every tender on the target (--keep-clock leaves it alone)",
-            crate::timestamps::format(start.now),
-            if start.frozen { " (frozen)" } else { "" }
-        );
+        let whose = match &target.own_clock {
+            Some(broker) => format!(
+                "broker {broker}'s own clock reads {}{}; scenarios that need dates to pass move it forward, for {broker}'s tenders alone (the target gives each broker a clock of its own)",
+                crate::timestamps::format(start.now),
+                if start.frozen { " (frozen)" } else { "" }
+            ),
+            None => format!(
+                "the target's clock reads {}{}; scenarios that need dates to pass move it forward, for every tender on the target (--keep-clock leaves it alone)",
+                crate::timestamps::format(start.now),
+                if start.frozen { " (frozen)" } else { "" }
+            ),
+        };
+        println!("tender-certify: {whose}");
     }
     if target.acceleration != Acceleration::Off {
         println!(

@@ -46,6 +46,9 @@ pub struct ClockRecord {
     pub end: Option<ClockReading>,
     /// `--keep-clock`: the target has a clock API, and the run did not use it to move time.
     pub kept: bool,
+    /// The broker whose own clock the run read and moved (a target that gives each broker
+    /// one); otherwise the run moved the target's one clock.
+    pub own: Option<String>,
     /// Moves the run made through the clock API.
     pub moves: usize,
     /// Refreshed timestamps equal to the ones they replaced, taken as refreshed because the
@@ -65,6 +68,9 @@ pub struct Target {
     /// Whether the target answers `GET /testing/clock`. Its reading is then the target's "now",
     /// also when `--keep-clock` leaves it unmoved.
     pub clock_api: bool,
+    /// The owner broker, when the target gives each broker a clock of its own: the run reads
+    /// and moves that clock alone, and the records of other brokers are not touched.
+    pub own_clock: Option<String>,
     /// The clock as read when the run started (a target with a clock API).
     pub clock_at_start: Option<ClockReading>,
     moves: AtomicUsize,
@@ -98,6 +104,7 @@ impl Target {
             other: settings.other.clone(),
             clock: ClockMode::RealTime,
             clock_api: false,
+            own_clock: None,
             clock_at_start: None,
             moves: AtomicUsize::new(0),
             still_stamps: AtomicUsize::new(0),
@@ -136,8 +143,9 @@ impl Target {
             target.skew = diff.unsigned_abs();
         }
         is_this_api(&target.base_url, listing).await?;
-        if let Ok(reading) = target.clock_reading().await {
+        if let Ok((reading, broker)) = target.clock_read().await {
             target.clock_api = true;
+            target.own_clock = broker.filter(|b| *b == target.owner.name);
             target.clock_at_start = Some(reading);
             if !settings.keep_clock {
                 target.clock = ClockMode::ControlApi;
@@ -160,30 +168,62 @@ impl Target {
         self.clock_reading().await.map(|r| r.now)
     }
 
-    /// `now` and `frozen` of the clock control API.
+    /// `now` and `frozen` of the clock control API: the clock the run's tenders live on (the
+    /// owner broker's own, on a target that gives brokers clocks of their own).
     pub async fn clock_reading(&self) -> Result<ClockReading, String> {
-        let response = self
-            .client
-            .get(self.url("/testing/clock"))
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
-        if !response.status().is_success() {
-            return Err(format!("GET /testing/clock answered {}", response.status()));
-        }
-        let body: Value = response.json().await.map_err(|e| e.to_string())?;
-        let now = body
-            .pointer("/data/now")
-            .and_then(Value::as_str)
-            .and_then(timestamps::parse)
-            .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())?;
-        let frozen = body.pointer("/data/frozen").and_then(Value::as_bool);
-        Ok(ClockReading {
-            now,
-            frozen: frozen.unwrap_or(false),
-        })
+        self.clock_read().await.map(|(reading, _)| reading)
     }
 
+    /// The clock the owner broker reads, and the broker it says it belongs to (a target that
+    /// gives each broker a clock of its own names it).
+    async fn clock_read(&self) -> Result<(ClockReading, Option<String>), String> {
+        let request = self
+            .client
+            .get(self.url("/testing/clock"))
+            .basic_auth(&self.owner.name, Some(&self.owner.password));
+        let (reading, body) = read_clock(request).await?;
+        let broker = body
+            .pointer("/data/broker")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Ok((reading, broker))
+    }
+
+    /// The target's own time, whichever broker's clock the run moves: its clock control API
+    /// read without credentials, else its `Date` header. Listings are ordered by it.
+    pub async fn server_now(&self) -> Result<OffsetDateTime, String> {
+        if !self.clock_api {
+            return self.now().await;
+        }
+        read_clock(self.client.get(self.url("/testing/clock")))
+            .await
+            .map(|(reading, _)| reading.now)
+    }
+}
+
+/// A clock control API's answer: its reading and the whole body.
+async fn read_clock(request: reqwest::RequestBuilder) -> Result<(ClockReading, Value), String> {
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    if !response.status().is_success() {
+        return Err(format!("GET /testing/clock answered {}", response.status()));
+    }
+    let body: Value = response.json().await.map_err(|e| e.to_string())?;
+    let now = body
+        .pointer("/data/now")
+        .and_then(Value::as_str)
+        .and_then(timestamps::parse)
+        .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())?;
+    let frozen = body.pointer("/data/frozen").and_then(Value::as_bool);
+    Ok((
+        ClockReading {
+            now,
+            frozen: frozen.unwrap_or(false),
+        },
+        body,
+    ))
+}
+
+impl Target {
     /// The target's "now": from the clock control API, or else from the `Date` header of a
     /// cheap request (never from the local clock).
     pub async fn now(&self) -> Result<OffsetDateTime, String> {
@@ -223,6 +263,7 @@ impl Target {
         ClockRecord {
             start: self.clock_at_start,
             end,
+            own: self.own_clock.clone(),
             kept: self.clock_api && self.clock == ClockMode::RealTime,
             moves: self.moves.load(Ordering::Relaxed),
             still_stamps: self.still_stamps.load(Ordering::Relaxed),

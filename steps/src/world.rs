@@ -79,6 +79,8 @@ pub struct TenderWorld {
     /// Tenders created, in order; the last creation request, for repeating it.
     pub created: Vec<Record>,
     pub last_creation: Option<Value>,
+    /// The target's own time just before the scenario's first tender was created.
+    pub listed_from: Option<OffsetDateTime>,
     /// Values a step chose that a later step checks.
     pub noted: serde_json::Map<String, Value>,
     /// What the scenario learned about its records, re-checked on every later response.
@@ -105,6 +107,7 @@ impl TenderWorld {
             listed: Vec::new(),
             created: Vec::new(),
             last_creation: None,
+            listed_from: None,
             noted: serde_json::Map::new(),
             facts: Facts::default(),
             read_back: None,
@@ -235,6 +238,9 @@ impl TenderWorld {
         payload: Payload,
         extra_headers: &[(&str, String)],
     ) -> Result<(), String> {
+        if method == Method::POST && creates_a_tender(path_and_query) {
+            self.note_listing_start().await?;
+        }
         let (exchange, body) = self
             .exchange(
                 actor,
@@ -260,6 +266,15 @@ impl TenderWorld {
         } else {
             Err(shape::describe(&violations))
         }
+    }
+
+    /// Notes the target's own time before the scenario's first tender is created: the
+    /// listing is ordered by it, whichever clock the tenders live on.
+    pub async fn note_listing_start(&mut self) -> Result<(), String> {
+        if self.listed_from.is_none() {
+            self.listed_from = Some(self.target()?.server_now().await?);
+        }
+        Ok(())
     }
 
     /// One request and its response, touching nothing of the scenario's state.

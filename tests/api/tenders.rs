@@ -367,9 +367,9 @@ async fn sandbox_fields_exist_only_in_testing_mode() {
 }
 
 /// `--sandbox`: the acceleration fields are taken and shown, faults on demand hit only the
-/// caller's own requests, and there is no clock control API.
+/// caller's own requests, and a broker moves a clock of its own, never the server's.
 #[tokio::test]
-async fn a_sandbox_accelerates_without_a_clock_api() {
+async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
     let s = TestServer::start_with(tender_registry::Settings {
         sandbox: true,
         ..Default::default()
@@ -377,14 +377,44 @@ async fn a_sandbox_accelerates_without_a_clock_api() {
     .await;
     let clock = s.get("/testing/clock").send().await;
     assert_eq!(
-        (clock.status, clock.error().1),
-        (404, "not_found".to_string())
+        clock.status, 200,
+        "the server's clock is read: {}",
+        clock.text
     );
-    let date = clock.header("date").expect("a Date header").to_string();
-    let now = time::OffsetDateTime::parse(&date, &time::format_description::well_known::Rfc2822)
-        .expect("an HTTP date")
-        .format(&time::format_description::well_known::Rfc3339)
-        .expect("formatted");
+    let now = clock.body["data"]["now"].as_str().expect("now").to_string();
+    let anyone = s
+        .post("/testing/clock")
+        .data(json!({"advance": "P1D"}))
+        .send()
+        .await;
+    assert_eq!(
+        (anyone.status, anyone.error().1),
+        (403, "permission".to_string()),
+        "nobody moves a shared sandbox's own clock"
+    );
+    let own = s
+        .post("/testing/clock")
+        .broker("broker1")
+        .data(json!({"advance": "P1D"}))
+        .send()
+        .await;
+    assert_eq!(
+        (
+            own.status,
+            &own.body["data"]["broker"],
+            &own.body["data"]["own"]
+        ),
+        (200, &json!("broker1"), &json!(true)),
+        "{}",
+        own.text
+    );
+    let server = s.get("/testing/clock").send().await;
+    assert!(
+        server.body["data"]["now"].as_str() < own.body["data"]["now"].as_str(),
+        "the server's clock stayed: {} / {}",
+        server.text,
+        own.text
+    );
     let mut body = tender_body(&now, 1, 4);
     body["procurementMethodDetails"] = json!("quick, accelerator=1440");
     body["submissionMethodDetails"] = json!("quick");

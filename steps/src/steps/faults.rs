@@ -75,7 +75,8 @@ async fn send_unanswered(
 /// Remembers the creation about to be sent: its body, and the listing offset just before it.
 async fn before_creation(w: &mut TenderWorld, body: &Value) -> Result<(), String> {
     w.last_creation = Some(body.clone());
-    let from = w.now().await? - Duration::seconds(1);
+    // The listing is ordered by the target's own time, whichever clock the tender lives on.
+    let from = w.target()?.server_now().await? - Duration::seconds(1);
     w.noted
         .insert("listing from".into(), json!(timestamps::format(from)));
     Ok(())

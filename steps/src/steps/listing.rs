@@ -33,9 +33,11 @@ fn parse_params(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// An offset just before the scenario's first tender was created.
+/// An offset just before the scenario's first tender was created: before its `dateModified`,
+/// and before the target's own time then (a target whose brokers have clocks of their own
+/// orders its listing by the latter).
 fn creation_offset(w: &TenderWorld) -> Result<String, String> {
-    let mut first = None;
+    let mut first = w.listed_from;
     for created in &w.created {
         let at = created.data["dateModified"]
             .as_str()
@@ -324,6 +326,12 @@ async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> 
         .data()
         .as_array()
         .ok_or("the listing's data is not a list")?;
+    // Where each broker has a clock of its own, the listing follows the order of the changes
+    // and each broker's records show their own clock's time: only the scenario's own tenders
+    // (all of one broker) are held to the order of their dateModified.
+    let own = w.target()?.own_clock.is_some();
+    let ours = |row: &&Value| !own || w.created.iter().any(|c| row["id"] == c.id.as_str());
+    let rows: Vec<&Value> = rows.iter().filter(ours).collect();
     let dates: Vec<_> = rows
         .iter()
         .map(|r| r["dateModified"].as_str().and_then(timestamps::parse))

@@ -48,6 +48,7 @@ pub(super) fn require_created(w: &TenderWorld, what: &str) -> Result<(), String>
 /// Creates many tenders at once (concurrently, so a long list costs little time); each
 /// exchange is checked like any other. The last one of `bodies` becomes the scenario's tender.
 async fn create_many(w: &mut TenderWorld, bodies: Vec<Value>) -> Result<(), String> {
+    w.note_listing_start().await?;
     let sends = bodies.iter().map(|body| {
         w.exchange(
             Actor::Owner,
