@@ -30,13 +30,14 @@ struct Cli {
     /// (the same sections in the brokers file count too). Brokers upload with their key.
     #[arg(long, env = "TENDER_DS_USERS", value_name = "FILE")]
     ds_users: Option<PathBuf>,
-    /// Sandbox facilities: the clock control API at /testing/clock, faults on demand at
-    /// /testing/faults, and the procurementMethodDetails / submissionMethodDetails acceleration
-    /// fields.
+    /// Sandbox facilities: the clock control API at /testing/clock (the server's clock for
+    /// anyone, a broker's own for that broker), faults on demand at /testing/faults, and the
+    /// procurementMethodDetails / submissionMethodDetails acceleration fields.
     #[arg(long, env = "TENDER_TESTING")]
     testing: bool,
-    /// A public sandbox, as upstream's was: the acceleration fields, and faults on demand for
-    /// each broker's own requests, but no clock control API (time passes only in real time).
+    /// A public sandbox, shared by brokers: the acceleration fields, faults on demand for each
+    /// broker's own requests, and a clock of its own for each broker to move (the server's
+    /// runs in real time, moved by nobody).
     #[arg(long, env = "TENDER_SANDBOX")]
     sandbox: bool,
     /// Time zone of the service: input without an offset is read in it, output is shown in it.

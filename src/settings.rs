@@ -9,8 +9,9 @@ pub struct Settings {
     /// The document service's own users, in upstream's file (groups of `user = sha512 hex`).
     pub ds_users: Option<PathBuf>,
     pub testing: bool,
-    /// The public-sandbox facilities without the clock control API: the acceleration fields,
-    /// and faults on demand for each broker's own requests (`testing` includes them).
+    /// The public-sandbox facilities: the acceleration fields, faults on demand for each
+    /// broker's own requests and each broker's own clock, never the server's (`testing`
+    /// includes them).
     pub sandbox: bool,
     pub timezone: String,
     pub public_url: Option<String>,

@@ -941,3 +941,60 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
     );
     s.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_broker_s_clock_and_where_its_records_stand_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    // `send` speaks as `broker`: its move is of its own clock.
+    let moved = s
+        .write(
+            reqwest::Method::POST,
+            "/testing/clock",
+            json!({"advance": "P10D"}),
+        )
+        .await;
+    assert_eq!(moved["data"]["own"], true, "{moved}");
+    let ahead = moved["data"]["now"].as_str().unwrap().to_string();
+    let (id, token) = s.create(tender_body(&ahead, 1, 4)).await;
+    let before = s.get(&url(&id, &token)).await;
+    let server = s.get("/testing/clock?broker=broker1").await;
+    let listing = s.get("/api/2.3/tenders").await;
+    s.stop();
+
+    let mut s = Server::start(dir.path());
+    let clock = s.get("/testing/clock").await;
+    assert_eq!(clock["data"], moved["data"], "broker's own clock is kept");
+    assert_eq!(
+        s.get("/testing/clock?broker=broker1").await,
+        server,
+        "broker1 still reads the server's"
+    );
+    pretty_assertions::assert_eq!(s.get(&url(&id, &token)).await, before);
+    pretty_assertions::assert_eq!(s.get("/api/2.3/tenders").await, listing);
+    let changed = s
+        .write(
+            reqwest::Method::PATCH,
+            &url(&id, &token),
+            json!({"description": "після перезапуску"}),
+        )
+        .await;
+    assert!(
+        changed["data"]["dateModified"].as_str() > before["data"]["dateModified"].as_str(),
+        "{changed}"
+    );
+    let next = s
+        .get(&format!(
+            "/api/2.3/tenders?offset={}",
+            listing["next_page"]["offset"]
+                .as_str()
+                .unwrap()
+                .replace('+', "%2B")
+        ))
+        .await;
+    assert_eq!(
+        next["data"][0]["id"], id,
+        "the change after the restart is listed after every earlier one: {next}"
+    );
+    s.stop();
+}

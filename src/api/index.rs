@@ -35,7 +35,13 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
         all.push((
             "clock",
             format!("{base}/testing/clock"),
-            "the clock control API",
+            "the clock control API (a broker's call moves that broker's own clock)",
+        ));
+    } else if app.sandbox {
+        all.push((
+            "clock",
+            format!("{base}/testing/clock"),
+            "each broker's own clock (with its credentials; the server's is not moved)",
         ));
     }
     if app.sandbox {

@@ -37,7 +37,7 @@ async fn every_route_is_described_and_every_described_path_is_routed() {
     for method in ["get", "post"] {
         assert_eq!(
             document["paths"]["/testing/clock"][method]["x-only-with"],
-            serde_json::json!(["--testing"])
+            serde_json::json!(["--testing", "--sandbox"])
         );
     }
     assert_eq!(
@@ -57,17 +57,17 @@ async fn without_testing_the_description_has_no_testing_paths() {
 }
 
 #[tokio::test]
-async fn a_sandbox_describes_its_fault_api_and_no_clock_api() {
+async fn a_sandbox_describes_its_fault_api_and_the_brokers_clocks() {
     let server = TestServer::start_with(Settings {
         sandbox: true,
         ..Settings::default()
     })
     .await;
     let document = described(&server).await;
-    let routed: Routes = routes_of(&router(false, true)).into_iter().collect();
+    let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
     assert!(routed.contains(&("/testing/faults".to_string(), "post".to_string())));
     assert_same(routed, described_routes(&document).into_iter().collect());
-    assert!(document["paths"].get("/testing/clock").is_none());
+    assert!(document["paths"].get("/testing/clock").is_some());
 }
 
 #[tokio::test]

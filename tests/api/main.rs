@@ -4,6 +4,7 @@
 mod auction;
 mod auth;
 mod bids;
+mod broker_clocks;
 mod cancellations;
 mod claims;
 mod common;

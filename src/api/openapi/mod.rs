@@ -52,7 +52,7 @@ pub async fn serve(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let document = document(app.testing, app.sandbox, &app.base_url(req));
+    let document = document(app.sandbox, app.sandbox, &app.base_url(req));
     reply::ok_rendered(res, reply::to_text(&document, reply::wants_pretty(req)));
     Ok(())
 }

@@ -553,17 +553,29 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         routes.push(item(
             "/testing/clock",
             vec![
-                get("testing", "The server clock")
-                    .ok("Clock")
-                    .only_with(&["--testing"]),
+                get(
+                    "testing",
+                    "A clock: the calling broker's (its own once it moved it, else the \
+                     server's), the named broker's, or without credentials the server's",
+                )
+                .query(
+                    "broker",
+                    json!({"type": "string"}),
+                    "Read this broker's clock",
+                )
+                .errors(&[404])
+                .ok("Clock")
+                .only_with(&["--testing", "--sandbox"]),
                 post(
                     "testing",
-                    "Move the clock to a moment or by a duration, freeze or release it; \
-                     answers once every transition that fell due is applied",
+                    "Move a clock to a moment or by a duration, freeze or release it: a \
+                     broker's own (made at its first move as a copy of the server's), or \
+                     without credentials (--testing only) the server's or the named \
+                     broker's; answers once every transition that fell due on it is applied",
                 )
                 .body_example("ClockInput", json!({"advance": "PT1H"}))
                 .ok("Clock")
-                .only_with(&["--testing"]),
+                .only_with(&["--testing", "--sandbox"]),
             ],
         ));
     }

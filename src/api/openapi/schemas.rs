@@ -377,7 +377,12 @@ pub fn schemas() -> Map<String, Json> {
             "Clock",
             object(
                 &["now", "frozen"],
-                json!({"now": moment(), "frozen": {"type": "boolean"}}),
+                json!({
+                    "now": moment(),
+                    "frozen": {"type": "boolean"},
+                    "broker": {"type": "string", "description": "Whose clock, for a broker's"},
+                    "own": {"type": "boolean", "description": "Whether the broker has moved a clock of its own (else it reads the server's)"},
+                }),
             ),
         ),
         (
@@ -388,6 +393,7 @@ pub fn schemas() -> Map<String, Json> {
                     "now": moment(),
                     "advance": {"type": "string", "description": "ISO 8601 duration, e.g. P2DT3H"},
                     "frozen": {"type": "boolean"},
+                    "broker": {"type": "string", "description": "Whose clock to move (only the caller's own, or any without credentials on --testing)"},
                 }),
             ),
         ),

@@ -1,0 +1,387 @@
+//! Each broker's own clock on one shared server: a broker moves its own clock and its records
+//! live on it, whoever writes to them; nobody moves another broker's clock; and the listing
+//! still hands a paging reader every change once, in the order the server made them.
+
+use crate::common::{TestServer, bid_body, tender_body};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn moment(s: &str) -> time::OffsetDateTime {
+    time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+        .expect("a moment")
+}
+
+/// `broker`'s clock as it reads it.
+async fn clock_of(s: &TestServer, broker: &str) -> Value {
+    let r = s.get("/testing/clock").broker(broker).send().await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["data"].clone()
+}
+
+/// Moves `broker`'s own clock a second past `at`.
+async fn past(s: &TestServer, broker: &str, at: &str) {
+    let target = (moment(at) + time::Duration::seconds(1))
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("formats");
+    let r = s
+        .post("/testing/clock")
+        .broker(broker)
+        .data(json!({ "now": target }))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{broker}'s clock moved: {}", r.text);
+}
+
+/// Moves `broker`'s clock past each `next_check` of tender `id` until it is in `status`.
+async fn until_status(s: &TestServer, broker: &str, id: &str, status: &str) -> Value {
+    for _ in 0..8 {
+        let t = s.tender(id).await;
+        if t["status"] == status {
+            return t;
+        }
+        past(s, broker, &text(&t["next_check"])).await;
+    }
+    panic!("tender {id} never reached {status}")
+}
+
+/// A tender of `broker`'s, dated from its own clock.
+async fn create_as(s: &TestServer, broker: &str) -> (String, String, Value) {
+    let now = text(&clock_of(s, broker).await["now"]);
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker(broker)
+        .data(tender_body(&now, 1, 4))
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    (r.id(), r.token(), r.body["data"].clone())
+}
+
+async fn place_bid(
+    s: &TestServer,
+    broker: &str,
+    tender: &str,
+    amount: f64,
+) -> super::common::Reply {
+    s.post(&format!("/api/2.3/tenders/{tender}/bids"))
+        .broker(broker)
+        .data(bid_body(amount))
+        .send()
+        .await
+}
+
+#[tokio::test]
+async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_waits() {
+    let s = TestServer::start().await;
+    let server_before = s.get("/testing/clock").send().await.body["data"].clone();
+    let (theirs, _, before) = create_as(&s, "broker1").await;
+    assert_eq!(before["status"], "active.enquiries");
+
+    let jumped = s
+        .post("/testing/clock")
+        .broker("broker")
+        .data(json!({"advance": "P30D"}))
+        .send()
+        .await;
+    assert_eq!(jumped.status, 200, "{}", jumped.text);
+    assert_eq!(
+        (&jumped.body["data"]["broker"], &jumped.body["data"]["own"]),
+        (&json!("broker"), &json!(true))
+    );
+    let (id, token, created) = create_as(&s, "broker").await;
+    assert_eq!(
+        created["date"], jumped.body["data"]["now"],
+        "the tender is dated on its owner's clock"
+    );
+    let t = until_status(&s, "broker", &id, "active.tendering").await;
+    // Bids of other brokers are judged on the owner's clock, not on theirs.
+    let first = place_bid(&s, "broker1", &id, 480.0).await;
+    assert_eq!(first.status, 201, "{}", first.text);
+    assert_eq!(
+        first.body["data"]["date"],
+        clock_of(&s, "broker").await["now"],
+        "a bid is dated on the tender owner's clock"
+    );
+    assert!(text(&first.body["data"]["date"]) > text(&t["tenderPeriod"]["startDate"]));
+    assert_eq!(place_bid(&s, "broker2", &id, 450.0).await.status, 201);
+    let t = until_status(&s, "broker", &id, "active.qualification").await;
+    let award = text(&t["awards"][0]["id"]);
+    let approved = s
+        .patch(&format!(
+            "/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"
+        ))
+        .broker("broker")
+        .data(json!({"status": "active"}))
+        .send()
+        .await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    past(
+        &s,
+        "broker",
+        &text(&approved.body["data"]["complaintPeriod"]["endDate"]),
+    )
+    .await;
+    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
+    let signed = s
+        .patch(&format!(
+            "/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"
+        ))
+        .broker("broker")
+        .data(json!({"status": "active"}))
+        .send()
+        .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    assert_eq!(s.tender(&id).await["status"], "complete");
+
+    let after = s.tender(&theirs).await;
+    assert_eq!(
+        after, before,
+        "broker1's tender lives on its own clock, untouched"
+    );
+    assert_eq!(
+        s.get("/testing/clock").send().await.body["data"],
+        server_before,
+        "the server's clock did not move"
+    );
+    let other = clock_of(&s, "broker1").await;
+    assert_eq!(
+        (&other["now"], &other["own"]),
+        (&server_before["now"], &json!(false)),
+        "broker1 reads the server's time until it moves a clock of its own"
+    );
+}
+
+#[tokio::test]
+async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_the_writer_s() {
+    let s = TestServer::start().await;
+    let (mine, _, _) = create_as(&s, "broker").await;
+    s.post("/testing/clock")
+        .broker("broker1")
+        .data(json!({"advance": "P1095D"}))
+        .send()
+        .await;
+    // broker1 is three years on: on its clock broker's tender would have ended long ago, but
+    // on broker's, enquiries are still open.
+    let question = s
+        .post(&format!("/api/2.3/tenders/{mine}/questions"))
+        .broker("broker1")
+        .data(json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()}))
+        .send()
+        .await;
+    assert_eq!(question.status, 201, "{}", question.text);
+    assert_eq!(
+        s.tender(&mine).await["status"],
+        "active.enquiries",
+        "the write did not move the tender on by the writer's clock"
+    );
+    let early = place_bid(&s, "broker1", &mine, 400.0).await;
+    assert_eq!(
+        early.error().2,
+        json!("Can't add bid in current (active.enquiries) tender status"),
+        "{}",
+        early.text
+    );
+    // broker1's tender, on broker1's clock: once its tendering starts there, broker (three
+    // years behind) bids in it, dated by broker1's clock.
+    let (theirs, _, _) = create_as(&s, "broker1").await;
+    until_status(&s, "broker1", &theirs, "active.tendering").await;
+    let behind = place_bid(&s, "broker", &theirs, 400.0).await;
+    assert_eq!(behind.status, 201, "{}", behind.text);
+    assert_eq!(
+        behind.body["data"]["date"],
+        clock_of(&s, "broker1").await["now"]
+    );
+    assert!(
+        text(&behind.body["data"]["date"]) > text(&clock_of(&s, "broker").await["now"]),
+        "years ahead of the bidder's own clock"
+    );
+}
+
+#[tokio::test]
+async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() {
+    let s = TestServer::start().await;
+    let other = s
+        .post("/testing/clock")
+        .broker("broker1")
+        .data(json!({"advance": "P1D", "broker": "broker"}))
+        .send()
+        .await;
+    assert_eq!(
+        (other.status, other.error().1),
+        (403, "permission".to_string()),
+        "{}",
+        other.text
+    );
+    assert_eq!(clock_of(&s, "broker").await["own"], false, "nothing made");
+    let unknown = s
+        .post("/testing/clock")
+        .data(json!({"advance": "P1D", "broker": "nobody"}))
+        .send()
+        .await;
+    assert_eq!(unknown.error().1, "broker");
+    // The server's owner (no credentials, --testing) may move any broker's clock.
+    let owner = s
+        .post("/testing/clock")
+        .data(json!({"advance": "P1D", "broker": "broker"}))
+        .send()
+        .await;
+    assert_eq!(owner.status, 200, "{}", owner.text);
+    assert_eq!(owner.body["data"]["own"], true);
+    let read = s.get("/testing/clock?broker=broker").send().await;
+    assert_eq!(read.body["data"], owner.body["data"], "anyone reads it");
+    let back = s
+        .post("/testing/clock")
+        .broker("broker")
+        .data(json!({"now": "2026-01-01T00:00:00+02:00"}))
+        .send()
+        .await;
+    assert_eq!(back.status, 422, "a broker's clock only moves forward too");
+    assert_eq!(clock_of(&s, "broker").await, owner.body["data"]);
+}
+
+/// Every change a paging reader meets, by tender id: the `dateModified` values it was shown.
+type Seen = HashMap<String, Vec<String>>;
+
+/// Pages forward from `offset` to the end, as a feed reader does; answers the next offset.
+async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
+    let mut offset = offset.to_string();
+    loop {
+        let r = s
+            .get(&format!(
+                "/api/2.3/tenders?limit=3&offset={}",
+                offset.replace('+', "%2B")
+            ))
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let rows = r.body["data"].as_array().cloned().unwrap_or_default();
+        for row in &rows {
+            seen.entry(text(&row["id"]))
+                .or_default()
+                .push(text(&row["dateModified"]));
+        }
+        let next = text(&r.body["next_page"]["offset"]);
+        if rows.is_empty() {
+            return next;
+        }
+        offset = next;
+    }
+}
+
+#[tokio::test]
+async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do() {
+    let s = TestServer::start().await;
+    let start = text(&s.get("/testing/clock").send().await.body["data"]["now"]);
+    let mut seen = Seen::new();
+    let mut offset = start.clone();
+    let mut last: HashMap<String, String> = HashMap::new();
+    let mut tenders: Vec<(String, String, String)> = Vec::new();
+    for round in 0..4 {
+        for broker in ["broker", "broker1", "broker2"] {
+            let (id, token, data) = create_as(&s, broker).await;
+            last.insert(id.clone(), text(&data["dateModified"]));
+            tenders.push((broker.to_string(), id, token));
+        }
+        // Jumps far apart: broker years ahead, broker1 days, broker2 never.
+        s.post("/testing/clock")
+            .broker("broker")
+            .data(json!({"advance": "P400D"}))
+            .send()
+            .await;
+        s.post("/testing/clock")
+            .broker("broker1")
+            .data(json!({"advance": "P2D"}))
+            .send()
+            .await;
+        for (broker, id, token) in tenders.iter().skip(round) {
+            let changed = s
+                .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+                .broker(broker)
+                .data(json!({"description": format!("зміна {round}")}))
+                .send()
+                .await;
+            if changed.status == 200 {
+                last.insert(id.clone(), text(&changed.body["data"]["dateModified"]));
+            }
+        }
+        offset = read_on(&s, &offset, &mut seen).await;
+    }
+    // The scheduler's own changes (a broker's jump moves its tenders on) count too.
+    for (_, id, _) in &tenders {
+        last.insert(id.clone(), text(&s.tender(id).await["dateModified"]));
+    }
+    read_on(&s, &offset, &mut seen).await;
+    for (id, shown) in &last {
+        let met = seen.get(id).cloned().unwrap_or_default();
+        assert_eq!(
+            met.last(),
+            Some(shown),
+            "the reader met {id}'s latest change last: {met:?}"
+        );
+        let mut distinct = met.clone();
+        distinct.dedup();
+        assert_eq!(distinct, met, "no change of {id} is met twice");
+    }
+    // Upstream's feed client: the newest first (`feed=changes&descending=1`), then back to
+    // the start, then on from the newest as further changes come.
+    let newest = s
+        .get("/api/2.3/tenders?feed=changes&descending=1&limit=100")
+        .send()
+        .await;
+    let rows = newest.body["data"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), tenders.len(), "{}", newest.text);
+    let ids: Vec<String> = rows.iter().map(|r| text(&r["id"])).collect();
+    let forward: Vec<String> = {
+        let r = s
+            .get(&format!(
+                "/api/2.3/tenders?feed=changes&limit=100&offset={}",
+                start.replace('+', "%2B")
+            ))
+            .send()
+            .await;
+        r.body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| text(&r["id"]))
+            .collect()
+    };
+    let mut backward = ids.clone();
+    backward.reverse();
+    assert_eq!(backward, forward, "one order, read either way");
+    let on = text(&newest.body["prev_page"]["offset"]);
+    // broker2 never moved its clock: its tenders still take changes.
+    let (broker, id, token) = tenders
+        .iter()
+        .find(|(b, _, _)| b == "broker2")
+        .expect("a tender of broker2");
+    let changed = s
+        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
+        .broker(broker)
+        .data(json!({"description": "остання зміна"}))
+        .send()
+        .await;
+    assert_eq!(changed.status, 200, "{}", changed.text);
+    let after = s
+        .get(&format!(
+            "/api/2.3/tenders?feed=changes&limit=100&offset={}",
+            on.replace('+', "%2B")
+        ))
+        .send()
+        .await;
+    let met: Vec<String> = after.body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| text(&r["id"]))
+        .collect();
+    assert_eq!(
+        met,
+        std::slice::from_ref(id),
+        "only the change after the newest page"
+    );
+}
