@@ -18,10 +18,15 @@ use salvo::prelude::*;
 use serde_json::{Value as Json, json};
 use time::Duration;
 
-/// The clock of `broker` (the server's for `None`) as the API shows it.
-fn state(app: &App, broker: Option<&str>) -> Json {
+/// The clock of `broker` (the server's for `None`) as the API shows it to `caller`: whether
+/// the caller may move it too.
+fn state(app: &App, broker: Option<&str>, caller: Option<&str>) -> Json {
     let reading = app.clocks.reading(broker);
-    let mut shown = json!({"now": reading.now, "frozen": reading.frozen});
+    let movable = match caller {
+        Some(caller) => broker == Some(caller),
+        None => app.testing,
+    };
+    let mut shown = json!({"now": reading.now, "frozen": reading.frozen, "movable": movable});
     if let Some(broker) = broker {
         shown["broker"] = json!(broker);
         shown["own"] = json!(reading.own);
@@ -49,8 +54,8 @@ pub async fn show(
         req.query::<String>("broker").filter(|b| !b.is_empty()),
     )?;
     let caller = app.brokers.identify(req).map(|b| b.name.clone());
-    let broker = named.or(caller).filter(|_| app.clocks.offers_own());
-    reply::ok(req, res, state(&app, broker.as_deref()));
+    let broker = named.or(caller.clone()).filter(|_| app.clocks.offers_own());
+    reply::ok(req, res, state(&app, broker.as_deref(), caller.as_deref()));
     Ok(())
 }
 
@@ -123,6 +128,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         None => None,
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
+    let caller = app.brokers.identify(req).map(|b| b.name.clone());
     let broker = mover(&app, req, named)?.filter(|_| app.clocks.offers_own());
     let target = now.map(|t| t.instant());
     let moved = match &broker {
@@ -144,7 +150,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     }
     // A broker's move runs its own tenders' transitions; the server's, everyone's due.
     app.store.run_due(broker.as_deref()).await;
-    reply::ok(req, res, state(&app, broker.as_deref()));
+    reply::ok(req, res, state(&app, broker.as_deref(), caller.as_deref()));
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
 
 mod auction;
+mod broker_clocks;
 mod webdriver;
 
 use serde_json::{Value, json};

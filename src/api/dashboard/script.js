@@ -10,7 +10,10 @@ const STATUSES = ["active.enquiries", "active.tendering", "active.auction", "act
 const REFRESH_MS = 2000;
 
 const state = {
-  clock: null,        // {now: ms, text, frozen, testing}
+  clock: null,        // the server's: {now: ms, text, frozen, testing, movable}
+  viewer: null,       // the broker signed in here: {name, password}, or null
+  viewerClock: null,  // its clock, as /testing/clock shows it to it
+  tenderClock: null,  // the clock the shown tender lives on (its owner's), as shown to the viewer
   rows: new Map(),    // id -> listing row, newest change first
   olderOffset: null,  // next_page.offset of the last page loaded
   tender: null,       // the tender shown, as the API represents it
@@ -62,9 +65,9 @@ function inZoneOf(sample, when) {
   return shortTime(new Date(when + offset * 60000).toISOString()) + (m ? " " + m[0] : " UTC");
 }
 
-function relative(when) {
+function relative(when, from) {
   if (!state.clock || Number.isNaN(when)) return "";
-  let d = Math.round((when - state.clock.now) / 60000);
+  let d = Math.round((when - (from === undefined ? state.clock.now : from)) / 60000);
   const past = d < 0;
   d = Math.abs(d);
   const days = Math.floor(d / 1440), hours = Math.floor((d % 1440) / 60), mins = d % 60;
@@ -75,8 +78,17 @@ function relative(when) {
   return past ? parts.join(" ") + " ago" : "in " + parts.join(" ");
 }
 
-async function getJson(path) {
-  const res = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+/** The signed-in broker's HTTP Basic credentials as headers (none for an anonymous viewer). */
+function authHeaders() {
+  const v = state.viewer;
+  if (!v) return {};
+  let raw = "";
+  new TextEncoder().encode(v.name + ":" + (v.password || "")).forEach((b) => { raw += String.fromCharCode(b); });
+  return { Authorization: "Basic " + btoa(raw) };
+}
+
+async function getJson(path, headers) {
+  const res = await fetch(path, { headers: { Accept: "application/json", ...(headers || {}) }, cache: "no-store" });
   const body = await res.json().catch(() => null);
   return { status: res.status, body, date: res.headers.get("Date") };
 }
@@ -92,13 +104,31 @@ function showProblem(text) {
 async function loadClock() {
   const { status, body, date } = await getJson("/testing/clock");
   if (status === 200 && body && body.data) {
-    state.clock = { now: ms(body.data.now), text: body.data.now, frozen: body.data.frozen, testing: true };
+    state.clock = { now: ms(body.data.now), text: body.data.now, frozen: body.data.frozen, testing: true, movable: body.data.movable !== false };
   } else {
-    // Without --testing the clock is the server's own: read it from the Date header.
+    // Without --testing or --sandbox the clock is the server's own: read it from the Date header.
     const now = date ? Date.parse(date) : Date.now();
-    state.clock = { now, text: new Date(now).toISOString(), frozen: false, testing: false };
+    state.clock = { now, text: new Date(now).toISOString(), frozen: false, testing: false, movable: false };
+  }
+  state.viewerClock = null;
+  if (state.viewer && state.clock.testing) {
+    const mine = await getJson("/testing/clock", authHeaders());
+    if (mine.status === 200 && mine.body) state.viewerClock = mine.body.data;
   }
   drawClock();
+}
+
+/** The clock the tender lives on: its owner's (the server's until the owner moved its own). */
+async function loadTenderClock(t) {
+  state.tenderClock = null;
+  if (!t || !state.clock.testing) return;
+  const { status, body } = await getJson("/testing/clock?broker=" + encodeURIComponent(t.owner), authHeaders());
+  if (status === 200 && body) state.tenderClock = body.data;
+}
+
+/** "Now" for the shown tender: on its owner's clock. */
+function tenderNow() {
+  return state.tenderClock ? ms(state.tenderClock.now) : state.clock.now;
 }
 
 function drawClock() {
@@ -107,19 +137,31 @@ function drawClock() {
   const badge = $("clock-state");
   badge.textContent = c.frozen ? "frozen" : "running";
   badge.className = "badge" + (c.frozen ? " frozen" : "");
-  $("clock-buttons").hidden = !c.testing;
-  $("freeze").textContent = c.frozen ? "Release" : "Freeze";
-  $("clock-note").textContent = c.testing ? "" : "read-only: start the server with --testing to move it";
+  // The buttons move the viewer's own clock (a signed-in broker's) or, anonymously, the server's.
+  const mine = state.viewerClock;
+  const movable = mine ? mine.movable : c.movable;
+  $("clock-buttons").hidden = !c.testing || !movable;
+  const frozen = mine ? mine.frozen : c.frozen;
+  $("freeze").textContent = frozen ? "Release" : "Freeze";
+  $("viewer-clock").textContent = mine
+    ? "Your clock (" + state.viewer.name + (mine.own ? ", your own" : ", the server's until you move it") + "): " + shortTime(mine.now) + (mine.frozen ? " · frozen" : "")
+    : "";
+  $("clock-note").textContent = !c.testing ? "read-only: start the server with --testing to move it"
+    : !movable ? "read-only: sign in as a broker to move your own clock" : "";
+  $("viewer-name").hidden = $("viewer-password").hidden = $("sign-in").hidden = !!state.viewer;
+  $("sign-out").hidden = !state.viewer;
+  $("viewer-form").hidden = !c.testing;
   const next = state.tender && state.tender.next_check;
   const jump = $("jump-next");
-  jump.disabled = !next || ms(next) <= c.now;
+  jump.disabled = !next || ms(next) <= tenderNow() || !(state.tenderClock && state.tenderClock.movable);
   jump.title = next ? "to " + next : "open a tender that has a next check";
 }
 
+/** Moves a clock: the signed-in broker's own, or (anonymously) the server's or the named one's. */
 async function moveClock(data) {
   const res = await fetch("/testing/clock", {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", ...authHeaders() },
     body: JSON.stringify({ data }),
   });
   const body = await res.json().catch(() => null);
@@ -130,6 +172,15 @@ async function moveClock(data) {
     showProblem("");
   }
   await refresh();
+}
+
+/** Moves the clock the shown tender lives on to `now`: its owner's, when the viewer may. */
+function moveTenderClock(now) {
+  const tc = state.tenderClock;
+  const data = { now };
+  // Anonymously (the server's owner, --testing) a broker's own clock is named.
+  if (!state.viewer && tc && tc.own) data.broker = tc.broker;
+  return moveClock(data);
 }
 
 // ---- the tender list --------------------------------------------------------------------
@@ -251,7 +302,7 @@ function lanes(t) {
 }
 
 function drawTimeline(t) {
-  const now = state.clock.now;
+  const now = tenderNow();
   const list = lanes(t);
   const points = [now];
   for (const l of list) for (const p of [l.period.startDate, l.period.endDate]) if (!Number.isNaN(ms(p))) points.push(ms(p));
@@ -288,7 +339,7 @@ function drawTimeline(t) {
  */
 function jumpTargets(t) {
   const out = [];
-  const add = (label, when) => { if (typeof when === "string" && ms(when) > state.clock.now) out.push({ label, when }); };
+  const add = (label, when) => { if (typeof when === "string" && ms(when) > tenderNow()) out.push({ label, when }); };
   add("next check", t.next_check);
   add("tendering starts", t.tenderPeriod && t.tenderPeriod.startDate);
   add("tendering ends", t.tenderPeriod && t.tenderPeriod.endDate);
@@ -299,20 +350,27 @@ function jumpTargets(t) {
   return out.filter((x) => !seen.has(x.when) && seen.add(x.when)).sort((a, b) => ms(a.when) - ms(b.when));
 }
 
-/** Buttons that move the clock a second past each date ahead (with the clock control API). */
+/**
+ * Buttons that move the tender's clock (its owner's) a second past each date ahead: for its
+ * owner signed in here, or anonymously on a server its runner owns (--testing); read-only else.
+ */
 function drawJumps(t) {
   if (!state.clock.testing) return null;
+  const tc = state.tenderClock;
+  if (!tc || !tc.movable) {
+    return h("p", { class: "note" }, "Read-only: the tender lives on " + t.owner + "'s clock; sign in as " + t.owner + " to move it.");
+  }
   const targets = jumpTargets(t);
   if (!targets.length) return h("p", { class: "note" }, "No date ahead to jump to.");
   return h("div", { class: "jumps" }, "Jump to: ", targets.map((x) =>
     h("button", { type: "button", class: "jump", "data-when": x.when, title: "a second past " + x.when,
-      onclick: () => moveClock({ now: new Date(ms(x.when) + 1000).toISOString() }) },
+      onclick: () => moveTenderClock(new Date(ms(x.when) + 1000).toISOString()) },
       x.label + " (" + shortTime(x.when) + ")")));
 }
 
 /** Statuses the tender has been through, as far as its dates tell. */
 function history(t) {
-  const now = state.clock.now;
+  const now = tenderNow();
   const steps = [];
   const step = (status, when) => { if (when && ms(when) <= now) steps.push([status, when]); };
   step("active.enquiries", (t.enquiryPeriod && t.enquiryPeriod.startDate) || t.date);
@@ -351,7 +409,10 @@ function drawTender() {
   if (!t) { view.replaceChildren(h("p", {}, h("a", { href: "#/" }, "← all tenders"))); return; }
   const facts = [
     ["Status", h("span", { class: "status", id: "tender-status" }, t.status)],
-    ["Next move", t.next_check ? relative(ms(t.next_check)) + " (" + shortTime(t.next_check) + ")" : "none due"],
+    ["Next move", t.next_check ? relative(ms(t.next_check), tenderNow()) + " (" + shortTime(t.next_check) + ")" : "none due"],
+    ["Its time", state.tenderClock && state.tenderClock.own
+      ? h("span", { id: "tender-clock" }, shortTime(state.tenderClock.now) + " on " + t.owner + "'s own clock" + (state.tenderClock.frozen ? " (frozen)" : ""))
+      : null],
     ["Owner", t.owner], ["Procuring entity", t.procuringEntity && t.procuringEntity.name],
     ["Value", money(t.value)], ["Minimal step", money(t.minimalStep)],
     ["Method", t.procurementMethodType + (t.procurementMethodDetails ? " · " + t.procurementMethodDetails : "")],
@@ -448,11 +509,12 @@ async function refresh() {
       if (key !== state.shownKey) { state.shownKey = key; drawContract(); }
     } else if (id) {
       await loadTender(id);
+      await loadTenderClock(state.tender);
       if (state.tender) await loadAuctions(state.tender);
       // Redrawn only when the tender, its auctions or the clock changed, so an open <details>
       // stays open.
       const stages = (state.auctions || []).map((a) => a.auction.status + (a.auction.stage && a.auction.stage.index)).join(",");
-      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now + "|" + stages;
+      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now + "|" + tenderNow() + "|" + stages;
       if (key !== state.shownKey) { state.shownKey = key; drawTender(); }
     } else {
       state.tender = null;
@@ -470,8 +532,28 @@ async function refresh() {
 function start() {
   $("advance-hour").addEventListener("click", () => moveClock({ advance: "PT1H" }));
   $("advance-day").addEventListener("click", () => moveClock({ advance: "P1D" }));
-  $("jump-next").addEventListener("click", () => state.tender && state.tender.next_check && moveClock({ now: state.tender.next_check }));
-  $("freeze").addEventListener("click", () => moveClock({ frozen: !state.clock.frozen }));
+  $("jump-next").addEventListener("click", () => state.tender && state.tender.next_check && moveTenderClock(state.tender.next_check));
+  $("freeze").addEventListener("click", () => moveClock({ frozen: !(state.viewerClock || state.clock).frozen }));
+  try {
+    state.viewer = JSON.parse(sessionStorage.getItem("viewer") || "null");
+  } catch (e) {
+    state.viewer = null;
+  }
+  $("viewer-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = $("viewer-name").value.trim();
+    if (!name) return;
+    state.viewer = { name, password: $("viewer-password").value };
+    sessionStorage.setItem("viewer", JSON.stringify(state.viewer));
+    state.shownKey = "";
+    refresh();
+  });
+  $("sign-out").addEventListener("click", () => {
+    state.viewer = null;
+    sessionStorage.removeItem("viewer");
+    state.shownKey = "";
+    refresh();
+  });
   $("filter-status").addEventListener("change", drawList);
   $("filter-owner").addEventListener("change", drawList);
   $("more").addEventListener("click", loadOlder);

@@ -380,6 +380,7 @@ pub fn schemas() -> Map<String, Json> {
                 json!({
                     "now": moment(),
                     "frozen": {"type": "boolean"},
+                    "movable": {"type": "boolean", "description": "Whether the caller may move this clock"},
                     "broker": {"type": "string", "description": "Whose clock, for a broker's"},
                     "own": {"type": "boolean", "description": "Whether the broker has moved a clock of its own (else it reads the server's)"},
                 }),
