@@ -18,6 +18,7 @@ mod index;
 pub mod listing;
 mod lots;
 pub mod openapi;
+pub mod pages;
 mod questions;
 pub mod reads;
 pub mod reply;

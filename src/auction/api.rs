@@ -8,20 +8,20 @@
 
 use super::view;
 use crate::api::error::{ApiError, write_json};
+use crate::api::pages::{self, Asset};
 use crate::api::{App, app, body, param, reply};
 use crate::domain::Refusal;
 use crate::domain::parse::FromJson;
 use crate::domain::records::course::lots::LotRef;
 use crate::domain::tender::Tender;
 use salvo::http::StatusCode;
-use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use salvo::prelude::*;
 use subtle::ConstantTimeEq;
 
 const PAGE: &str = include_str!("page/page.html");
 
-/// `(name, media type, text)` of each asset, served under `/auctions/assets/`.
-pub const ASSETS: [(&str, &str, &str); 2] = [
+/// The page's assets, served under `/auctions/assets/`.
+pub const ASSETS: [Asset; 2] = [
     (
         "auction.css",
         "text/css; charset=utf-8",
@@ -98,31 +98,13 @@ pub async fn page(
         participant(req, t, lot)?;
         Ok(t.auction_of(lot).1.map(|_| ()))
     })?;
-    res.headers_mut()
-        .insert("Content-Security-Policy", HeaderValue::from_static(POLICY));
-    res.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res.write_body(PAGE).ok();
+    pages::page(res, POLICY, PAGE);
     Ok(())
 }
 
 #[handler]
 pub async fn asset(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
-    let name = param(req, "asset");
-    let (_, media_type, text) = ASSETS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .ok_or_else(|| ApiError::not_found("asset"))?;
-    res.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res.write_body(*text).ok();
-    Ok(())
+    pages::asset(req, res, &ASSETS)
 }
 
 /// `GET …/state`: the auction as it stands now.

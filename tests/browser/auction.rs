@@ -3,12 +3,11 @@
 //! page says it was accepted, and the auction's result awards the bidder at that amount.
 
 use crate::webdriver::{Driver, Session};
-use crate::{START, browser, tender_body, wait_for_text};
+use crate::{browser, tender_body, testing_server, wait_for_text};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
-use tender_registry::{Application, Settings};
 
 /// The auction's JSON interface beside the page at `address`.
 fn interface(address: &str, what: &str) -> String {
@@ -37,18 +36,7 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     let Some((chromium, chromedriver)) = browser() else {
         return;
     };
-    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
-        .expect("a moment");
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
-        testing: true,
-        clock_start: Some(start),
-        ..Settings::default()
-    })
-    .await
-    .expect("the server builds");
-    let server = app.spawn();
-    let base = server.base_url();
+    let (server, base) = testing_server().await;
     let client = reqwest::Client::new();
     let call = |request: reqwest::RequestBuilder| async move {
         let answer = request.send().await.expect("the server answers");

@@ -3,28 +3,16 @@
 //! (`--testing`), and a broker signed in here may move no clock but its own.
 
 use crate::webdriver::{Driver, Session};
-use crate::{START, browser, tender_body, wait_for_text};
+use crate::{browser, tender_body, testing_server, wait_for_text};
 use serde_json::{Value, json};
 use std::time::Duration;
-use tender_registry::{Application, Settings};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows() {
     let Some((chromium, chromedriver)) = browser() else {
         return;
     };
-    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
-        .expect("a moment");
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
-        testing: true,
-        clock_start: Some(start),
-        ..Settings::default()
-    })
-    .await
-    .expect("the server builds");
-    let server = app.spawn();
-    let base = server.base_url();
+    let (server, base) = testing_server().await;
     let client = reqwest::Client::new();
     // broker's own clock, an hour ahead of the server's; its tender lives on it.
     let moved: Value = client

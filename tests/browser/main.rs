@@ -19,11 +19,29 @@ use tender_registry::{Application, Settings};
 use webdriver::{Driver, Session};
 
 /// The server's clock stands here until the dashboard moves it, whatever today is.
-pub(crate) const START: &str = "2026-11-23T09:00:00+02:00";
+const START: &str = "2026-11-23T09:00:00+02:00";
 
 fn binary(variable: &str, default: &str) -> Option<String> {
     let path = std::env::var(variable).unwrap_or_else(|_| default.to_string());
     Path::new(&path).exists().then_some(path)
+}
+
+/// The server with `--testing`, its clock standing at [`START`] until moved: the server and
+/// its base address.
+pub(crate) async fn testing_server() -> (tender_registry::RunningServer, String) {
+    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
+        .expect("a moment");
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        clock_start: Some(start),
+        ..Settings::default()
+    })
+    .await
+    .expect("the server builds");
+    let server = app.spawn();
+    let base = server.base_url();
+    (server, base)
 }
 
 /// Chromium and chromedriver; without them `None`, said on stderr (and a failure under CI).
@@ -97,18 +115,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let Some((chromium, chromedriver)) = browser() else {
         return;
     };
-    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
-        .expect("a moment");
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
-        testing: true,
-        clock_start: Some(start),
-        ..Settings::default()
-    })
-    .await
-    .expect("the server builds");
-    let server = app.spawn();
-    let base = server.base_url();
+    let (server, base) = testing_server().await;
 
     let client = reqwest::Client::new();
     let created: Value = client

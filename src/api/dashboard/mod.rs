@@ -7,14 +7,12 @@
 //! keeps the page to its own assets.
 
 use super::error::ApiError;
-use super::param;
-use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use super::pages::{self, Asset};
 use salvo::prelude::*;
 
 const PAGE: &str = include_str!("page.html");
 
-/// `(name, media type, text)` of each asset.
-const ASSETS: [(&str, &str, &str); 2] = [
+const ASSETS: [Asset; 2] = [
     (
         "style.css",
         "text/css; charset=utf-8",
@@ -30,14 +28,6 @@ const ASSETS: [(&str, &str, &str); 2] = [
 const POLICY: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
      object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-fn write(res: &mut Response, media_type: &'static str, text: &'static str) {
-    res.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
-    res.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res.write_body(text).ok();
-}
-
 fn wants_html(req: &Request) -> bool {
     req.headers()
         .get_all(salvo::http::header::ACCEPT)
@@ -52,18 +42,10 @@ pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         super::index::answer(req, depot, res).await;
         return;
     }
-    res.headers_mut()
-        .insert("Content-Security-Policy", HeaderValue::from_static(POLICY));
-    write(res, "text/html; charset=utf-8", PAGE);
+    pages::page(res, POLICY, PAGE);
 }
 
 #[handler]
 pub async fn asset(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
-    let name = param(req, "asset");
-    let (_, media_type, text) = ASSETS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .ok_or_else(|| ApiError::not_found("asset"))?;
-    write(res, media_type, text);
-    Ok(())
+    pages::asset(req, res, &ASSETS)
 }
