@@ -89,14 +89,18 @@ pub fn normalised_price(offer: &Offer, features: &[Feature]) -> f64 {
         return offer.value.amount;
     }
     let max_sum: f64 = features.iter().map(Feature::max_value).sum();
-    let answered: f64 = offer
+    offer.value.amount / (1.0 + answered(offer, features) / (1.0 - max_sum))
+}
+
+/// The sum of the bid's answers to the features that weigh on the offer.
+pub fn answered(offer: &Offer, features: &[Feature]) -> f64 {
+    offer
         .bid
         .parameters
         .iter()
         .filter(|p| features.iter().any(|f| f.code == p.code))
         .map(|p| p.value)
-        .sum();
-    offer.value.amount / (1.0 + answered / (1.0 - max_sum))
+        .sum()
 }
 
 /// Offers from best to worst: lowest normalised price, ties to the earlier offer.

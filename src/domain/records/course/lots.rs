@@ -276,21 +276,12 @@ impl Tender {
         let bidders = self
             .offers(lot)
             .into_iter()
-            .map(|o| {
-                let answered: f64 = o
-                    .bid
-                    .parameters
-                    .iter()
-                    .filter(|p| features.iter().any(|f| f.code == p.code))
-                    .map(|p| p.value)
-                    .sum();
-                live::Bidder {
-                    bid_id: o.bid.id.as_str().into(),
-                    amount: o.value.amount,
-                    date: o.date,
-                    weight: live::WEIGHT_SCALE - most + scale(answered),
-                    secret: ids::new_id().into(),
-                }
+            .map(|o| live::Bidder {
+                bid_id: o.bid.id.as_str().into(),
+                amount: o.value.amount,
+                date: o.date,
+                weight: live::WEIGHT_SCALE - most + scale(super::auction::answered(&o, &features)),
+                secret: ids::new_id().into(),
             })
             .collect();
         LiveAuction {
