@@ -73,7 +73,13 @@ async fn send_unanswered(
 }
 
 /// Remembers the creation about to be sent: its body, and the listing offset just before it.
-async fn before_creation(w: &mut TenderWorld, body: &Value) -> Result<(), String> {
+/// The title gets a mark of its own, so that the listing tells this tender from another
+/// scenario's made in the same moment.
+async fn before_creation(w: &mut TenderWorld, body: &mut Value) -> Result<(), String> {
+    let mark = w.fakes.hex_id(8);
+    if let Some(title) = body["data"]["title"].as_str() {
+        body["data"]["title"] = json!(format!("{title} ({mark})"));
+    }
     w.last_creation = Some(body.clone());
     // The listing is ordered by the target's own time, whichever clock the tender lives on.
     let from = w.target()?.server_now().await? - Duration::seconds(1);
@@ -92,8 +98,8 @@ async fn creation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
         "error-after-commit",
     )
     .await?;
-    let body = w.tender_body().await?;
-    before_creation(w, &body).await?;
+    let mut body = w.tender_body().await?;
+    before_creation(w, &mut body).await?;
     w.send(
         Actor::Owner,
         Method::POST,
@@ -115,7 +121,7 @@ async fn draft_creation_dropped(w: &mut TenderWorld) -> Result<(), String> {
     .await?;
     let mut body = w.tender_body().await?;
     body["data"]["status"] = json!("draft");
-    before_creation(w, &body).await?;
+    before_creation(w, &mut body).await?;
     send_unanswered(
         w,
         Actor::Owner,
