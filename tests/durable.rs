@@ -5,7 +5,7 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{bid_body, days_after, tender_body};
+use common::{bid_body, tender_body};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -143,6 +143,18 @@ impl Server {
         body
     }
 
+    /// Moves the clock (`broker`'s own: `send` speaks as it) with `data`; its answer.
+    async fn move_clock(&self, data: Value) -> Value {
+        self.write(reqwest::Method::POST, "/testing/clock", data)
+            .await
+    }
+
+    /// Moves the clock a second past `at`.
+    async fn past(&self, at: &str) {
+        self.move_clock(json!({"now": at})).await;
+        self.move_clock(json!({"advance": "PT1S"})).await;
+    }
+
     /// Creates a tender: its id and its owner's token.
     async fn create(&self, tender: Value) -> (String, String) {
         let created = self
@@ -216,12 +228,7 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         json!({"description": "Змінено"}),
     )
     .await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "P1DT1M"}),
-    )
-    .await;
+    s.move_clock(json!({"advance": "P1DT1M"})).await;
     let mut bids = Vec::new();
     let on_lots = json!({
         "tenderers": [common::organization()],
@@ -271,18 +278,7 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
     let end = before[&a]["data"]["tenderPeriod"]["endDate"]
         .as_str()
         .unwrap();
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"now": days_after(end, 0).replace('Z', "+00:00")}),
-    )
-    .await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "PT1S"}),
-    )
-    .await;
+    s.past(end).await;
     let a_now = s.get(&format!("/api/2.3/tenders/{a}")).await;
     assert_eq!(a_now["data"]["status"], "active.auction", "{a_now}");
     assert_eq!(
@@ -319,12 +315,8 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
     let just_before = (end - time::Duration::milliseconds(300))
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap();
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"now": just_before, "frozen": false}),
-    )
-    .await;
+    s.move_clock(json!({"now": just_before, "frozen": false}))
+        .await;
     s.stop();
     std::thread::sleep(Duration::from_millis(400));
     let mut s = Server::start(dir.path());
@@ -506,12 +498,7 @@ async fn every_acknowledged_write_survives_a_sigkill() {
     for _ in 0..3 {
         tendering.push(s.create(tender_body(START, 1, 60)).await.0);
     }
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "P1DT1M"}),
-    )
-    .await;
+    s.move_clock(json!({"advance": "P1DT1M"})).await;
     s.stop();
     let ledger = Arc::new(Mutex::new(Ledger::default()));
     let mut verified = 0;
@@ -650,12 +637,7 @@ async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
     let (id, _) = s.create(tender_body(START, 1, 4)).await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "P1DT1M"}),
-    )
-    .await;
+    s.move_clock(json!({"advance": "P1DT1M"})).await;
     let bid = s
         .write(
             reqwest::Method::POST,
@@ -716,13 +698,7 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
     let (id, token) = s.create(tender_body(START, 1, 4)).await;
-    let clock = |now: &str| json!({"now": days_after(now, 0).replace('Z', "+00:00")});
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "P1DT1M"}),
-    )
-    .await;
+    s.move_clock(json!({"advance": "P1DT1M"})).await;
     s.write(
         reqwest::Method::POST,
         &format!("/api/2.3/tenders/{id}/bids"),
@@ -734,14 +710,7 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
         .as_str()
         .unwrap()
         .to_string();
-    s.write(reqwest::Method::POST, "/testing/clock", clock(&end))
-        .await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "PT1S"}),
-    )
-    .await;
+    s.past(&end).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let award = t["data"]["awards"][0]["id"].as_str().unwrap().to_string();
     let approved = s
@@ -755,14 +724,7 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
         .as_str()
         .unwrap()
         .to_string();
-    s.write(reqwest::Method::POST, "/testing/clock", clock(&stand_still))
-        .await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "PT1S"}),
-    )
-    .await;
+    s.past(&stand_still).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let contract = t["data"]["contracts"][0]["id"]
         .as_str()
@@ -857,12 +819,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
     let (id, _) = s.create(tender_body(START, 1, 4)).await;
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"advance": "P1DT1M"}),
-    )
-    .await;
+    s.move_clock(json!({"advance": "P1DT1M"})).await;
     let mut bids = Vec::new();
     for amount in [480.0, 450.0] {
         let placed = s
@@ -880,8 +837,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
     }
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let end = t["data"]["tenderPeriod"]["endDate"].as_str().unwrap();
-    s.write(reqwest::Method::POST, "/testing/clock", json!({"now": end}))
-        .await;
+    s.move_clock(json!({"now": end})).await;
     let (bid, token) = &bids[0];
     let read = s
         .get(&format!(
@@ -900,12 +856,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
         .as_str()
         .unwrap()
         .to_string();
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"now": turn}),
-    )
-    .await;
+    s.move_clock(json!({"now": turn})).await;
     let posted = s
         .write(
             reqwest::Method::POST,
@@ -926,12 +877,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
     );
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let planned_end = t["data"]["next_check"].as_str().unwrap().to_string();
-    s.write(
-        reqwest::Method::POST,
-        "/testing/clock",
-        json!({"now": planned_end}),
-    )
-    .await;
+    s.move_clock(json!({"now": planned_end})).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let award = &t["data"]["awards"][0];
     assert_eq!(
@@ -947,13 +893,7 @@ async fn every_broker_s_clock_and_where_its_records_stand_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Server::start(dir.path());
     // `send` speaks as `broker`: its move is of its own clock.
-    let moved = s
-        .write(
-            reqwest::Method::POST,
-            "/testing/clock",
-            json!({"advance": "P10D"}),
-        )
-        .await;
+    let moved = s.move_clock(json!({"advance": "P10D"})).await;
     assert_eq!(moved["data"]["own"], true, "{moved}");
     let ahead = moved["data"]["now"].as_str().unwrap().to_string();
     let (id, token) = s.create(tender_body(&ahead, 1, 4)).await;

@@ -91,11 +91,14 @@ fn parse_duration(text: &str) -> Option<Duration> {
 
 /// Whose clock a move is of: the caller's own; without credentials, the server's or the
 /// broker the body names, only on a server the caller owns (`--testing`).
-fn mover(app: &App, req: &Request, named: Option<String>) -> Result<Option<String>, ApiError> {
-    let caller = app.brokers.identify(req).map(|b| b.name.clone());
+fn mover(
+    app: &App,
+    caller: Option<&str>,
+    named: Option<String>,
+) -> Result<Option<String>, ApiError> {
     match (caller, named) {
         (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
-        (Some(me), _) => Ok(Some(me)),
+        (Some(me), _) => Ok(Some(me.to_string())),
         (None, named) if app.testing => known(app, named),
         (None, _) => Err(ApiError::forbidden()),
     }
@@ -129,7 +132,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
     let caller = app.brokers.identify(req).map(|b| b.name.clone());
-    let broker = mover(&app, req, named)?.filter(|_| app.clocks.offers_own());
+    let broker = mover(&app, caller.as_deref(), named)?.filter(|_| app.clocks.offers_own());
     let target = now.map(|t| t.instant());
     let moved = match &broker {
         Some(broker) => app.clocks.set_own(broker, target, advance, frozen),

@@ -1,13 +1,12 @@
 //! A clock: the wall clock plus an offset, optionally frozen. Time only moves forward.
-//! Tests and brokers move it through the clock control API (with `--testing`); the scheduler
-//! wakes whenever it moves. Which clock a record lives on is [`clocks::Clocks`]'s to say.
+//! Tests and brokers move it through the clock control API. Which clock a record lives on,
+//! and telling the scheduler that one moved, is [`clocks::Clocks`]'s.
 
 pub mod clocks;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use time::{Duration, OffsetDateTime};
-use tokio::sync::watch;
 
 /// The clock as kept across restarts: its offset from the wall clock, where it is frozen,
 /// and the latest moment it showed (microseconds since the Unix epoch).
@@ -40,7 +39,6 @@ struct State {
 
 pub struct Clock {
     state: Mutex<State>,
-    moved: watch::Sender<u64>,
     keeper: Option<Keeper>,
 }
 
@@ -61,14 +59,12 @@ impl Default for Clock {
 
 impl Clock {
     pub fn new() -> Clock {
-        let (moved, _) = watch::channel(0);
         Clock {
             state: Mutex::new(State {
                 offset: Duration::ZERO,
                 frozen_at: None,
                 last: OffsetDateTime::UNIX_EPOCH,
             }),
-            moved,
             keeper: None,
         }
     }
@@ -185,14 +181,7 @@ impl Clock {
         }
         keep(Clock::saved_of(&next)).map_err(ClockError::Unavailable)?;
         *state = next;
-        drop(state);
-        self.moved.send_modify(|n| *n += 1);
         Ok(target)
-    }
-
-    /// A receiver that sees every move of the clock.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.moved.subscribe()
     }
 }
 

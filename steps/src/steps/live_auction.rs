@@ -109,11 +109,17 @@ async fn state(w: &TenderWorld, address: &str) -> Result<Value, String> {
     }
 }
 
-/// The bidder's place among the auction's bidders, as its own view names it.
-async fn own_place(w: &mut TenderWorld, bidder: usize, lot: Option<usize>) -> Result<u64, String> {
+/// The auction as the bidder sees it: its participation address, the state there, and its
+/// place among the auction's bidders.
+async fn own_view(
+    w: &mut TenderWorld,
+    bidder: usize,
+    lot: Option<usize>,
+) -> Result<(String, Value, u64), String> {
     let address = address(w, bidder, lot).await?;
     let own = state(w, &address).await?;
-    own.pointer("/participant/place")
+    let place = own
+        .pointer("/participant/place")
         .and_then(Value::as_u64)
         .ok_or_else(|| {
             format!(
@@ -121,7 +127,13 @@ async fn own_place(w: &mut TenderWorld, bidder: usize, lot: Option<usize>) -> Re
                 bidder + 1,
                 short(&own.to_string())
             )
-        })
+        })?;
+    Ok((address, own, place))
+}
+
+/// The bidder's place among the auction's bidders, as its own view names it.
+async fn own_place(w: &mut TenderWorld, bidder: usize, lot: Option<usize>) -> Result<u64, String> {
+    own_view(w, bidder, lot).await.map(|(_, _, place)| place)
 }
 
 /// The bidding stage (its index and itself) of the bidder at `place` in round `round`.
@@ -216,9 +228,8 @@ async fn reaches_turn(
     round: u64,
 ) -> Result<(), String> {
     let (lot, bidder) = (lot_of(&lot)?, place_of(&bidder)?);
-    let place = own_place(w, bidder, lot).await?;
-    let address = address(w, bidder, lot).await?;
-    let (_, stage) = turn(&state(w, &address).await?, place, round).ok_or_else(|| {
+    let (address, own, place) = own_view(w, bidder, lot).await?;
+    let (_, stage) = turn(&own, place, round).ok_or_else(|| {
         format!(
             "the auction's stages show no turn of bidder {} in round {round}",
             bidder + 1
