@@ -20,12 +20,14 @@ fn run(args: &[&str], limit: Duration) -> (Option<i32>, String) {
         .spawn()
         .expect("the server starts");
     let stdout = child.stdout.take().expect("stdout");
+    let (serving_tx, serving) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut lines = Vec::new();
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let serving = line.contains("tender-registry listening");
+            let listening = line.contains("tender-registry listening");
             lines.push(line);
-            if serving {
+            if listening {
+                let _ = serving_tx.send(());
                 break;
             }
         }
@@ -36,7 +38,9 @@ fn run(args: &[&str], limit: Duration) -> (Option<i32>, String) {
         if let Some(status) = child.try_wait().expect("waits") {
             break status.code();
         }
-        if started.elapsed() > limit || reader.is_finished() {
+        // Only the line saying it listens tells that it serves: its stdout also ends when it
+        // exits, which `try_wait` may see a moment later.
+        if started.elapsed() > limit || serving.try_recv().is_ok() {
             let _ = child.kill();
             let _ = child.wait();
             break None;
