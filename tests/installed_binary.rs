@@ -185,3 +185,77 @@ async fn the_list_counts_what_a_run_counts() {
         text(&ran)
     );
 }
+
+/// A broker the target does not know would fail every scenario with 403: the run stops before
+/// the first with exit 2 ("could not take place", not "not certified"), whichever of the two
+/// brokers it is, and creates nothing and moves no clock on the target.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
+    let (place, binary) = installed();
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        clock_start: Some(time::macros::datetime!(2026-11-27 16:30 +2)),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let base_url = app.base_url();
+    let server = app.spawn();
+    let client = reqwest::Client::new();
+    let clock = format!("{base_url}/testing/clock");
+    let before: serde_json::Value = client
+        .get(&clock)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for option in ["--broker", "--other-broker"] {
+        let (binary, dir, url) = (binary.clone(), place.path().to_owned(), base_url.clone());
+        let output = tokio::task::spawn_blocking(move || {
+            run(&binary, &dir, &["--base-url", &url, option, "nosuch"])
+        })
+        .await
+        .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            stderr.trim(),
+            format!(
+                "tender-certify: the target at {base_url} refuses the credentials of {option} nosuch: POST /api/2.3/tenders answered 403; name a broker the target knows"
+            ),
+            "{}",
+            text(&output)
+        );
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains("Scenario"),
+            "{}",
+            text(&output)
+        );
+    }
+    let after: serde_json::Value = client
+        .get(&clock)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after, before, "the target's clock stood");
+    let listing: serde_json::Value = client
+        .get(format!("{base_url}/api/2.3/tenders?mode=_all_"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        listing["data"],
+        serde_json::json!([]),
+        "nothing was created"
+    );
+    server.stop().await;
+}

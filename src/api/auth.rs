@@ -1,6 +1,7 @@
 //! Who is calling: brokers identified by the HTTP Basic user name, and the access tokens
 //! that bind a tender or a bid to the broker that created it.
 
+use super::error::ApiError;
 use crate::domain::Refusal;
 use base64::Engine;
 use salvo::http::header::AUTHORIZATION;
@@ -125,6 +126,16 @@ impl Brokers {
             return None;
         };
         self.by_key.get(&key)
+    }
+
+    /// Who a request's credentials name: `None` when it carries no `Authorization`. Credentials
+    /// that name no known broker are refused (403, as a write of the API refuses them), never
+    /// taken for none: on the testing routes "none" may mean the server's own runner.
+    pub fn caller(&self, req: &Request) -> Result<Option<&Broker>, ApiError> {
+        if !req.headers().contains_key(AUTHORIZATION) {
+            return Ok(None);
+        }
+        self.identify(req).map(Some).ok_or_else(ApiError::forbidden)
     }
 
     /// Whether a broker of this name (the `owner` it gets) is known.

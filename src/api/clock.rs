@@ -1,7 +1,8 @@
 //! The clock control API (with `--testing` or `--sandbox`): `GET` and `POST /testing/clock`.
 //!
 //! A broker's call reads and moves that broker's own clock, made at its first move as a copy
-//! of the server's; a call without credentials reads the server's clock and, with `--testing`
+//! of the server's; credentials that name no known broker are refused (403) and move nothing;
+//! a call without credentials reads the server's clock and, with `--testing`
 //! only (a server its runner owns), moves it or any broker's named in the body. A broker may
 //! move no clock but its own (403), and `GET ?broker=NAME` reads any broker's clock.
 //!
@@ -53,7 +54,7 @@ pub async fn show(
         &app,
         req.query::<String>("broker").filter(|b| !b.is_empty()),
     )?;
-    let caller = app.brokers.identify(req).map(|b| b.name.clone());
+    let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
     let broker = named.or(caller.clone()).filter(|_| app.clocks.offers_own());
     reply::ok(req, res, state(&app, broker.as_deref(), caller.as_deref()));
     Ok(())
@@ -108,6 +109,7 @@ fn mover(
 pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
+    let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
     let data = body.data()?;
     let cx = app.cx();
     let mut o = Obj::new(data, &cx, "Clock").map_err(Refusal::from)?;
@@ -131,7 +133,6 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         None => None,
     };
     o.done(|| Some(())).map_err(Refusal::from)?;
-    let caller = app.brokers.identify(req).map(|b| b.name.clone());
     let broker = mover(&app, caller.as_deref(), named)?.filter(|_| app.clocks.offers_own());
     let target = now.map(|t| t.instant());
     let moved = match &broker {

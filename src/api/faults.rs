@@ -26,11 +26,12 @@ struct Asker {
 }
 
 impl Asker {
-    fn of(app: &App, req: &Request) -> Asker {
-        Asker {
-            broker: app.brokers.identify(req).map(|b| b.name.clone()),
+    /// Credentials that name no known broker are refused (403), never taken for none.
+    fn of(app: &App, req: &Request) -> Result<Asker, ApiError> {
+        Ok(Asker {
+            broker: app.brokers.caller(req)?.map(|b| b.name.clone()),
             owns_server: app.testing,
-        }
+        })
     }
 
     /// Whose requests a new rule hits, when `named` is the broker the body names: the
@@ -59,7 +60,7 @@ pub async fn list(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let asker = Asker::of(&app, req);
+    let asker = Asker::of(&app, req)?;
     reply::ok(req, res, app.faults.list(|r| asker.sees(r)));
     Ok(())
 }
@@ -74,7 +75,7 @@ pub async fn create(
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
     let named = data.get("match").and_then(|m| m.get("broker")?.as_str());
-    let broker = Asker::of(&app, req).rule_broker(named)?;
+    let broker = Asker::of(&app, req)?.rule_broker(named)?;
     let mut draft = Draft::parse(data, &app.cx()).map_err(Refusal::from)?;
     if let Some(name) = broker.as_deref().filter(|n| !app.brokers.knows(n)) {
         let problem = Problem::msg(format!("No broker is named {name}."));
@@ -96,7 +97,7 @@ pub async fn show(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let asker = Asker::of(&app, req);
+    let asker = Asker::of(&app, req)?;
     let rule = app
         .faults
         .get(&param(req, "fault_id"), |r| asker.sees(r))
@@ -113,7 +114,7 @@ pub async fn remove(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let asker = Asker::of(&app, req);
+    let asker = Asker::of(&app, req)?;
     let rule = app
         .faults
         .remove(&param(req, "fault_id"), |r| asker.sees(r))
@@ -130,7 +131,7 @@ pub async fn clear(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let asker = Asker::of(&app, req);
+    let asker = Asker::of(&app, req)?;
     reply::ok(req, res, app.faults.remove_all(|r| asker.sees(r)));
     Ok(())
 }

@@ -143,6 +143,12 @@ impl Target {
             target.skew = diff.unsigned_abs();
         }
         is_this_api(&target.base_url, listing).await?;
+        for (broker, option) in [
+            (&target.owner, "--broker"),
+            (&target.other, "--other-broker"),
+        ] {
+            target.knows(broker, option).await?;
+        }
         if let Ok((reading, broker)) = target.clock_read().await {
             target.clock_api = true;
             target.own_clock = broker.filter(|b| *b == target.owner.name);
@@ -161,6 +167,32 @@ impl Target {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
+    }
+
+    /// A broker whose credentials the target refuses would fail every scenario: the run stops
+    /// before the first. Asked with a creation whose body holds nothing, which the target
+    /// refuses whoever asks (422), so the question creates nothing; a 401, or a 403
+    /// `permission` (the spec's answer to credentials it does not know), is the refusal.
+    async fn knows(&self, broker: &Broker, option: &str) -> Result<(), String> {
+        let response = self
+            .client
+            .post(self.url("/api/2.3/tenders"))
+            .basic_auth(&broker.name, Some(&broker.password))
+            .json(&serde_json::json!({"data": {}}))
+            .send()
+            .await
+            .map_err(|e| unreachable(&self.base_url, &e))?;
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        let permission =
+            body.pointer("/errors/0/name").and_then(Value::as_str) == Some("permission");
+        if status == 401 || (status == 403 && permission) {
+            return Err(format!(
+                "the target at {} refuses the credentials of {option} {}: POST /api/2.3/tenders answered {status}; name a broker the target knows",
+                self.base_url, broker.name
+            ));
+        }
+        Ok(())
     }
 
     /// `now` of the clock control API.

@@ -385,3 +385,72 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         "only the change after the newest page"
     );
 }
+
+/// Credentials that name no broker are refused on the testing routes as on the API's writes,
+/// and move nothing: not the server's clock, nor any broker's.
+#[tokio::test]
+async fn a_key_that_names_no_broker_moves_no_clock_and_sets_no_fault() {
+    for sandbox in [false, true] {
+        let s = TestServer::start_with(tender_registry::Settings {
+            testing: !sandbox,
+            sandbox,
+            // A sandbox runs on real time (it has no clock start).
+            clock_start: (!sandbox).then(|| crate::common::moment("2026-11-27T16:30:00+02:00")),
+            ..Default::default()
+        })
+        .await;
+        let mode = if sandbox { "--sandbox" } else { "--testing" };
+        let server_before = s.get("/testing/clock").send().await.body["data"].clone();
+        let (id, _, created) = create_as(&s, "broker").await;
+        for call in [
+            s.post("/testing/clock")
+                .basic("brokr1", "")
+                .data(json!({"advance": "PT2H"})),
+            s.post("/testing/clock")
+                .header("Authorization", "Bearer brokr1")
+                .data(json!({"now": "2027-01-01T00:00:00+02:00"})),
+            s.post("/testing/clock")
+                .basic("", "")
+                .data(json!({"advance": "P1D"})),
+            s.get("/testing/clock").basic("brokr1", ""),
+            s.get("/testing/clock?broker=broker").basic("brokr1", ""),
+            s.post("/testing/faults")
+                .basic("brokr1", "")
+                .data(json!({"fault": "error-before-commit", "status": 503})),
+            s.get("/testing/faults").basic("brokr1", ""),
+        ] {
+            let r = call.send().await;
+            assert_eq!(r.status, 403, "{mode}: {}", r.text);
+            assert_eq!(
+                r.body,
+                json!({"status": "error", "errors": [
+                    {"location": "url", "name": "permission", "description": "Forbidden"}
+                ]}),
+                "{mode}"
+            );
+        }
+        let server_after = s.get("/testing/clock").send().await.body["data"].clone();
+        let moved = crate::common::moment(server_after["now"].as_str().unwrap_or_default())
+            - crate::common::moment(server_before["now"].as_str().unwrap_or_default());
+        assert!(
+            moved < time::Duration::minutes(1),
+            "{mode}: the server's clock moved no more than real time: {moved}"
+        );
+        assert_eq!(clock_of(&s, "broker").await["own"], false, "{mode}");
+        assert_eq!(
+            s.tender(&id).await["dateModified"],
+            created["dateModified"],
+            "{mode}: the tender was not moved on"
+        );
+        let faults = s.get("/testing/faults").broker("broker").send().await;
+        assert_eq!(faults.body["data"], json!([]), "{mode}: no rule was set");
+        // A known broker still reads and moves its own.
+        let own = s
+            .post("/testing/clock")
+            .broker("broker1")
+            .data(json!({"advance": "PT2H"}))
+            .send()
+            .await;
+        assert_eq!(own.status, 200, "{mode}: {}", own.text);
+    }
+}

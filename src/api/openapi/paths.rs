@@ -563,7 +563,8 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     json!({"type": "string"}),
                     "Read this broker's clock",
                 )
-                .errors(&[404])
+                // Credentials that name no known broker are refused, never taken for none.
+                .errors(&[403, 404])
                 .ok("Clock")
                 .only_with(&["--testing", "--sandbox"]),
                 post(
@@ -590,6 +591,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     .body("FaultRuleInput")
                     .created("FaultRule", false)
                     .only_with(&["--testing", "--sandbox"]),
+                    .errors(&[403])
                 delete("testing", "Remove every fault rule")
                     .ok_empty()
                     .only_with(&["--testing", "--sandbox"]),
@@ -605,6 +607,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     .ok_empty()
                     .only_with(&["--testing", "--sandbox"]),
             ],
+                    .errors(&[403])
         ));
     }
     routes
