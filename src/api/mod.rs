@@ -274,6 +274,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
     let mut root = Router::new()
         .get(dashboard::page)
         .push(Router::with_path("assets/{asset}").get(dashboard::asset))
+        .push(Router::with_path("favicon.ico").get(pages::favicon))
         .push(Router::with_path("openapi.json").get(openapi::serve))
         .push(docservice::router())
         .push(

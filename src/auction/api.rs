@@ -4,7 +4,8 @@
 //! `GET …/state` and `POST …/bids`.
 //!
 //! A participant is named by its participation address: `key_for_bid` (its bid's id) and
-//! `hash` (the secret its address carries); a wrong secret is refused.
+//! `hash` (the secret its address carries); a wrong secret is refused: 403, a page saying the
+//! address is not valid to a browser, the error envelope to any other client.
 
 use super::view;
 use crate::api::error::{ApiError, write_json};
@@ -19,6 +20,9 @@ use salvo::prelude::*;
 use subtle::ConstantTimeEq;
 
 const PAGE: &str = include_str!("page/page.html");
+
+/// What a browser is shown for a participation address refused.
+const INVALID: &str = include_str!("page/invalid.html");
 
 /// The page's assets, served under `/auctions/assets/`.
 pub const ASSETS: [Asset; 2] = [
@@ -86,7 +90,8 @@ fn read<T>(
         .ok_or_else(|| ApiError::not_found("auction_id"))
 }
 
-/// The page: the same for a viewer and a participant, whose script reads the state.
+/// The page: the same for a viewer and a participant, whose script reads the state. A
+/// participation address refused is a page saying so to a browser, the envelope to a client.
 #[handler]
 pub async fn page(
     req: &mut Request,
@@ -94,11 +99,19 @@ pub async fn page(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    read(&app, req, |t, lot| {
-        participant(req, t, lot)?;
-        Ok(t.auction_of(lot).1.map(|_| ()))
+    let named = read(&app, req, |t, lot| {
+        Ok(match participant(req, t, lot) {
+            Err(refused) => Some(Err(refused)),
+            Ok(_) => t.auction_of(lot).1.map(|_| Ok(())),
+        })
     })?;
-    pages::page(res, POLICY, PAGE);
+    match named {
+        Ok(()) => pages::page(res, POLICY, PAGE),
+        Err(_) if pages::prefers_html(req) => {
+            pages::page_with(res, StatusCode::FORBIDDEN, POLICY, INVALID);
+        }
+        Err(refused) => return Err(refused.into()),
+    }
     Ok(())
 }
 

@@ -1,7 +1,9 @@
 //! The faces of the server beside the JSON API: the OpenAPI description agrees with the
-//! router, and the dashboard and its assets are served.
+//! router, the dashboard and its assets and the server's icon are served, and a browser shown a
+//! participation address refused gets a page saying so.
 
 use crate::common::TestServer;
+use serde_json::Value;
 use std::collections::BTreeSet;
 use tender_registry::Settings;
 use tender_registry::api::openapi::{described_routes, routes_of};
@@ -171,4 +173,105 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
     let missing = server.get("/assets/secret.txt").send().await;
     assert_eq!(missing.status, 404);
     assert_eq!(missing.error().0, "url");
+}
+
+#[tokio::test]
+async fn the_icon_every_browser_asks_for_is_served() {
+    let server = TestServer::start().await;
+    let icon = server.get("/favicon.ico").send().await;
+    assert_eq!(icon.status, 200);
+    assert_eq!(icon.header("content-type"), Some("image/x-icon"));
+    assert_eq!(icon.header("cache-control"), Some("no-cache"));
+    let asset = server.get("/assets/style.css").send().await;
+    assert_eq!(
+        icon.header("cache-control"),
+        asset.header("cache-control"),
+        "cached as the other assets are"
+    );
+    let bytes = reqwest::get(server.url("/favicon.ico"))
+        .await
+        .expect("the server answers")
+        .bytes()
+        .await
+        .expect("a body");
+    // An icon directory (reserved 0, type 1) of one image or more.
+    assert_eq!(&bytes[..4], b"\0\0\x01\0", "no ICO: {:?}", &bytes[..8]);
+    assert!(bytes[4] > 0);
+}
+
+/// A tender in its auction with two bids: the first bid's participation address.
+async fn participation_address(server: &TestServer) -> String {
+    let (id, _) = server.tendering().await;
+    let (bid, token) = server.bid(&id, 480.0).await;
+    server.bid(&id, 450.0).await;
+    server.until_status(&id, "active.auction").await;
+    let read = server
+        .get(&format!(
+            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
+        ))
+        .broker("broker1")
+        .send()
+        .await;
+    let address = read.body["data"]["participationUrl"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(address.contains("&hash="), "{}", read.text);
+    address
+}
+
+const BROWSER: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+#[tokio::test]
+async fn a_browser_is_told_a_participation_address_is_not_valid_and_a_client_gets_the_envelope() {
+    let server = TestServer::start().await;
+    let address = participation_address(&server).await;
+    let (page, _) = address.split_once('?').unwrap_or((&address, ""));
+    let wrong_secret = address.replace("&hash=", "&hash=0");
+    let no_bidder = format!("{page}?key_for_bid=nobody&hash=0");
+
+    // The right address is the auction's page, to a browser and to anyone.
+    let right = server.get(&address).header("Accept", BROWSER).send().await;
+    assert_eq!(right.status, 200);
+    assert!(right.text.contains("id=\"BidsForm\""), "{}", right.text);
+
+    for wrong in [&wrong_secret, &no_bidder] {
+        let shown = server.get(wrong).header("Accept", BROWSER).send().await;
+        assert_eq!(shown.status, 403, "{wrong}: {}", shown.text);
+        assert_eq!(
+            shown.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+        assert!(
+            shown
+                .header("content-security-policy")
+                .is_some_and(|p| p.starts_with("default-src 'self'"))
+        );
+        assert!(
+            shown
+                .text
+                .contains("This participation address is not valid"),
+            "{}",
+            shown.text
+        );
+        assert!(!shown.text.contains("BidsForm"), "no bidding form");
+        assert_eq!(shown.body, Value::Null, "no JSON to a browser");
+
+        for accept in [None, Some("application/json"), Some("*/*")] {
+            let mut call = server.get(wrong);
+            if let Some(accept) = accept {
+                call = call.header("Accept", accept);
+            }
+            let answer = call.send().await;
+            assert_eq!(answer.status, 403, "{accept:?}");
+            assert_eq!(
+                answer.body,
+                serde_json::json!({"status": "error", "errors": [
+                    {"location": "url", "name": "permission", "description": "Forbidden"}
+                ]}),
+                "{accept:?}: {}",
+                answer.text
+            );
+        }
+    }
 }

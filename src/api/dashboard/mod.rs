@@ -1,5 +1,5 @@
 //! The dashboard at `/`: one page, its script and its style sheet, compiled into the binary.
-//! A request that does not ask for HTML (curl, a client, a document service's status probe)
+//! A request that does not prefer HTML (curl, a client, a document service's status probe)
 //! gets the server's index instead.
 //!
 //! The page is static; its script reads the public JSON API as any anonymous client does,
@@ -28,17 +28,9 @@ const ASSETS: [Asset; 2] = [
 const POLICY: &str = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
      object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-fn wants_html(req: &Request) -> bool {
-    req.headers()
-        .get_all(salvo::http::header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| v.contains("text/html"))
-}
-
 #[handler]
 pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    if !wants_html(req) {
+    if !pages::prefers_html(req) {
         super::index::answer(req, depot, res).await;
         return;
     }

@@ -376,7 +376,9 @@ fn auction_routes() -> Vec<(String, Json)> {
             vec![
                 participant(get(
                     "auctions",
-                    "The auction's page: a tender's id, or `{tender id}_{lot id}` for a lot",
+                    "The auction's page: a tender's id, or `{tender id}_{lot id}` for a lot. A \
+                     participation address refused is 403: a page saying the address is not \
+                     valid to a request that prefers text/html, else the error envelope",
                 ))
                 .ok_page(&["text/html"]),
             ],
@@ -453,6 +455,10 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 get("faces", "The dashboard's script and style sheet")
                     .ok_page(&["text/css", "text/javascript"]),
             ],
+        ),
+        item(
+            "/favicon.ico",
+            vec![get("faces", "The server's icon").ok_page(&["image/x-icon"])],
         ),
         item(
             "/openapi.json",
