@@ -1,6 +1,7 @@
 //! `tender-registry`: the server.
 
-use clap::Parser;
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Parser};
 use mimalloc::MiMalloc;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -33,12 +34,12 @@ struct Cli {
     /// Sandbox facilities: the clock control API at /testing/clock (the server's clock for
     /// anyone, a broker's own for that broker), faults on demand at /testing/faults, and the
     /// procurementMethodDetails / submissionMethodDetails acceleration fields.
-    #[arg(long, env = "TENDER_TESTING")]
+    #[arg(long, env = "TENDER_TESTING", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     testing: bool,
     /// A public sandbox, shared by brokers: the acceleration fields, faults on demand for each
     /// broker's own requests, and a clock of its own for each broker to move (the server's
     /// runs in real time, moved by nobody).
-    #[arg(long, env = "TENDER_SANDBOX")]
+    #[arg(long, env = "TENDER_SANDBOX", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     sandbox: bool,
     /// Time zone of the service: input without an offset is read in it, output is shown in it.
     #[arg(long, env = "TENDER_TIMEZONE", default_value = "Europe/Kyiv")]
@@ -66,7 +67,7 @@ struct Cli {
     max_upload: usize,
     /// Accept document addresses of the embedded document service only (upstream's 403
     /// "Can add document only from document service." for any other address).
-    #[arg(long, env = "TENDER_REFUSE_FOREIGN_DOCUMENTS")]
+    #[arg(long, env = "TENDER_REFUSE_FOREIGN_DOCUMENTS", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     refuse_foreign_documents: bool,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]

@@ -129,3 +129,62 @@ fn testing_and_sandbox_together_are_refused() {
         "{printed}"
     );
 }
+
+/// What people set in environments for a switch: 1/0, yes/no, on/off, true/false; anything
+/// else is refused, naming the option.
+#[test]
+fn switches_set_in_the_environment_take_what_people_write() {
+    let with_env = |vars: &[(&str, &str)], args: &[&str]| {
+        let mut command = Command::new(SERVER);
+        command
+            .args(args)
+            .env_remove("TENDER_BROKERS")
+            .env_remove("TENDER_LISTEN")
+            .env_remove("TENDER_TESTING")
+            .env_remove("TENDER_SANDBOX");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let output = command.output().expect("the server runs");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.code(), printed)
+    };
+    let listen = ["--listen", "127.0.0.1:0"];
+    for (testing, sandbox) in [("1", "yes"), ("on", "true"), ("Y", "1")] {
+        let (code, printed) = with_env(
+            &[("TENDER_TESTING", testing), ("TENDER_SANDBOX", sandbox)],
+            &listen,
+        );
+        assert_eq!(code, Some(1), "{printed}");
+        assert!(
+            printed.contains("--testing and --sandbox exclude each other"),
+            "{testing}, {sandbox}: both taken as set: {printed}"
+        );
+    }
+    for off in ["0", "no", "off", "false"] {
+        let (code, printed) = with_env(
+            &[("TENDER_TESTING", off)],
+            &[
+                "--clock-start",
+                "2026-11-27T16:30",
+                "--listen",
+                "127.0.0.1:0",
+            ],
+        );
+        assert_eq!(code, Some(1), "{printed}");
+        assert!(
+            printed.contains("a clock start needs --testing"),
+            "{off}: taken as unset: {printed}"
+        );
+    }
+    let (code, printed) = with_env(&[("TENDER_SANDBOX", "maybe")], &listen);
+    assert_eq!(code, Some(2), "{printed}");
+    assert!(
+        printed.contains("invalid value 'maybe' for '--sandbox': value was not a boolean"),
+        "{printed}"
+    );
+}
