@@ -430,10 +430,11 @@ async fn the_page_is_served_with_its_assets_and_a_strict_policy() {
     );
 }
 
-/// A real-time sandbox keeps upstream's stage lengths however much the tender is accelerated:
-/// read back from the server's stages, not waited for.
+/// A real-time sandbox plans a quick auction as upstream's chronograph did, at least 12
+/// minutes after tendering on the quarter hour, and keeps upstream's stage lengths however much
+/// the tender is accelerated: read back from the server's dates, not waited for.
 #[tokio::test]
-async fn a_sandbox_auction_keeps_upstream_s_stage_lengths() {
+async fn a_sandbox_quick_auction_waits_12_minutes_and_keeps_upstream_s_stage_lengths() {
     let s = TestServer::start_with(tender_registry::Settings {
         sandbox: true,
         ..tender_registry::Settings::default()
@@ -471,6 +472,18 @@ async fn a_sandbox_auction_keeps_upstream_s_stage_lengths() {
     };
     let st = state(&s, &text(&t["auctionUrl"])).await;
     let start = instant(&st["startDate"]);
+    assert_eq!(start, instant(&t["auctionPeriod"]["startDate"]));
+    let after = start - instant(&t["tenderPeriod"]["endDate"]);
+    assert!(
+        after >= time::Duration::minutes(12) && after < time::Duration::minutes(27),
+        "the auction starts {after} after tendering: {t}"
+    );
+    assert_eq!(
+        (start.minute() % 15, start.second(), start.nanosecond()),
+        (0, 0, 0),
+        "on the quarter hour: {start}"
+    );
+    assert_eq!(st["status"], "waiting", "{st}");
     let offsets: Vec<i64> = st["stages"]
         .as_array()
         .map(|a| {
@@ -484,8 +497,8 @@ async fn a_sandbox_auction_keeps_upstream_s_stage_lengths() {
         [0, 300, 420, 540, 660, 780, 900, 1020, 1140, 1260, 1260]
     );
     assert_eq!(
-        instant(&t["next_check"]) - start,
-        time::Duration::seconds(1260),
-        "it ends when its stages do"
+        instant(&t["next_check"]),
+        start,
+        "the tender waits for its start"
     );
 }

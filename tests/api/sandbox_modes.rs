@@ -1,8 +1,9 @@
 //! Upstream's sandbox modes of `submissionMethodDetails`: `quick(mode:no-auction)` goes from
 //! tendering straight to qualification on the sealed bids with no auction address at all;
 //! `quick(mode:fast-forward)` settles the auction the moment tendering ends and leaves its
-//! page finished; any other text stays free and changes nothing; without a sandbox the field
-//! does not exist.
+//! page finished; plain `quick` holds the live auction on upstream's quick plan, at least 12
+//! minutes after tendering on the quarter-hour grid through 11:00, on the owner's clock; any
+//! other text stays free and changes nothing; without a sandbox the field does not exist.
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -99,8 +100,12 @@ async fn other_text_is_plain_quick_and_an_ordinary_tender_is_auctioned_on_the_ca
     let (t, _) = after_tendering(&s, "quick(mode:something-else)").await;
     assert_eq!(t["status"], "active.auction", "plain quick");
     assert_eq!(
-        t["auctionPeriod"]["startDate"],
-        t["tenderPeriod"]["endDate"]
+        t["tenderPeriod"]["endDate"], "2026-11-27T09:00:00.000000+02:00",
+        "{t}"
+    );
+    assert_eq!(
+        t["auctionPeriod"]["startDate"], "2026-11-27T09:15:00.000000+02:00",
+        "on the quick plan: {t}"
     );
     assert!(t["auctionPeriod"].get("endDate").is_none());
 
@@ -109,6 +114,153 @@ async fn other_text_is_plain_quick_and_an_ordinary_tender_is_auctioned_on_the_ca
     assert_ne!(
         t["auctionPeriod"]["startDate"], t["tenderPeriod"]["endDate"],
         "planned on the calendar"
+    );
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// A plain quick tender's body, its tendering ending at `end` (Kyiv time, no offset).
+fn quick_ending(now: &str, end: &str) -> Value {
+    let mut body = tender_body(now, 1, 4);
+    body["submissionMethodDetails"] = json!("quick");
+    body["tenderPeriod"]["endDate"] = json!(end);
+    body
+}
+
+/// The auction's state as anyone watching reads it.
+async fn watched(s: &TestServer, t: &Value) -> Value {
+    let r = s
+        .get(&format!("{}/state", text(&t["auctionUrl"])))
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["data"].clone()
+}
+
+/// Upstream's chronograph planned a quick auction 12 minutes after the tendering end, rounded
+/// up to its quarter-hour grid through 11:00 Kyiv, so that a watcher who learns of the auction
+/// from the tender sees its first pause whole.
+#[tokio::test]
+async fn a_quick_auction_starts_on_the_quarter_hour_at_least_12_minutes_after_tendering() {
+    let s = TestServer::start_at(moments::MONDAY_MORNING).await;
+    let now = s.now().await;
+    let planned = [
+        ("2026-11-27T16:30", "2026-11-27T16:45:00.000000+02:00"),
+        ("2026-11-27T16:33", "2026-11-27T16:45:00.000000+02:00"),
+        ("2026-11-27T16:40:30", "2026-11-27T17:00:00.000000+02:00"),
+        ("2026-11-27T10:50", "2026-11-27T11:15:00.000000+02:00"),
+    ];
+    let mut ids = Vec::new();
+    for (end, _) in planned {
+        let (id, _, _) = s.create(quick_ending(&now, end)).await;
+        ids.push(id);
+    }
+    s.advance("P1DT1M").await;
+    for ((_, start), id) in planned.iter().zip(&ids) {
+        let t = s.tender(id).await;
+        assert_eq!(t["status"], "active.tendering");
+        assert_eq!(
+            t["auctionPeriod"]["shouldStartAfter"], t["tenderPeriod"]["endDate"],
+            "{t}"
+        );
+        assert_eq!(
+            t["auctionPeriod"]["startDate"], *start,
+            "announced while tendering: {t}"
+        );
+        s.bid(id, 480.0).await;
+        s.bid(id, 450.0).await;
+    }
+    s.past("2026-11-27T16:40:30+02:00").await;
+    for ((_, start), id) in planned.iter().zip(&ids).take(3) {
+        let t = s.tender(id).await;
+        assert_eq!(
+            (&t["status"], &t["auctionPeriod"]["startDate"]),
+            (&json!("active.auction"), &json!(start)),
+            "{t}"
+        );
+        assert_eq!(t["next_check"], *start, "the tender waits for it: {t}");
+        let st = watched(&s, &t).await;
+        assert_eq!(st["status"], "waiting", "{st}");
+        assert_eq!(st["stage"]["end"], *start, "the countdown runs to it: {st}");
+        assert_eq!(st["stages"][0]["start"], *start, "the first pause: {st}");
+    }
+    // A second past the first start the first pause runs its 300 s from that start.
+    s.past("2026-11-27T16:45:00+02:00").await;
+    let t = s.tender(&ids[0]).await;
+    let st = watched(&s, &t).await;
+    assert_eq!(
+        (&st["status"], &st["stage"]["type"], &st["stage"]["end"]),
+        (
+            &json!("running"),
+            &json!("pause"),
+            &json!("2026-11-27T16:50:00.000000+02:00")
+        ),
+        "{st}"
+    );
+    let later = s.tender(&ids[2]).await;
+    assert_eq!(watched(&s, &later).await["status"], "waiting");
+}
+
+/// A broker's tender lives on its owner's clock: its quick auction is planned from the dates
+/// on that clock, however far the server's own clock has moved.
+#[tokio::test]
+async fn a_quick_auction_is_planned_on_its_owner_s_clock() {
+    let s = TestServer::start_at(moments::MONDAY_MORNING).await;
+    let own = |broker: &'static str, data: Value| {
+        let call = s.post("/testing/clock").broker(broker).data(data);
+        async move {
+            let r = call.send().await;
+            assert_eq!(r.status, 200, "{broker}'s clock: {}", r.text);
+            r.body["data"].clone()
+        }
+    };
+    let clock = own("broker", json!({"advance": "P10D"})).await;
+    assert_eq!(clock["own"], true, "{clock}");
+    let (id, _, _) = s
+        .create(quick_ending(&text(&clock["now"]), "2026-12-08T14:07"))
+        .await;
+    // The server's clock runs far past the tender's whole course on its owner's.
+    s.advance("P60D").await;
+    let server = s.now().await;
+    assert!(server.starts_with("2027-01-22T09:00"), "{server}");
+    let mut t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.enquiries", "{t}");
+    own("broker", json!({"now": t["next_check"]})).await;
+    t = s.tender(&id).await;
+    assert_eq!(t["status"], "active.tendering", "{t}");
+    assert_eq!(
+        t["auctionPeriod"]["startDate"], "2026-12-08T14:30:00.000000+02:00",
+        "14:07 and 12 minutes, up to the quarter hour: {t}"
+    );
+    for (broker, amount) in [("broker1", 480.0), ("broker2", 450.0)] {
+        let r = s
+            .post(&format!("/api/2.3/tenders/{id}/bids"))
+            .broker(broker)
+            .data(bid_body(amount))
+            .send()
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    own("broker", json!({"now": "2026-12-08T14:10:00+02:00"})).await;
+    t = s.tender(&id).await;
+    assert_eq!(
+        (&t["status"], &t["auctionPeriod"]["startDate"]),
+        (
+            &json!("active.auction"),
+            &json!("2026-12-08T14:30:00.000000+02:00")
+        ),
+        "{t}"
+    );
+    let st = watched(&s, &t).await;
+    assert_eq!(
+        (&st["status"], &st["now"]),
+        (
+            &json!("waiting"),
+            &json!("2026-12-08T14:10:00.000000+02:00")
+        ),
+        "the auction counts down on its owner's clock: {st}"
     );
 }
 

@@ -1,7 +1,5 @@
-//! The embedded auction: when it starts, how long it runs, and how bids are ranked.
-//!
-//! There is no live bidding: at its planned end the auction settles on the bids' values,
-//! ranked by upstream's normalised price, so a whole flow runs inside one server.
+//! When a lot's auction starts (on the calendar's slots, or a sandbox's quick plan) and how
+//! offers are ranked by upstream's normalised price; the live auction itself is in `live.rs`.
 
 use super::lots::Offer;
 use super::working_days::next_working_day;
@@ -67,6 +65,27 @@ impl AuctionCalendar {
         }
         zone.local(day, FIRST_SLOT)
     }
+}
+
+/// How long after it may start a quick auction waits at least: upstream's chronograph added
+/// its 9 minutes of service time and 3 of stand-still.
+const QUICK_LEAD: Duration = Duration::minutes(12);
+/// Quick auctions start on a 15-minute grid that runs through the first slot, 11:00.
+const QUICK_GRID: Duration = Duration::minutes(15);
+
+/// When a sandbox's quick auction starts, as upstream's chronograph planned it: 12 minutes
+/// after `should_start_after` or after `now` (the moment of planning, on the record's own
+/// clock), whichever is later, rounded up to the 15-minute grid through 11:00 local time.
+/// Upstream added a random 0–1799 s on top; the plan here stays deterministic.
+pub fn quick_start(zone: &Zone, should_start_after: Timestamp, now: Timestamp) -> Timestamp {
+    let earliest = zone.shift(should_start_after.max(now), QUICK_LEAD);
+    let anchor = zone.local(zone.date_of(earliest), FIRST_SLOT);
+    let grid = QUICK_GRID.whole_microseconds();
+    let past = (earliest.instant() - anchor.instant()).whole_microseconds();
+    // The grid's next line at or after `earliest`, counted from the anchor (before it or after).
+    let lines = past.div_euclid(grid) + i128::from(past.rem_euclid(grid) != 0);
+    let offset = i64::try_from(lines * grid).map_or(Duration::ZERO, Duration::microseconds);
+    zone.shift(anchor, offset)
 }
 
 /// When the auction may start: the tendering end, rounded up to the next local midnight
@@ -138,6 +157,72 @@ mod tests {
         assert_eq!(
             should_start_after(&zone(), at("2017-07-25T17:36"), true),
             at("2017-07-25T17:36")
+        );
+    }
+
+    #[test]
+    fn a_quick_auction_starts_12_minutes_after_tendering_rounded_up_to_the_quarter_hour() {
+        let plan = |end: &str| quick_start(&zone(), at(end), at("2026-11-23T09:00")).to_string();
+        // 16:42, up to the next quarter hour.
+        assert_eq!(plan("2026-11-27T16:30"), "2026-11-27T16:45:00.000000+02:00");
+        // 16:45 lies on the grid itself.
+        assert_eq!(plan("2026-11-27T16:33"), "2026-11-27T16:45:00.000000+02:00");
+        // A microsecond past the line waits for the next one: 27 minutes less a microsecond.
+        assert_eq!(
+            plan("2026-11-27T16:33:00.000001"),
+            "2026-11-27T17:00:00.000000+02:00"
+        );
+        assert_eq!(
+            plan("2026-11-27T16:40:30"),
+            "2026-11-27T17:00:00.000000+02:00"
+        );
+        // Across midnight, and on a Saturday: quick auctions keep no calendar.
+        assert_eq!(plan("2026-11-27T23:55"), "2026-11-28T00:15:00.000000+02:00");
+    }
+
+    #[test]
+    fn the_quick_grid_runs_through_eleven_o_clock_local_time() {
+        let plan = |end: &str| quick_start(&zone(), at(end), at(end));
+        // Before and after 11:00, in winter and in summer time.
+        assert_eq!(
+            plan("2026-11-27T10:47:59").to_string(),
+            "2026-11-27T11:00:00.000000+02:00"
+        );
+        assert_eq!(
+            plan("2027-06-15T10:48:01").to_string(),
+            "2027-06-15T11:15:00.000000+03:00"
+        );
+        assert_eq!(
+            plan("2027-06-15T08:01").to_string(),
+            "2027-06-15T08:15:00.000000+03:00"
+        );
+        // On the night Kyiv springs forward (03:00 → 04:00) the grid stays on the quarter hours.
+        assert_eq!(
+            plan("2027-03-28T02:55").to_string(),
+            "2027-03-28T04:15:00.000000+03:00"
+        );
+        // Kyiv's local mean time (+02:02:04, before 1924) shows the anchor: 11:00 local is not
+        // a quarter hour of UTC, and the plan follows 11:00 local.
+        let old = plan("1900-06-01T10:45");
+        assert_eq!(
+            old,
+            zone().local(time::macros::date!(1900 - 06 - 01), FIRST_SLOT)
+        );
+        let utc = old.instant().to_offset(time::UtcOffset::UTC);
+        assert_eq!((utc.hour(), utc.minute(), utc.second()), (8, 57, 56));
+    }
+
+    #[test]
+    fn a_quick_auction_planned_after_its_earliest_start_waits_from_the_moment_of_planning() {
+        let end = at("2026-11-27T16:30");
+        assert_eq!(
+            quick_start(&zone(), end, at("2026-11-27T17:05")).to_string(),
+            "2026-11-27T17:30:00.000000+02:00"
+        );
+        assert_eq!(
+            quick_start(&zone(), end, at("2026-11-27T16:29")),
+            quick_start(&zone(), end, end),
+            "a plan made before the earliest start counts from it"
         );
     }
 

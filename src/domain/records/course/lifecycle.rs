@@ -27,7 +27,7 @@ pub fn accelerator(tender: &Tender) -> Option<u32> {
 pub enum AuctionMode {
     /// On the calendar: the next working day's slots.
     Scheduled,
-    /// `quick`: right after tendering.
+    /// `quick`: soon after tendering, on upstream's quick plan (12 to 27 minutes after it).
     Quick,
     /// `quick(mode:no-auction)`: none at all; qualification follows tendering on the sealed
     /// bids, and no auction address exists.
@@ -53,7 +53,7 @@ impl AuctionMode {
         }
     }
 
-    /// The auction starts right after tendering, not on the calendar.
+    /// The auction is not planned on the calendar's slots.
     pub fn quick(self) -> bool {
         self != AuctionMode::Scheduled
     }
@@ -190,15 +190,18 @@ fn start_tendering(
     let Some(end) = tender.terms.tender_period.end_date else {
         return;
     };
-    let quick = AuctionMode::of(tender).quick();
+    let mode = AuctionMode::of(tender);
     for lot in tender.active_lots() {
-        let earliest = auction::should_start_after(zone, end, quick);
+        let earliest = auction::should_start_after(zone, end, mode.quick());
         let (auction, _) = tender.auction_of_mut(&lot);
         auction.should_start_after = Some(earliest);
-        auction.start_date = Some(if quick {
-            earliest
-        } else {
-            calendar.plan(zone, earliest)
+        auction.start_date = Some(match mode {
+            AuctionMode::Scheduled => calendar.plan(zone, earliest),
+            // Planned now, once its earliest start is known: `now` is the moment tendering
+            // started, on the tender's own clock.
+            AuctionMode::Quick => auction::quick_start(zone, earliest, now),
+            // Settled on the sealed bids the moment tendering ends.
+            AuctionMode::NoAuction | AuctionMode::FastForward => earliest,
         });
     }
 }
