@@ -14,6 +14,7 @@ mod kept;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
+pub mod tls;
 
 pub use settings::Settings;
 
@@ -23,6 +24,7 @@ use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
 use files::users::Users;
+use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
 use salvo::server::ServerHandle;
@@ -30,13 +32,20 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use store::Store;
+use tls::{TlsFiles, TlsReload};
 use tokio::task::JoinHandle;
 
 /// A built server, bound to its address but not yet serving.
 pub struct Application {
     addr: SocketAddr,
-    acceptor: TcpAcceptor,
+    acceptor: Listening,
     app: Arc<App>,
+}
+
+/// The bound socket: plain HTTP, or TLS over it with a way to reload the certificate.
+enum Listening {
+    Plain(TcpAcceptor),
+    Tls(RustlsAcceptor<TcpAcceptor>, TlsReload),
 }
 
 /// A server running in the background of the current tokio runtime.
@@ -45,6 +54,12 @@ pub struct RunningServer {
     handle: ServerHandle,
     server: JoinHandle<()>,
     scheduler: JoinHandle<()>,
+    tls: Option<TlsReload>,
+}
+
+/// `http://` or `https://` and the address.
+fn base_url_of(addr: SocketAddr, tls: bool) -> String {
+    format!("{}://{addr}", if tls { "https" } else { "http" })
 }
 
 fn invalid(message: String) -> io::Error {
@@ -74,6 +89,18 @@ fn check_exposure(settings: &Settings, addr: SocketAddr) -> io::Result<()> {
         tracing::warn!(
             address = %addr,
             "--testing on an address others reach: its clock and faults on demand are everyone's"
+        );
+    }
+    let https_public = settings
+        .public_url
+        .as_deref()
+        .is_some_and(|url| url.starts_with("https://"));
+    if settings.sandbox && public && settings.tls_cert.is_none() && !https_public {
+        tracing::warn!(
+            address = %addr,
+            "--sandbox on an address others reach without TLS: brokers' credentials and \
+             participation addresses would cross the network in the clear; give --tls-cert and \
+             --tls-key, or a --public-url https://… of the TLS proxy in front"
         );
     }
     Ok(())
@@ -124,11 +151,41 @@ impl Application {
                  127.0.0.1:6543 (this machine only) or 0.0.0.0:6543 (every interface)"
             )));
         }
-        let acceptor = TcpListener::new(listen.to_string())
-            .try_bind()
-            .await
-            .map_err(|e| io::Error::other(format!("cannot listen on {listen}: {e}")))?;
-        let addr = acceptor.local_addr()?;
+        let tls = match (&settings.tls_cert, &settings.tls_key) {
+            (None, None) => None,
+            (Some(cert), Some(key)) => Some(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => {
+                return Err(invalid(
+                    "--tls-cert and --tls-key go together: the certificate chain and its key"
+                        .into(),
+                ));
+            }
+        };
+        let cannot_listen =
+            |e: salvo::Error| io::Error::other(format!("cannot listen on {listen}: {e}"));
+        let (acceptor, addr) = match tls {
+            None => {
+                let acceptor = TcpListener::new(listen.to_string())
+                    .try_bind()
+                    .await
+                    .map_err(cannot_listen)?;
+                let addr = acceptor.local_addr()?;
+                (Listening::Plain(acceptor), addr)
+            }
+            Some(files) => {
+                let initial = files.load().map_err(invalid)?;
+                let (configs, reload) = tls::configs(files, initial);
+                let acceptor = RustlsListener::new(configs, TcpListener::new(listen.to_string()))
+                    .try_bind()
+                    .await
+                    .map_err(cannot_listen)?;
+                let addr = acceptor.inner().local_addr()?;
+                (Listening::Tls(acceptor, reload), addr)
+            }
+        };
         check_exposure(&settings, addr)?;
         let store = match &settings.data_dir {
             Some(dir) => Store::open(zone, dir).map_err(|e| {
@@ -182,31 +239,55 @@ impl Application {
         self.addr
     }
 
-    /// `http://host:port` of the bound socket.
+    /// `http://host:port` (`https://` when serving TLS) of the bound socket.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        base_url_of(self.addr, matches!(self.acceptor, Listening::Tls(..)))
     }
 
     /// Starts serving, and the scheduler, in the background.
     pub fn spawn(self) -> RunningServer {
         let app = self.app;
         let scheduler = scheduler::spawn(app.store.clone());
-        let server = Server::new(self.acceptor);
-        let handle = server.handle();
         let service = api::service(app);
-        let server = tokio::spawn(async move { server.serve(service).await });
+        let (handle, server, tls) = match self.acceptor {
+            Listening::Plain(acceptor) => {
+                let server = Server::new(acceptor);
+                let handle = server.handle();
+                (
+                    handle,
+                    tokio::spawn(async move { server.serve(service).await }),
+                    None,
+                )
+            }
+            Listening::Tls(acceptor, reload) => {
+                let server = Server::new(acceptor);
+                let handle = server.handle();
+                (
+                    handle,
+                    tokio::spawn(async move { server.serve(service).await }),
+                    Some(reload),
+                )
+            }
+        };
         RunningServer {
             addr: self.addr,
             handle,
             server,
             scheduler,
+            tls,
         }
     }
 }
 
 impl RunningServer {
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        base_url_of(self.addr, self.tls.is_some())
+    }
+
+    /// A handle that makes a TLS server read its certificate and key again (see
+    /// [`tls::reload_on_hangup`]); none for plain HTTP.
+    pub fn tls_reload(&self) -> Option<TlsReload> {
+        self.tls.clone()
     }
 
     /// Serves until `stop_signal` resolves (see `shutdown_signal`).

@@ -69,6 +69,23 @@ struct Cli {
     /// "Can add document only from document service." for any other address).
     #[arg(long, env = "TENDER_REFUSE_FOREIGN_DOCUMENTS", action = ArgAction::SetTrue, value_parser = BoolishValueParser::new())]
     refuse_foreign_documents: bool,
+    /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this certificate chain, PEM, the server's
+    /// certificate first (Let's Encrypt's fullchain.pem). Read again on SIGHUP.
+    #[arg(
+        long,
+        env = "TENDER_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM (Let's Encrypt's privkey.pem). Read again on SIGHUP.
+    #[arg(
+        long,
+        env = "TENDER_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    tls_key: Option<PathBuf>,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -109,6 +126,8 @@ async fn main() -> ExitCode {
         data_dir: cli.data_dir,
         max_upload: cli.max_upload,
         refuse_foreign_documents: cli.refuse_foreign_documents,
+        tls_cert: cli.tls_cert,
+        tls_key: cli.tls_key,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,
@@ -119,6 +138,10 @@ async fn main() -> ExitCode {
     };
     let stop_signal = tender_registry::shutdown_signal();
     tracing::info!(address = %app.base_url(), testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, "tender-registry listening");
-    app.spawn().run_until_stopped(stop_signal).await;
+    let running = app.spawn();
+    if let Some(reload) = running.tls_reload() {
+        tender_registry::tls::reload_on_hangup(reload);
+    }
+    running.run_until_stopped(stop_signal).await;
     ExitCode::SUCCESS
 }

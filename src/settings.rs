@@ -26,6 +26,11 @@ pub struct Settings {
     pub max_upload: usize,
     /// Refuse document addresses that are not the embedded document service's.
     pub refuse_foreign_documents: bool,
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first) and
+    /// `tls_key`; both or neither.
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of `tls_cert` (PEM: PKCS#8, PKCS#1 or SEC1).
+    pub tls_key: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -43,6 +48,8 @@ impl Default for Settings {
             data_dir: None,
             max_upload: 50 * 1024 * 1024,
             refuse_foreign_documents: false,
+            tls_cert: None,
+            tls_key: None,
         }
     }
 }

@@ -85,7 +85,8 @@ impl App {
         }
     }
 
-    /// The server's public base address: `--public-url`, else taken from the request's Host.
+    /// The server's public base address: `--public-url`, else the scheme the request came in
+    /// on (`https` on a TLS listener) and its Host (HTTP/2 sends the authority instead).
     pub fn base_url(&self, req: &Request) -> String {
         if let Some(url) = &self.public_url {
             return url.trim_end_matches('/').to_string();
@@ -94,9 +95,15 @@ impl App {
             .headers()
             .get(HOST)
             .and_then(|h| h.to_str().ok())
-            .map(str::to_string);
+            .map(str::to_string)
+            .or_else(|| req.uri().authority().map(|a| a.as_str().to_owned()));
+        let scheme = if *req.scheme() == salvo::http::uri::Scheme::HTTPS {
+            "https"
+        } else {
+            "http"
+        };
         format!(
-            "http://{}",
+            "{scheme}://{}",
             host.unwrap_or_else(|| req.local_addr().to_string())
         )
     }
