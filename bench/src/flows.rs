@@ -7,6 +7,12 @@
 //! tendering, then past the auction) → read the pending award → activate it → (clock past its
 //! complaint period) → read the contract → sign it → read the tender, which must be
 //! `complete`.
+//!
+//! A whole procurement with a live auction is the same flow with the auction taken part in:
+//! once tendering ends, each bidder reads its bid's `participationUrl` and its view of the
+//! auction; the clock is moved into the first bidding turn of each auction (a wave's auctions
+//! share a few slots), where the bidder in its turn posts an amount below the other bid; the
+//! pending award must then be that bid at the amount posted.
 
 use crate::Error;
 use crate::bodies::{Bodies, Periods, format_time, parse_time};
@@ -62,10 +68,28 @@ impl Clock<'_> {
     }
 }
 
+/// A bidder's seat in its flow's live auction.
+#[derive(Clone, Debug)]
+struct Seat {
+    /// The path (with its query) of the bidder's `participationUrl`.
+    page: String,
+    /// The bid's id.
+    bid: String,
+    /// The other bid's amount, which the post goes below.
+    other: f64,
+    /// The start of the auction's first bidding turn, which is this bidder's.
+    turn: OffsetDateTime,
+    posted: Option<f64>,
+}
+
 /// One flow's bodies and what it learned so far.
 struct Flow {
     tender: Value,
     bids: [Value; 2],
+    /// The bids placed: id, token and amount.
+    placed: Vec<(String, String, f64)>,
+    /// In a procurement with a live auction, the bidder that bids in it.
+    seat: Option<Seat>,
     question: Value,
     answer: Value,
     id: String,
@@ -82,6 +106,10 @@ struct Flow {
 enum Step {
     Open,
     Bid,
+    /// Read both bidders' seats in the live auction.
+    Join,
+    /// Post in the first bidding turn.
+    Outbid,
     ReadAward,
     Award,
     Contract,
@@ -91,6 +119,30 @@ fn data_str(body: &Value, pointer: &str) -> Option<String> {
     body.pointer(pointer)
         .and_then(Value::as_str)
         .map(str::to_owned)
+}
+
+/// The path and query of an absolute address (`http://host:port/path?query`).
+fn path_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.find('/').map(|i| &rest[i..])
+}
+
+/// The auction's JSON interface beside a page: `what` (`state`, `bids`) before the query.
+fn interface(page: &str, what: &str) -> String {
+    match page.split_once('?') {
+        Some((path, query)) => format!("{path}/{what}?{query}"),
+        None => format!("{page}/{what}"),
+    }
+}
+
+/// Two amounts equal to the kopiyka.
+fn same(a: Option<f64>, b: Option<f64>) -> bool {
+    a.zip(b).is_some_and(|(a, b)| (a - b).abs() < 0.005)
+}
+
+/// An amount below `other` (by 5 %, to the kopiyka) and at most `max`.
+fn below(other: f64, max: f64) -> f64 {
+    ((other * 0.95 * 100.0).floor() / 100.0).min(max)
 }
 
 impl Flow {
@@ -170,6 +222,10 @@ impl Flow {
                         .await?;
                     let bid = data_str(&placed, "/data/id").unwrap_or_default();
                     let token = data_str(&placed, "/access/token").unwrap_or_default();
+                    let amount = self.bids[i]["data"]["value"]["amount"]
+                        .as_f64()
+                        .unwrap_or_default();
+                    self.placed.push((bid.clone(), token.clone(), amount));
                     let activate = json!({"data": {"status": "active"}}).to_string();
                     self.call(
                         conn,
@@ -184,16 +240,99 @@ impl Flow {
                     .await?;
                 }
             }
+            Step::Join => {
+                let placed = self.placed.clone();
+                let mut seats = Vec::new();
+                for (i, (bid, token, _)) in placed.iter().enumerate() {
+                    let path = self.tender_path(&format!("/bids/{bid}?acc_token={token}"));
+                    let read = self
+                        .call(conn, Call::get(path).by(&parties.bidder), "read a bid")
+                        .await?;
+                    let url = data_str(&read, "/data/participationUrl").ok_or_else(|| {
+                        Error::new(format!(
+                            "a bid in the auction without participationUrl: {read}"
+                        ))
+                    })?;
+                    let page = path_of(&url)
+                        .ok_or_else(|| Error::new(format!("participationUrl {url:?} has no path")))?
+                        .to_owned();
+                    let state = self
+                        .call(
+                            conn,
+                            Call::get(interface(&page, "state")),
+                            "read the auction as a bidder",
+                        )
+                        .await?;
+                    let next = data_str(&state, "/data/participant/nextTurn").ok_or_else(|| {
+                        Error::new(format!(
+                            "a bidder's view of the auction without nextTurn: {state}"
+                        ))
+                    })?;
+                    let other = placed.get((i + 1) % placed.len()).map_or(0.0, |p| p.2);
+                    seats.push(Seat {
+                        page,
+                        bid: bid.clone(),
+                        other,
+                        turn: parse_time(&next)?,
+                        posted: None,
+                    });
+                }
+                self.seat = seats.into_iter().min_by_key(|s| s.turn);
+            }
+            Step::Outbid => {
+                let Some(mut seat) = self.seat.clone() else {
+                    return Err(Error::new("no seat in the auction"));
+                };
+                let state = self
+                    .call(
+                        conn,
+                        Call::get(interface(&seat.page, "state")),
+                        "read the auction in its turn",
+                    )
+                    .await?;
+                let me = &state["data"]["participant"];
+                let max = me["max"]
+                    .as_f64()
+                    .filter(|_| me["turn"] == true)
+                    .ok_or_else(|| {
+                        Error::new(format!("not the bidder's turn at its turn's start: {me}"))
+                    })?;
+                let amount = below(seat.other, max);
+                let posted = self
+                    .call(
+                        conn,
+                        Call::new(Method::POST, interface(&seat.page, "bids"))
+                            .json(json!({"data": {"bid": amount}}).to_string()),
+                        "post in the auction",
+                    )
+                    .await?;
+                if !same(posted["data"]["bid"].as_f64(), Some(amount)) {
+                    return Err(Error::new(format!("a post of {amount} answered {posted}")));
+                }
+                seat.posted = Some(amount);
+                self.seat = Some(seat);
+            }
             Step::ReadAward => {
                 let tender = self
                     .call(conn, Call::get(self.tender_path("")), "read the tender")
                     .await?;
-                self.award = tender["data"]["awards"].as_array().and_then(|awards| {
-                    awards
-                        .iter()
-                        .find(|a| a["status"] == "pending")
-                        .and_then(|a| a["id"].as_str().map(str::to_owned))
-                });
+                let pending = tender["data"]["awards"]
+                    .as_array()
+                    .and_then(|awards| awards.iter().find(|a| a["status"] == "pending"));
+                if let (Some(award), Some(seat)) = (pending, &self.seat) {
+                    let won = award["bid_id"] == seat.bid.as_str()
+                        && same(award["value"]["amount"].as_f64(), seat.posted);
+                    if !won {
+                        return Err(Error::new(format!(
+                            "the award is bid {} at {}, not bid {} at its post of {}",
+                            award["bid_id"],
+                            award["value"]["amount"],
+                            seat.bid,
+                            seat.posted.unwrap_or(f64::NAN)
+                        )));
+                    }
+                }
+                self.award = pending.and_then(|a| a["id"].as_str().map(str::to_owned));
             }
             Step::Award => {
                 let award = self.award.clone().unwrap_or_default();
@@ -311,13 +450,14 @@ async fn run_step(
     }
 }
 
-/// One wave of `conns.len()` flows.
+/// One wave of `conns.len()` flows, taking part in their live auctions when `live`.
 async fn wave(
     conns: &mut [Option<Conn>],
     control: &mut Conn,
     bodies: &mut Bodies,
     parties: &Arc<Parties>,
     stats: &mut FlowStats,
+    live: bool,
 ) -> Result<(), Error> {
     let mut clock = Clock { conn: control };
     let now = clock.now().await?;
@@ -335,6 +475,8 @@ async fn wave(
                 bodies.bid(tender.value_amount)?,
             ],
             tender: tender.body,
+            placed: Vec::new(),
+            seat: None,
             question: bodies.question()?,
             answer: bodies.answer()?,
             id: String::new(),
@@ -352,6 +494,24 @@ async fn wave(
     run_step(Step::Bid, conns, &mut flows, parties, all).await;
     clock.advance("P3D").await?;
     stats.requests += 2;
+    if live {
+        // Tendering ended a minute ago: every auction is planned and none has started.
+        run_step(Step::Join, conns, &mut flows, parties, all).await;
+        let mut turns: Vec<OffsetDateTime> = flows
+            .iter()
+            .flatten()
+            .filter(|f| f.failed.is_none())
+            .filter_map(|f| f.seat.as_ref().map(|s| s.turn))
+            .collect();
+        turns.sort_unstable();
+        turns.dedup();
+        for turn in turns {
+            clock.move_to(turn + time::Duration::seconds(5)).await?;
+            stats.requests += 1;
+            let at = |f: &Flow| f.seat.as_ref().is_some_and(|s| s.turn == turn);
+            run_step(Step::Outbid, conns, &mut flows, parties, at).await;
+        }
+    }
     // The auction starts in a morning slot of the next working day; move on until every
     // flow has its pending award (a week at most).
     for round in 0..7 {
@@ -412,13 +572,14 @@ async fn wave(
 }
 
 /// Runs waves of one flow per connection until `duration` has passed (the last wave is
-/// finished, and counted).
+/// finished, and counted); with `live`, whole procurements that bid in their live auctions.
 pub async fn run(
     conns: &mut Vec<Conn>,
     control: &mut Conn,
     bodies: &mut Bodies,
     parties: Parties,
     duration: Duration,
+    live: bool,
 ) -> FlowStats {
     let parties = Arc::new(parties);
     let mut slots: Vec<Option<Conn>> = std::mem::take(conns).into_iter().map(Some).collect();
@@ -426,7 +587,7 @@ pub async fn run(
     let started = Instant::now();
     while started.elapsed() < duration {
         let wave_started = Instant::now();
-        if let Err(e) = wave(&mut slots, control, bodies, &parties, &mut stats).await {
+        if let Err(e) = wave(&mut slots, control, bodies, &parties, &mut stats, live).await {
             stats.failures.add("wave".into(), || e.to_string());
             break;
         }
@@ -437,4 +598,29 @@ pub async fn run(
     stats.wave_latencies.sort_unstable();
     conns.extend(slots.into_iter().flatten());
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_participation_address_gives_its_interface_on_the_same_server() {
+        let url = "http://127.0.0.1:6543/auctions/ab12?key_for_bid=cd34&hash=ef56";
+        let page = path_of(url).unwrap();
+        assert_eq!(page, "/auctions/ab12?key_for_bid=cd34&hash=ef56");
+        assert_eq!(
+            interface(page, "bids"),
+            "/auctions/ab12/bids?key_for_bid=cd34&hash=ef56"
+        );
+        assert_eq!(interface("/auctions/ab12", "state"), "/auctions/ab12/state");
+        assert_eq!(path_of("http://127.0.0.1:6543"), None);
+    }
+
+    #[test]
+    fn a_post_goes_below_the_other_bid_within_the_turn_s_limit() {
+        assert_eq!(below(1000.0, 1500.0), 950.0);
+        assert_eq!(below(1000.01, 1500.0), 950.0);
+        assert_eq!(below(1000.0, 900.0), 900.0);
+    }
 }

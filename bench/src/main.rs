@@ -704,6 +704,7 @@ pub const CONTRACT_PATCH: &str = "PATCH contract (description)";
 /// Contracts the contract cases write to (their credentials are taken one by one first).
 const MANAGED_CONTRACTS: usize = 256;
 const BID_CASE: &str = "POST bid (draft, scenarios/bid.json)";
+const LIVE_CASE: &str = "whole procurements with a live auction";
 const TENDER_CASE: &str = "POST tender (scenarios/tender.json)";
 
 async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
@@ -957,15 +958,25 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
             &mut b.bodies,
             parties,
             plan.duration,
+            false,
         )
         .await;
         b.listed += stats.completed as usize;
-        let mut row = Row::from_flows(b.listed, plan.connections, &stats);
+        let mut row = Row::from_flows(
+            "whole flows",
+            "a whole flow",
+            b.listed,
+            plan.connections,
+            &stats,
+        );
         row.server_cpu = server_cpu_per_request(cpu_before, b.cpu(), stats.requests);
         println!("{}", b.report.progress_line(&row));
         b.report.flows = Some((stats.per_second(), stats.completed, stats.started));
         b.report.rows.push(row);
         contract_cases(b, stats.contracts).await?;
+    }
+    if b.has_clock && b.wanted(LIVE_CASE) {
+        live_auction_case(b).await;
     }
     if !b.has_clock {
         b.report
@@ -974,6 +985,9 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         b.report
             .rows
             .push(Row::skipped("whole flows (need the clock control API)"));
+        b.report.rows.push(Row::skipped(&format!(
+            "{LIVE_CASE} (need the clock control API)"
+        )));
     }
 
     // Tenders created during warm-ups are held too: count the feed.
@@ -1001,6 +1015,37 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
         .await;
     b.report.baseline_again = again.per_second();
     Ok(())
+}
+
+/// Whole procurements whose bidders take part in the live auction, in waves like the whole
+/// flows.
+async fn live_auction_case(b: &mut Bench) {
+    let parties = flows::Parties {
+        owner: b.owner.clone(),
+        bidder: b.bidder.clone(),
+        asker: b.asker.clone(),
+    };
+    let cpu_before = b.cpu();
+    let stats = flows::run(
+        &mut b.conns,
+        &mut b.control,
+        &mut b.bodies,
+        parties,
+        b.plan.duration,
+        true,
+    )
+    .await;
+    b.listed += stats.completed as usize;
+    let mut row = Row::from_flows(
+        LIVE_CASE,
+        "a whole procurement",
+        b.listed,
+        b.plan.connections,
+        &stats,
+    );
+    row.server_cpu = server_cpu_per_request(cpu_before, b.cpu(), stats.requests);
+    println!("{}", b.report.progress_line(&row));
+    b.report.rows.push(row);
 }
 
 /// The contracts the flows signed, under management: read, and changed with their own

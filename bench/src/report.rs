@@ -41,11 +41,12 @@ impl Row {
         }
     }
 
-    /// The flows line: HTTP requests per second of the flows, and the latency of a whole flow.
-    pub fn from_flows(held: usize, per_wave: usize, stats: &FlowStats) -> Row {
+    /// A line of flows (`name`, each one `a` flow): HTTP requests per second of the flows, and
+    /// the latency of a whole flow.
+    pub fn from_flows(name: &str, a: &str, held: usize, per_wave: usize, stats: &FlowStats) -> Row {
         Row {
             case: format!(
-                "whole flows, {per_wave} at a time: {:.1} flows/s (req/s: all their requests; p50/p99: a whole flow)",
+                "{name}, {per_wave} at a time: {:.1} flows/s (req/s: all their requests; p50/p99: {a})",
                 stats.per_second()
             ),
             held,
@@ -702,6 +703,12 @@ tender read back as `complete`. The clock is global, so flows run in waves of on
 connection; between steps the benchmark moves the clock once for the wave. Its row gives all \
 HTTP requests of the flows per second (clock requests included) and the latency of a whole \
 flow (its wave).
+- A whole procurement with a live auction: a whole flow whose bidders take part in the \
+auction. Once tendering ends, each bidder reads its bid's `participationUrl` and its view of \
+the auction; the benchmark moves the clock into the first bidding turn of the wave's auctions, \
+slot by slot (ten auctions share a half-hour slot), and the bidder in its turn posts 5 % below \
+the other bid through the auction's JSON interface; the pending award must be that bid at the \
+amount posted. Its row reads as the whole flows' row.
 ";
 
 /// A ratio held to `bound`, to two decimals; to three where two would print the bound

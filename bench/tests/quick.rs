@@ -42,6 +42,7 @@ fn a_quick_run_measures_every_case_without_errors() {
         "PATCH tender",
         "POST bid",
         "whole flows",
+        "whole procurements with a live auction",
         "GET contract",
         "PATCH contract",
         "POST tender",

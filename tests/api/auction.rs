@@ -108,8 +108,7 @@ fn two_bids() -> [Value; 2] {
 }
 
 #[tokio::test]
-async fn the_second_cheapest_bid_wins_by_bidding_lower_in_well_under_a_second() {
-    let started = std::time::Instant::now();
+async fn the_second_cheapest_bid_wins_by_bidding_lower() {
     let s = TestServer::start().await;
     let (t, _, addresses) = in_auction(&s, tender_body(&s.now().await, 1, 4), &two_bids()).await;
     let id = text(&t["id"]);
@@ -175,11 +174,6 @@ async fn the_second_cheapest_bid_wins_by_bidding_lower_in_well_under_a_second() 
     assert_eq!(
         finished["results"][1]["bidder"], t["bids"][0]["tenderers"][0]["name"],
         "names once past the auction"
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(1),
-        "took {:?}",
-        started.elapsed()
     );
 }
 
