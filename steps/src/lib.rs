@@ -7,6 +7,7 @@
 pub mod acceleration;
 pub mod bodies;
 pub mod checks;
+pub mod client;
 pub mod exchange;
 pub mod facts;
 pub mod feature_set;
@@ -27,6 +28,7 @@ mod verify;
 #[path = "../../scenarios/vocabulary.rs"]
 mod vocabulary;
 pub mod world;
+pub mod x509;
 
 pub use report::RunReport;
 pub use runner::{CucumberOpts, Opts, certify, cucumber_options_from_args, silence_step_panics};

@@ -2,7 +2,8 @@
 //! 2.3 at a base URL and writes a report.
 //!
 //! Exit code 0 when every selected `@spec` scenario passed (with `--strict`, every `@upstream`
-//! one too), 1 when not, 2 when the run could not take place.
+//! one too), 1 when not, 2 when the run could not take place (unreachable, a certificate that
+//! cannot be verified, a proxy that refuses, …).
 use std::{
     io::IsTerminal as _,
     path::{Path, PathBuf},
@@ -12,7 +13,9 @@ use std::{
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 use cucumber::cli;
-use tender_certify::{Broker, LiveOutput, Opts, Settings, certify, feature_set::FeatureSet};
+use tender_certify::{
+    Broker, LiveOutput, Opts, Settings, certify, feature_set::FeatureSet, settings::TlsOptions,
+};
 
 #[derive(clap::Args, Debug)]
 struct CertifyArgs {
@@ -78,6 +81,20 @@ struct CertifyArgs {
     /// keep their dates. A frozen clock stays frozen, and what must wait for it is skipped.
     #[arg(long)]
     keep_clock: bool,
+    /// Trust the certificate authorities in FILE (PEM) too, besides the platform's and
+    /// Mozilla's: a private CA, a company proxy's CA.
+    #[arg(long, value_name = "FILE", env = "TENDER_CERTIFY_CACERT")]
+    cacert: Option<PathBuf>,
+    /// Accept any certificate the target presents: its identity is not verified, and the
+    /// certificate of the run says so on its first lines.
+    #[arg(long)]
+    insecure: bool,
+    /// Client certificate (PEM) for a target that asks for one; FILE may hold its key too.
+    #[arg(long, value_name = "FILE")]
+    cert: Option<PathBuf>,
+    /// Private key (PEM) of --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -125,6 +142,12 @@ fn main() -> ExitCode {
     settings.accelerator = args.accelerator;
     settings.fail_on_skip = args.fail_on_skip;
     settings.keep_clock = args.keep_clock;
+    settings.tls = TlsOptions {
+        cacert: args.cacert,
+        insecure: args.insecure,
+        cert: args.cert,
+        key: args.key,
+    };
     // A status line on a terminal; cucumber's step-by-step output in a log or a file.
     settings.progress = if std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
         LiveOutput::Bar

@@ -92,6 +92,7 @@ mod tests {
     fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
         RunReport {
             target: "http://t".into(),
+            connection: Default::default(),
             date: "today".into(),
             suite_version: "0",
             seed: 1,

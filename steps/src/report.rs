@@ -4,6 +4,7 @@ mod html;
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
+    client::Connection,
     offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
@@ -15,6 +16,9 @@ use crate::{
 #[derive(Debug, Clone)]
 pub struct RunReport {
     pub target: String,
+    /// How the target was reached: scheme, the certificate it presented and whether it was
+    /// verified, the proxy.
+    pub connection: Connection,
     /// When the run started, UTC, as written in the certificate.
     pub date: String,
     pub suite_version: &'static str,
@@ -250,6 +254,11 @@ impl RunReport {
         let _ = writeln!(out, "certification of {} (seed {})", self.target, self.seed);
         let _ = writeln!(
             out,
+            "  connection: {}",
+            self.connection.describe().replace(['`', '*'], "")
+        );
+        let _ = writeln!(
+            out,
             "  target clock: {}",
             self.target_clock_story().replace('`', "")
         );
@@ -338,9 +347,13 @@ impl RunReport {
             md,
             "# Certification report: Tender Procurement Service Interface 2.3\n"
         );
+        if let Some(warning) = self.connection.warning() {
+            let _ = writeln!(md, "> **Warning**: {warning}\n");
+        }
         let _ = writeln!(md, "{}\n", self.verdict());
         let _ = writeln!(md, "| | |\n|---|---|");
         let _ = writeln!(md, "| Target | `{}` |", self.target);
+        let _ = writeln!(md, "| Connection | {} |", self.connection.describe());
         let _ = writeln!(md, "| Date | {} |", self.date);
         let _ = writeln!(
             md,
@@ -596,6 +609,7 @@ mod tests {
     fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
         RunReport {
             target: "http://t".into(),
+            connection: Connection::default(),
             date: String::new(),
             suite_version: "0",
             seed: 1,

@@ -117,6 +117,10 @@ pub async fn certify<Custom: clap::Args>(
     let mut target = Target::probe(settings, seed).await?;
     let mode = target.clock;
     println!(
+        "tender-certify: connection: {}",
+        target.connection.describe().replace(['`', '*'], "")
+    );
+    println!(
         "tender-certify: target {} ({})",
         target.base_url,
         match (mode, target.clock_api) {
@@ -254,6 +258,7 @@ pub async fn certify<Custom: clap::Args>(
     let sign = if target.skew_ahead { "+" } else { "-" };
     let report = RunReport {
         target: target.base_url.clone(),
+        connection: target.connection.clone(),
         date,
         suite_version: env!("CARGO_PKG_VERSION"),
         seed,

@@ -1,4 +1,5 @@
-//! What a certification run is told: the target, the brokers that act on it, where reports go.
+//! What a certification run is told: the target, how to reach it (TLS, proxies), the brokers
+//! that act on it, where reports go.
 use std::{path::PathBuf, str::FromStr, time::Duration};
 
 /// Basic-auth credentials of one broker: the user name identifies the broker, the password is
@@ -82,6 +83,102 @@ pub struct Settings {
     pub keep_clock: bool,
     /// What the run shows while it goes.
     pub progress: LiveOutput,
+    /// How the target's identity is checked, and the run's own.
+    pub tls: TlsOptions,
+    /// The proxies to reach the target through, as the environment names them.
+    pub proxies: Proxies,
+}
+
+/// curl's TLS options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// `--cacert FILE`: more authorities to trust (PEM), besides the platform's and Mozilla's.
+    pub cacert: Option<PathBuf>,
+    /// `--insecure`: accept any certificate; the certificate says the target was not verified.
+    pub insecure: bool,
+    /// `--cert FILE`: the run's client certificate (PEM; may hold the key too).
+    pub cert: Option<PathBuf>,
+    /// `--key FILE`: the key of `--cert` (PEM).
+    pub key: Option<PathBuf>,
+}
+
+/// One proxy and the environment variable that named it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProxySetting {
+    pub url: String,
+    pub variable: &'static str,
+}
+
+impl ProxySetting {
+    /// The address without its credentials, for messages and the certificate.
+    pub fn shown(&self) -> String {
+        match self.url.split_once("://") {
+            Some((scheme, rest)) => match rest.split_once('@') {
+                Some((_, host)) => format!("{scheme}://{host}"),
+                None => self.url.clone(),
+            },
+            None => self.url.clone(),
+        }
+    }
+}
+
+/// The proxies of a run, read as curl reads them: `https_proxy`/`HTTPS_PROXY` for https,
+/// `http_proxy`/`HTTP_PROXY` for http, `all_proxy`/`ALL_PROXY` for either when the first is
+/// unset, and `no_proxy`/`NO_PROXY` for the hosts reached directly (lowercase first).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Proxies {
+    pub http: Option<ProxySetting>,
+    pub https: Option<ProxySetting>,
+    pub no_proxy: Option<String>,
+}
+
+impl Proxies {
+    pub fn from_env() -> Proxies {
+        Proxies::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// From any source of variables; empty values count as unset.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Proxies {
+        let first = |names: &[&'static str]| {
+            names.iter().find_map(|name| {
+                lookup(name)
+                    .map(|v| v.trim().to_owned())
+                    .filter(|v| !v.is_empty())
+                    .map(|url| ProxySetting {
+                        url: if url.contains("://") {
+                            url
+                        } else {
+                            format!("http://{url}")
+                        },
+                        variable: name,
+                    })
+            })
+        };
+        let all = first(&["all_proxy", "ALL_PROXY"]);
+        // Under CGI, HTTP_PROXY is the client's `Proxy:` header, not a setting (httpoxy).
+        let http_names: &[&'static str] = if lookup("REQUEST_METHOD").is_some() {
+            &["http_proxy"]
+        } else {
+            &["http_proxy", "HTTP_PROXY"]
+        };
+        Proxies {
+            http: first(http_names).or_else(|| all.clone()),
+            https: first(&["https_proxy", "HTTPS_PROXY"]).or(all),
+            no_proxy: ["no_proxy", "NO_PROXY"]
+                .iter()
+                .find_map(|name| lookup(name))
+                .filter(|v| !v.trim().is_empty()),
+        }
+    }
+
+    /// The proxy for URLs of this scheme (`no_proxy` aside).
+    pub fn for_scheme(&self, scheme: &str) -> Option<&ProxySetting> {
+        match scheme {
+            "https" => self.https.as_ref(),
+            "http" => self.http.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// What a run shows while it goes.
@@ -115,6 +212,8 @@ impl Settings {
             fail_on_skip: false,
             keep_clock: false,
             progress: LiveOutput::Steps,
+            tls: TlsOptions::default(),
+            proxies: Proxies::from_env(),
         }
     }
 }
@@ -123,4 +222,67 @@ impl Settings {
 /// is compiled from it).
 pub fn default_features_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../features"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proxies(vars: &[(&str, &str)]) -> Proxies {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Proxies::from_lookup(move |name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn each_scheme_takes_its_own_variable_then_all_proxy() {
+        let p = proxies(&[
+            ("HTTPS_PROXY", "proxy.corp:3128"),
+            ("ALL_PROXY", "http://all:1"),
+            ("NO_PROXY", "localhost,.internal"),
+        ]);
+        let https = p.for_scheme("https").expect("an https proxy");
+        assert_eq!(
+            (https.url.as_str(), https.variable),
+            ("http://proxy.corp:3128", "HTTPS_PROXY")
+        );
+        let http = p.for_scheme("http").expect("all_proxy for http");
+        assert_eq!(
+            (http.url.as_str(), http.variable),
+            ("http://all:1", "ALL_PROXY")
+        );
+        assert_eq!(p.no_proxy.as_deref(), Some("localhost,.internal"));
+    }
+
+    #[test]
+    fn lowercase_wins_and_empty_is_unset() {
+        let p = proxies(&[
+            ("https_proxy", "http://low:1"),
+            ("HTTPS_PROXY", "http://up:2"),
+            ("http_proxy", ""),
+        ]);
+        assert_eq!(p.https.map(|s| s.variable), Some("https_proxy"));
+        assert_eq!(p.http, None);
+    }
+
+    #[test]
+    fn uppercase_http_proxy_is_ignored_under_cgi() {
+        let plain = proxies(&[("HTTP_PROXY", "http://p:1")]);
+        assert_eq!(plain.http.map(|s| s.variable), Some("HTTP_PROXY"));
+        let cgi = proxies(&[("HTTP_PROXY", "http://p:1"), ("REQUEST_METHOD", "GET")]);
+        assert_eq!(cgi.http, None);
+    }
+
+    #[test]
+    fn credentials_are_not_shown() {
+        let p = ProxySetting {
+            url: "http://user:secret@proxy:3128".into(),
+            variable: "HTTPS_PROXY",
+        };
+        assert_eq!(p.shown(), "http://proxy:3128");
+    }
 }

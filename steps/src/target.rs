@@ -14,6 +14,7 @@ use time::OffsetDateTime;
 
 use crate::{
     acceleration::{self, Acceleration},
+    client::{self, Connection},
     progress::Progress,
     settings::{Broker, Settings},
     timestamps,
@@ -85,17 +86,17 @@ pub struct Target {
     pub acceleration: Acceleration,
     /// Where waits in real time are shown while they last.
     pub progress: Arc<Progress>,
+    /// How the run reached the target: scheme, the certificate it presented, the proxy.
+    pub connection: Connection,
+    /// The run's settings, for naming the cause of a failed exchange.
+    settings: Settings,
 }
 
 impl Target {
     /// Probes the target once: is it reachable, does it offer the clock control API, how far is
     /// its clock from ours, and (when asked for) does it take the sandbox acceleration fields.
     pub async fn probe(settings: &Settings, seed: u64) -> Result<Target, String> {
-        let client = Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let client = client::build(settings)?;
         let base_url = settings.base_url.trim_end_matches('/').to_owned();
         let mut target = Target {
             base_url,
@@ -115,8 +116,11 @@ impl Target {
             seed,
             acceleration: Acceleration::Off,
             progress: Arc::new(Progress::hidden()),
+            connection: Connection::default(),
+            settings: settings.clone(),
         };
-        // A target started just before the run may still be binding its socket.
+        // A target started just before the run may still be binding its socket; a certificate
+        // or a proxy that refuses will not change, so those stop the run at once.
         let mut attempts = 0;
         let (local, listing) = loop {
             let local = OffsetDateTime::now_utc();
@@ -127,16 +131,17 @@ impl Target {
                 .await
             {
                 Ok(response) => break (local, response),
-                Err(e) if attempts < STARTUP_ATTEMPTS => {
+                Err(e) => {
+                    let failure = target.failure(&e);
                     attempts += 1;
-                    tokio::time::sleep(Duration::from_millis(250)).await;
-                    if attempts == STARTUP_ATTEMPTS {
-                        return Err(unreachable(&target.base_url, &e));
+                    if !failure.transient || attempts >= STARTUP_ATTEMPTS {
+                        return Err(failure.line);
                     }
+                    tokio::time::sleep(Duration::from_millis(250)).await;
                 }
-                Err(e) => return Err(unreachable(&target.base_url, &e)),
             }
         };
+        target.connection = Connection::of(settings, &listing);
         if let Some(server) = date_header(listing.headers()) {
             let diff = server - local;
             target.skew_ahead = diff.is_positive();
@@ -181,7 +186,7 @@ impl Target {
             .json(&serde_json::json!({"data": {}}))
             .send()
             .await
-            .map_err(|e| unreachable(&self.base_url, &e))?;
+            .map_err(|e| self.failure(&e).line)?;
         let status = response.status().as_u16();
         let body: Value = response.json().await.unwrap_or(Value::Null);
         let permission =
@@ -303,16 +308,12 @@ impl Target {
     }
 }
 
-/// One line for a target that never answered, with the cause (refused, unknown host, …).
-fn unreachable(base_url: &str, e: &reqwest::Error) -> String {
-    let mut causes = Vec::new();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        causes.push(cause.to_string());
-        source = cause.source();
+impl Target {
+    /// Why an exchange got no answer: one line with the cause (refused, unknown host, a
+    /// certificate, a proxy), and whether a target still starting might answer later.
+    fn failure(&self, e: &reqwest::Error) -> client::Failure {
+        client::failure(&self.base_url, &self.settings, e)
     }
-    let cause = causes.last().cloned().unwrap_or_else(|| e.to_string());
-    format!("the target at {base_url} cannot be reached: {cause}")
 }
 
 /// The first listing must be this API's: a JSON page with a `data` array and a `next_page`.

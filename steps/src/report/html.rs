@@ -74,6 +74,13 @@ impl RunReport {
     pub fn html(&self) -> String {
         let mut body = String::new();
         let _ = writeln!(body, "<h1>{}</h1>", escape(TITLE));
+        if let Some(warning) = self.connection.warning() {
+            let _ = writeln!(
+                body,
+                "<p class=\"verdict fail\"><strong>Warning</strong>: {}</p>",
+                bold(&warning)
+            );
+        }
         let _ = writeln!(
             body,
             "<p class=\"verdict {}\">{}</p>",
@@ -94,6 +101,7 @@ impl RunReport {
     fn html_run(&self, out: &mut String) {
         let rows = [
             ("Target", code(&self.target)),
+            ("Connection", bold(&self.connection.describe())),
             ("Date", escape(&self.date)),
             (
                 "Suite version",
