@@ -1,12 +1,13 @@
 //! Whole tender flows per second, time travelling through the clock control API.
 //!
-//! The clock is global to the server, so flows run in waves: one flow per connection, all
-//! flows of a wave take each step together, and between steps the benchmark moves the clock
-//! once for the whole wave. A flow: create a draft → publish → a question → its answer →
-//! (clock past the enquiries) → two bids, each posted as a draft and activated → (clock past
-//! tendering, then past the auction) → read the pending award → activate it → (clock past its
-//! complaint period) → read the contract → sign it → read the tender, which must be
-//! `complete`.
+//! The flows' records all live on the server's clock (their brokers keep no clocks of their
+//! own), which the benchmark moves for all of them at once, so flows run in waves: one flow
+//! per connection, all flows of a wave take each step together, and between steps the
+//! benchmark moves the clock once for the whole wave. A flow: create a draft → publish → a
+//! question → its answer → (clock past the enquiries) → two bids, each posted as a draft and
+//! activated → (clock past tendering, then past the auction) → read the pending award →
+//! activate it → (clock past its complaint period) → read the contract → sign it → read the
+//! tender, which must be `complete`.
 //!
 //! A whole procurement with a live auction is the same flow with the auction taken part in:
 //! once tendering ends, each bidder reads its bid's `participationUrl` and its view of the

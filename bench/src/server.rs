@@ -1,6 +1,7 @@
-//! The server under test when no `--base-url` is given: the workspace's release build of
-//! `tender-registry`, started as a child process on a free loopback port and stopped when the
-//! benchmark ends, also on error.
+//! The servers under test when no `--base-url` is given: the workspace's release build of
+//! `tender-registry` (or the binary `--server` names), each started as a child process on a
+//! free loopback port (with `--data-dir`, a durable one, restarted to time its start-up, and
+//! its twin in memory) and stopped when the benchmark ends, also on error.
 
 use crate::Error;
 use crate::client::{Call, Conn, Target};

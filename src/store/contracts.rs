@@ -1,6 +1,6 @@
 //! Contracts under management in the store: handed over in the write that completes their
-//! lot (committed with it), listed by `dateModified` as tenders are, each changed by writes
-//! of its own that take turns and work on a copy, as a tender's do.
+//! lot (committed with it), listed in the order the server changed them as tenders are, each
+//! changed by writes of its own that take turns and work on a copy, as a tender's do.
 
 use super::database::Write;
 use super::listed::ListedFields;

@@ -1,5 +1,6 @@
-//! Indexes over the published tenders: their listing ordered by `dateModified`, the schedule
-//! ordered by `next_check`, and the daily tenderID counter.
+//! Indexes over the published tenders and the contracts under management: their listings in
+//! the order the server changed them, the schedule of `next_check`s held apart by the owner
+//! whose clock they are due on, and the daily tenderID counter.
 
 use super::listed::ListedFields;
 use super::listing::{Entry, Id, Listing, Page, PageRequest, inline_id};

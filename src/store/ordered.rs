@@ -1,4 +1,5 @@
-//! The listing's rows in `dateModified` order, in one sorted vector.
+//! The listing's rows in the order of their keys (the server's moment of each change), in one
+//! sorted vector.
 //!
 //! A page reads a hundred neighbouring rows; in a B-tree they lie in a dozen nodes scattered
 //! over the heap, and with many tenders held each node is a cache miss. Here they are one run

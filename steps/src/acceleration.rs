@@ -1,6 +1,8 @@
 //! Upstream's sandbox acceleration: the fields every tender of the run carries so that the
-//! durations the target computes (auction, stand-stills) pass N times faster, and the probe
-//! that finds out, from a tender's announced dates, whether the target takes them.
+//! durations the target computes (stand-stills, complaint periods) pass N times faster and the
+//! auction follows tendering soon (held live at its real length, or settled at once where a
+//! scenario holds no live auction), and the probe that finds out, from a tender's announced
+//! dates, whether the target takes them.
 use std::time::Instant;
 
 use serde_json::{Value, json};

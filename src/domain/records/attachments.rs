@@ -1,5 +1,5 @@
-//! Documents attached to a tender, a bid, an award, a contract or a cancellation: who may
-//! attach them and when. One mechanism for all of them: versions, dates and addresses come
+//! Documents attached to a tender, a bid, an award, a contract, a cancellation or a claim: who
+//! may attach them and when. One mechanism for all of them: versions, dates and addresses come
 //! from [`DocumentRecord`]; only the windows differ.
 
 use super::complaint::{Actor, ComplaintStatus, Target};

@@ -1,4 +1,5 @@
-//! Documents of a tender, a bid, an award, a contract or a cancellation, with their versions.
+//! Documents of a tender, a bid, an award, a contract, a cancellation, a claim or a contract
+//! under management, with their versions.
 //!
 //! The client uploads the file to the document service (or another store) and registers it
 //! here by URL, or sends the file itself, which goes to the document service first. An address
