@@ -32,13 +32,11 @@ impl TenderWorld {
         }
     }
 
-    /// Sets the target's clock forward to `at` (never back). A running clock may pass `at` by
-    /// itself between the read and the move; the target then refuses the move, which is fine.
+    /// Sets the target's clock forward to `at` (never back). The move is asked at once, without
+    /// reading the clock first (a round trip saved on every move of a remote target): a clock
+    /// already past `at` refuses it, and a read then tells that this is fine.
     async fn set_clock(&mut self, at: OffsetDateTime) -> Result<(), String> {
         let target = self.target()?;
-        if target.clock_now().await? >= at {
-            return Ok(());
-        }
         let body = json!({"data": {"now": timestamps::format(at)}});
         // On a target that gives each broker a clock, the owner moves its own alone.
         let mover = match target.own_clock {
