@@ -188,3 +188,44 @@ fn switches_set_in_the_environment_take_what_people_write() {
         "{printed}"
     );
 }
+
+#[test]
+fn a_public_sandbox_without_tls_warns_that_credentials_cross_in_the_clear() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let brokers = dir.path().join("brokers.ini");
+    std::fs::write(&brokers, "[brokers]\nacme = acme-key\n").expect("written");
+    let key = rcgen::KeyPair::generate().expect("a key");
+    let cert = rcgen::CertificateParams::new(vec!["sandbox.example.test".to_owned()])
+        .and_then(|params| params.self_signed(&key))
+        .expect("a certificate");
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.pem()).expect("written");
+    std::fs::write(&key_path, key.serialize_pem()).expect("written");
+    let brokers = brokers.to_str().expect("a path");
+    let public = ["--sandbox", "--listen", "0.0.0.0:0", "--brokers", brokers];
+    let in_the_clear =
+        "credentials and participation addresses would cross the network in the clear";
+
+    let (code, printed) = run(&public, Duration::from_secs(10));
+    assert_eq!(code, None, "it serves: {printed}");
+    assert!(
+        printed.contains("WARN") && printed.contains(in_the_clear),
+        "{printed}"
+    );
+    let tls = [
+        "--tls-cert",
+        cert_path.to_str().expect("a path"),
+        "--tls-key",
+        key_path.to_str().expect("a path"),
+    ];
+    let behind_tls = ["--public-url", "https://sandbox.example.test"];
+    for more in [&tls[..], &behind_tls[..]] {
+        let args: Vec<&str> = public.iter().chain(more).copied().collect();
+        let (code, printed) = run(&args, Duration::from_secs(10));
+        assert_eq!(code, None, "it serves: {printed}");
+        assert!(!printed.contains(in_the_clear), "{more:?}: {printed}");
+    }
+    let (code, printed) = run(&["--tls-cert", tls[1]], Duration::from_secs(10));
+    assert_eq!(code, Some(2), "a certificate without its key: {printed}");
+    assert!(printed.contains("--tls-key"), "{printed}");
+}

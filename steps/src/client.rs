@@ -53,6 +53,9 @@ pub fn build(settings: &Settings) -> Result<Client, String> {
     if tls.insecure {
         builder = builder.tls_danger_accept_invalid_certs(true);
     }
+    if !settings.http2 {
+        builder = builder.http1_only();
+    }
     match (&tls.cert, &tls.key) {
         (None, None) => {}
         (None, Some(_)) => return Err("--key needs --cert, the certificate it belongs to".into()),

@@ -95,6 +95,11 @@ struct CertifyArgs {
     /// Private key (PEM) of --cert.
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
+    /// Offer HTTP/2 by ALPN over TLS (HTTP/1.1 otherwise). The scenarios then share one
+    /// connection: a target that drops a connection to fail one exchange (faults on demand)
+    /// fails every exchange in flight on it.
+    #[arg(long)]
+    http2: bool,
 }
 
 fn main() -> ExitCode {
@@ -142,6 +147,7 @@ fn main() -> ExitCode {
     settings.accelerator = args.accelerator;
     settings.fail_on_skip = args.fail_on_skip;
     settings.keep_clock = args.keep_clock;
+    settings.http2 = args.http2;
     settings.tls = TlsOptions {
         cacert: args.cacert,
         insecure: args.insecure,

@@ -87,6 +87,10 @@ pub struct Settings {
     pub tls: TlsOptions,
     /// The proxies to reach the target through, as the environment names them.
     pub proxies: Proxies,
+    /// `--http2`: offer HTTP/2 by ALPN over TLS (else HTTP/1.1 alone). Scenarios run side by
+    /// side then share one connection, so a target that drops a connection to fail one
+    /// exchange fails every exchange in flight on it.
+    pub http2: bool,
 }
 
 /// curl's TLS options.
@@ -214,6 +218,7 @@ impl Settings {
             progress: LiveOutput::Steps,
             tls: TlsOptions::default(),
             proxies: Proxies::from_env(),
+            http2: false,
         }
     }
 }
