@@ -44,8 +44,8 @@ struct Cli {
     /// Time zone of the service: input without an offset is read in it, output is shown in it.
     #[arg(long, env = "TENDER_TIMEZONE", default_value = "Europe/Kyiv")]
     timezone: String,
-    /// Public base address for Location headers and auction addresses
-    /// (default: taken from each request's Host header).
+    /// Public base address for Location headers and auction addresses, such as
+    /// https://sandbox.example.test behind a TLS proxy (default: each request's scheme and Host).
     #[arg(long, env = "TENDER_PUBLIC_URL")]
     public_url: Option<String>,
     /// Largest accepted request body, in bytes.
