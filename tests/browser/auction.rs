@@ -1,12 +1,11 @@
 //! The auction's participant page in a real browser: a bidder opens its `participationUrl`,
 //! gives its consent once, and in its turn posts a lower amount through the page's form; the
-//! page says it was accepted, and the auction's result awards the bidder at that amount.
+//! page says it was accepted, and the auction's result awards the bidder at that amount. The
+//! address with a wrong secret is a page saying it is not valid.
 
 use crate::webdriver::{Driver, Session};
-use crate::{browser, tender_body, testing_server, wait_for_text};
+use crate::{browser, screenshot, tender_body, testing_server, wait_for_text};
 use serde_json::{Value, json};
-use std::io::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// The auction's JSON interface beside the page at `address`.
@@ -142,11 +141,30 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     session.click(&place).await;
     let accepted = wait_for_text(&session, "alert.bids-form-alert", "Заявку прийнято").await;
     assert_eq!(accepted, "Заявку прийнято");
-    let shot = session.screenshot().await;
-    assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("auction.png");
-    std::fs::write(&path, shot).expect("the screenshot is written");
-    let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
+    screenshot(&session, "auction.png").await;
+
+    // The address with another secret: a page saying it is not valid, no bidding form.
+    session.goto(&address.replace("&hash=", "&hash=0")).await;
+    let refused = session
+        .wait_for("#invalid-address", Duration::from_secs(15))
+        .await;
+    let said = session.text(&refused).await;
+    assert!(
+        said.contains("This participation address is not valid"),
+        "{said}"
+    );
+    assert!(session.find("#BidsForm").await.is_none(), "no bidding form");
+    screenshot(&session, "auction-invalid.png").await;
+    let watch = session
+        .run("return document.getElementById('watch').href;")
+        .await;
+    assert_eq!(
+        watch.as_str(),
+        tender_link(&address)
+            .map(|page| format!("{page}?"))
+            .as_deref(),
+        "a link to the auction for anyone"
+    );
 
     // The dashboard shows the tender's auction stage, and links to its page.
     session.goto(&format!("{base}/#/tenders/{id}")).await;

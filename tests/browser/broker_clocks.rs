@@ -1,6 +1,7 @@
 //! The dashboard on a server where a broker keeps a clock of its own: a tender shows its own
-//! time, on its owner's clock; anyone may move that clock on a server its runner owns
-//! (`--testing`), and a broker signed in here may move no clock but its own.
+//! time, on its owner's clock, and the header names that clock its buttons move; anyone may
+//! move that clock on a server its runner owns (`--testing`), and a broker signed in here may
+//! move no clock but its own.
 
 use crate::webdriver::{Driver, Session};
 use crate::{browser, tender_body, testing_server, wait_for_text};
@@ -66,18 +67,59 @@ async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows()
     session.click(&jump).await;
     let status = wait_for_text(&session, "#tender-status", "active.tendering").await;
     assert_eq!(status, "active.tendering");
-    let server_clock: Value = client
-        .get(format!("{base}/testing/clock"))
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+
+    // The header shows the tender's clock, broker's, and its "+1 hour" moves that one.
+    let label = wait_for_text(&session, "#clock-label", "broker's clock").await;
+    assert_eq!(label, "broker's clock");
+    let clock_of = |who: Option<&'static str>| {
+        let client = client.clone();
+        let base = base.clone();
+        async move {
+            let mut path = format!("{base}/testing/clock");
+            if let Some(who) = who {
+                path = format!("{path}?broker={who}");
+            }
+            let answer: Value = client
+                .get(path)
+                .send()
+                .await
+                .expect("the server answers")
+                .json()
+                .await
+                .expect("JSON");
+            answer["data"]["now"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        }
+    };
+    let before = clock_of(Some("broker")).await;
+    let now = session.wait_for("#clock-now", Duration::from_secs(5)).await;
+    let shown = session.text(&now).await;
     assert!(
-        server_clock["data"]["now"]
-            .as_str()
-            .is_some_and(|now| now.starts_with("2026-11-23T09:00:00")),
+        shown.starts_with(&crate::short(&before)),
+        "{shown} for {before}"
+    );
+    let hour = session
+        .wait_for("#advance-hour", Duration::from_secs(5))
+        .await;
+    session.click(&hour).await;
+    let started = std::time::Instant::now();
+    let after = loop {
+        let now = clock_of(Some("broker")).await;
+        if now != before || started.elapsed() > Duration::from_secs(15) {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let moved = time::OffsetDateTime::parse(&after, &time::format_description::well_known::Rfc3339)
+        .expect("a moment")
+        - time::OffsetDateTime::parse(&before, &time::format_description::well_known::Rfc3339)
+            .expect("a moment");
+    assert_eq!(moved, time::Duration::hours(1), "{before} → {after}");
+    let server_clock = clock_of(None).await;
+    assert!(
+        server_clock.starts_with("2026-11-23T09:00:00"),
         "the server's clock stays: {server_clock}"
     );
 
@@ -110,6 +152,33 @@ async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows()
         session.text(&mine).await.starts_with("Your clock (broker1"),
         "{}",
         session.text(&mine).await
+    );
+    // The header still shows broker's clock, which is not broker1's to move.
+    assert_eq!(
+        wait_for_text(&session, "#clock-label", "broker's clock").await,
+        "broker's clock"
+    );
+    assert_eq!(
+        session
+            .run("return document.getElementById('clock-buttons').hidden;")
+            .await,
+        true,
+        "no buttons for a clock the viewer may not move"
+    );
+    assert_eq!(
+        wait_for_text(
+            &session,
+            "#clock-note",
+            "read-only: sign in as broker to move it"
+        )
+        .await,
+        "read-only: sign in as broker to move it"
+    );
+    // Back on the listing, the header shows broker1's own clock, its buttons move it.
+    session.goto(&format!("{base}/#/")).await;
+    assert_eq!(
+        wait_for_text(&session, "#clock-label", "Your clock (broker1)").await,
+        "Your clock (broker1)"
     );
     session.close().await;
     drop(driver);

@@ -2,13 +2,16 @@
 //! Chromium, driven through chromedriver, follows a tender the test created and moves the
 //! server clock with the dashboard's own buttons: a day on, then to the dates the tender names,
 //! past the end of tendering and past the award's stand-still, where the tender waits with no
-//! next check of its own.
+//! next check of its own; its signed contract, terminated under contract management, stays
+//! `active` in the tender and says where it is managed. `faces.rs`: an empty server, the icon
+//! and a sign-in under a name the server does not know.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
 
 mod auction;
 mod broker_clocks;
+mod faces;
 mod webdriver;
 
 use serde_json::{Value, json};
@@ -45,7 +48,10 @@ pub(crate) async fn testing_server() -> (tender_registry::RunningServer, String)
 }
 
 /// Chromium and chromedriver; without them `None`, said on stderr (and a failure under CI).
+/// Every test calls it first, so it also gives the test's HTTP clients their crypto provider
+/// (ring, the server's), which reqwest does not pick by itself.
 pub(crate) fn browser() -> Option<(String, String)> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let (Some(chromium), Some(chromedriver)) = (
         binary("CHROMIUM", "/usr/bin/chromium"),
         binary("CHROMEDRIVER", "/usr/bin/chromedriver"),
@@ -86,6 +92,20 @@ pub(crate) fn tender_body() -> Value {
             "deliveryAddress": {"countryName": "Україна", "postalCode": "79000", "region": "м. Київ", "streetAddress": "вул. Банкова 1", "locality": "м. Київ"}
         }]
     }})
+}
+
+/// Keeps a picture of the page as `name` in the target's tmp directory, to look at.
+pub(crate) async fn screenshot(session: &Session, name: &str) {
+    let shot = session.screenshot().await;
+    assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, shot).expect("the screenshot is written");
+    let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
+}
+
+/// A timestamp as the dashboard shortens it: `2026-11-23 10:00`.
+pub(crate) fn short(timestamp: &str) -> String {
+    timestamp.get(..16).unwrap_or(timestamp).replace('T', " ")
 }
 
 /// Waits until `element`'s text is `expected`, answering the last text seen.
@@ -239,6 +259,36 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     .await;
     let status = wait_for_text(&session, "#tender-status", "active.qualification").await;
     assert_eq!(status, "active.qualification");
+    // The header names the clock its buttons move: the server's, which is broker's too.
+    let label = wait_for_text(
+        &session,
+        "#clock-label",
+        "Server time (also broker's clock)",
+    )
+    .await;
+    assert_eq!(label, "Server time (also broker's clock)");
+
+    // A pending award's stand-still has no end yet: the page says when it gets one.
+    let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
+    let opened = tender["awards"][0]["complaintPeriod"]["startDate"]
+        .as_str()
+        .expect("a pending award's complaint period")
+        .to_string();
+    assert!(tender["awards"][0]["complaintPeriod"]["endDate"].is_null());
+    let pending = session
+        .wait_for(".stand-still", Duration::from_secs(15))
+        .await;
+    session
+        .run("document.querySelector('.stand-still').scrollIntoView({block: 'center'});")
+        .await;
+    screenshot(&session, "dashboard-pending.png").await;
+    assert_eq!(
+        session.text(&pending).await,
+        format!(
+            "complaints open since {}; the stand-still's end is set when the award is decided",
+            short(&opened)
+        )
+    );
 
     // Approved, the tender has no next check: only the stand-still's end, a date the award
     // names, is offered, and once past it the owner signs.
@@ -270,11 +320,17 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
             Duration::from_secs(15),
         )
         .await;
-    let shot = session.screenshot().await;
-    assert!(shot.starts_with(b"\x89PNG"), "the screenshot is no PNG");
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dashboard.png");
-    std::fs::write(&path, shot).expect("the screenshot is written");
-    let _ = writeln!(std::io::stderr(), "screenshot: {}", path.display());
+    let decided = wait_for_text(
+        &session,
+        ".stand-still",
+        &format!("stand-still until {}", short(&stand_still)),
+    )
+    .await;
+    assert_eq!(
+        decided,
+        format!("stand-still until {}", short(&stand_still))
+    );
+    screenshot(&session, "dashboard.png").await;
     jump(stand_still.clone()).await;
     let started = Instant::now();
     let contract = read(format!("{base}/api/2.3/tenders/{id}")).await["contracts"][0]["id"]
@@ -304,9 +360,65 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let link = session
         .wait_for("a.contract-link", Duration::from_secs(15))
         .await;
+    assert_eq!(
+        session.text(&link).await,
+        "under contract management: active"
+    );
     session.click(&link).await;
     let status = wait_for_text(&session, "#contract-status", "active").await;
     assert_eq!(status, "active", "the contract's page shows it");
+
+    // Terminated under contract management: the tender keeps it `active`, as upstream does,
+    // and says what contract management holds.
+    let credentials: Value = client
+        .patch(format!("{base}/api/2.3/contracts/{contract}/credentials"))
+        .basic_auth("broker", Some(""))
+        .header("X-Access-Token", &token)
+        .header("Content-Type", "application/json")
+        .send()
+        .await
+        .expect("the server answers")
+        .json()
+        .await
+        .expect("JSON");
+    let own = credentials["access"]["token"]
+        .as_str()
+        .expect("the contract's token");
+    let terminated = client
+        .patch(format!("{base}/api/2.3/contracts/{contract}"))
+        .basic_auth("broker", Some(""))
+        .header("X-Access-Token", own)
+        .json(&json!({"data": {"status": "terminated", "amountPaid": {"amount": 480}}}))
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(terminated.status(), 200);
+    let status = wait_for_text(&session, "#contract-status", "terminated").await;
+    assert_eq!(status, "terminated");
+    session.goto(&format!("{base}/#/tenders/{id}")).await;
+    let managed = wait_for_text(
+        &session,
+        "a.contract-link",
+        "under contract management: terminated",
+    )
+    .await;
+    assert_eq!(managed, "under contract management: terminated");
+    session
+        .run("document.querySelector('a.contract-link').scrollIntoView({block: 'center'});")
+        .await;
+    screenshot(&session, "dashboard-contract.png").await;
+    let line = session
+        .run("return document.querySelector('a.contract-link').closest('li').textContent;")
+        .await;
+    assert!(
+        line.as_str()
+            .is_some_and(|l| l.contains(" active ") && l.contains("480 UAH")),
+        "the tender's own record of the contract: {line}"
+    );
+    assert_eq!(
+        read(format!("{base}/api/2.3/tenders/{id}")).await["contracts"][0]["status"],
+        "active"
+    );
 
     session.close().await;
     drop(driver);

@@ -1,5 +1,6 @@
 //! Just enough of the W3C WebDriver protocol to drive chromedriver: a session, navigation,
-//! finding and clicking elements, reading text, running a script and a screenshot.
+//! finding and clicking elements, reading text, running a script (or one that answers later)
+//! and a screenshot.
 
 use base64::Engine;
 use serde_json::{Value, json};
@@ -191,6 +192,16 @@ impl Session {
         self.call(
             reqwest::Method::POST,
             "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+        .await
+    }
+
+    /// Runs `script` in the page and answers what it passes to its callback, the last argument.
+    pub async fn run_async(&self, script: &str) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            "/execute/async",
             Some(json!({"script": script, "args": []})),
         )
         .await

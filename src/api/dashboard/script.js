@@ -18,6 +18,8 @@ const state = {
   olderOffset: null,  // next_page.offset of the last page loaded
   tender: null,       // the tender shown, as the API represents it
   contract: null,     // the contract under management shown, or null
+  managed: new Map(), // id -> the shown tender's contract as contract management holds it
+  listLoaded: false,  // whether the listing has answered once
   shownKey: "",       // what the tender page was last drawn from
 };
 
@@ -78,9 +80,9 @@ function relative(when, from) {
   return past ? parts.join(" ") + " ago" : "in " + parts.join(" ");
 }
 
-/** The signed-in broker's HTTP Basic credentials as headers (none for an anonymous viewer). */
-function authHeaders() {
-  const v = state.viewer;
+/** A broker's HTTP Basic credentials as headers: the signed-in one's by default, none if none. */
+function authHeaders(viewer) {
+  const v = viewer === undefined ? state.viewer : viewer;
   if (!v) return {};
   let raw = "";
   new TextEncoder().encode(v.name + ":" + (v.password || "")).forEach((b) => { raw += String.fromCharCode(b); });
@@ -114,8 +116,56 @@ async function loadClock() {
   if (state.viewer && state.clock.testing) {
     const mine = await getJson("/testing/clock", authHeaders());
     if (mine.status === 200 && mine.body) state.viewerClock = mine.body.data;
+    // The server knows no broker of this name (any more): the viewer is anonymous again.
+    else if (mine.status === 403) forgetViewer(unknownName(state.viewer.name));
   }
   drawClock();
+}
+
+function unknownName(name) {
+  return "No broker named \u201c" + name + "\u201d is known here: not signed in.";
+}
+
+function showSignInProblem(text) {
+  const p = $("sign-in-problem");
+  p.textContent = text || "";
+  p.hidden = !text;
+}
+
+/** Signs in as `name` once the server knows it: the clock API refuses a name it does not (403). */
+async function signIn(name, password) {
+  const viewer = { name, password };
+  const { status, body } = await getJson("/testing/clock", authHeaders(viewer));
+  if (status === 403) {
+    showSignInProblem(unknownName(name));
+    $("viewer-password").value = "";
+    return;
+  }
+  if (status !== 200 || !body) {
+    const e = body && body.errors && body.errors[0];
+    showSignInProblem("Not signed in: " + (e ? e.description : "the server answered " + status));
+    return;
+  }
+  // The name the server knows the broker by (its key may differ).
+  viewer.shown = (body.data && body.data.broker) || name;
+  state.viewer = viewer;
+  sessionStorage.setItem("viewer", JSON.stringify(viewer));
+  showSignInProblem("");
+  $("viewer-password").value = "";
+  state.shownKey = "";
+  await refresh();
+}
+
+function forgetViewer(problem) {
+  state.viewer = null;
+  state.viewerClock = null;
+  sessionStorage.removeItem("viewer");
+  showSignInProblem(problem);
+  state.shownKey = "";
+}
+
+function viewerName() {
+  return state.viewer ? state.viewer.shown || state.viewer.name : "";
 }
 
 /** The clock the tender lives on: its owner's (the server's until the owner moved its own). */
@@ -131,29 +181,57 @@ function tenderNow() {
   return state.tenderClock ? ms(state.tenderClock.now) : state.clock.now;
 }
 
+/** Whether the page shows a tender, and the clock it lives on is known. */
+function tenderInView() {
+  const t = state.tender;
+  return !!(t && state.tenderClock && selectedId() === t.id);
+}
+
+/**
+ * The clock the header shows and its buttons move: on a tender's page the one the tender lives
+ * on (its owner's); elsewhere the signed-in broker's own, or the server's.
+ */
+function clockInView() {
+  const c = state.clock, mine = state.viewerClock;
+  if (tenderInView()) {
+    const tc = state.tenderClock, owner = tc.broker || state.tender.owner;
+    const label = tc.own ? owner + "'s clock" : tc.broker ? "Server time (also " + owner + "'s clock)" : "Server time";
+    return { label, text: tc.now, frozen: tc.frozen, movable: tc.movable, server: !tc.own };
+  }
+  if (mine) return { label: "Your clock (" + viewerName() + ")", text: mine.now, frozen: mine.frozen, movable: mine.movable, server: false };
+  return { label: "Server time", text: c.text, frozen: c.frozen, movable: c.movable, server: true };
+}
+
+/** Moves the clock the header shows. */
+function moveClockInView(data) {
+  return tenderInView() ? moveTenderClock(data) : moveClock(data);
+}
+
 function drawClock() {
   const c = state.clock;
-  $("clock-now").textContent = c.testing ? shortTime(c.text) + " " + c.text.slice(26) : new Date(c.now).toUTCString();
+  const shown = clockInView();
+  $("clock-label").textContent = shown.label;
+  $("clock-now").textContent = c.testing ? shortTime(shown.text) + " " + shown.text.slice(26) : new Date(c.now).toUTCString();
   const badge = $("clock-state");
-  badge.textContent = c.frozen ? "frozen" : "running";
-  badge.className = "badge" + (c.frozen ? " frozen" : "");
-  // The buttons move the viewer's own clock (a signed-in broker's) or, anonymously, the server's.
+  badge.textContent = shown.frozen ? "frozen" : "running";
+  badge.className = "badge" + (shown.frozen ? " frozen" : "");
   const mine = state.viewerClock;
-  const movable = mine ? mine.movable : c.movable;
-  $("clock-buttons").hidden = !c.testing || !movable;
-  const frozen = mine ? mine.frozen : c.frozen;
-  $("freeze").textContent = frozen ? "Release" : "Freeze";
-  $("viewer-clock").textContent = mine
-    ? "Your clock (" + state.viewer.name + (mine.own ? ", your own" : ", the server's until you move it") + "): " + shortTime(mine.now) + (mine.frozen ? " · frozen" : "")
+  $("clock-buttons").hidden = !c.testing || !shown.movable;
+  $("freeze").textContent = shown.frozen ? "Release" : "Freeze";
+  $("viewer-clock").textContent = mine && tenderInView()
+    ? "Your clock (" + viewerName() + (mine.own ? ", your own" : ", the server's until you move it") + "): " + shortTime(mine.now) + (mine.frozen ? " · frozen" : "")
     : "";
+  const owner = tenderInView() ? state.tenderClock.broker || state.tender.owner : "";
   $("clock-note").textContent = !c.testing ? "read-only: start the server with --testing to move it"
-    : !movable ? "read-only: sign in as a broker to move your own clock" : "";
+    : !shown.movable ? (owner ? "read-only: sign in as " + owner + " to move it" : "read-only: sign in as a broker to move your own clock")
+    : !shown.server ? "server time " + shortTime(c.text) : "";
   $("viewer-name").hidden = $("viewer-password").hidden = $("sign-in").hidden = !!state.viewer;
   $("sign-out").hidden = !state.viewer;
+  $("sign-out").textContent = state.viewer ? "Sign out " + viewerName() : "Sign out";
   $("viewer-form").hidden = !c.testing;
-  const next = state.tender && state.tender.next_check;
+  const next = tenderInView() && state.tender.next_check;
   const jump = $("jump-next");
-  jump.disabled = !next || ms(next) <= tenderNow() || !(state.tenderClock && state.tenderClock.movable);
+  jump.disabled = !next || ms(next) <= tenderNow() || !state.tenderClock.movable;
   jump.title = next ? "to " + next : "open a tender that has a next check";
 }
 
@@ -174,10 +252,10 @@ async function moveClock(data) {
   await refresh();
 }
 
-/** Moves the clock the shown tender lives on to `now`: its owner's, when the viewer may. */
-function moveTenderClock(now) {
+/** Moves the clock the shown tender lives on (`data` as the clock API takes it): its owner's. */
+function moveTenderClock(data) {
   const tc = state.tenderClock;
-  const data = { now };
+  data = { ...data };
   // Anonymously (the server's owner, --testing) a broker's own clock is named.
   if (!state.viewer && tc && tc.own) data.broker = tc.broker;
   return moveClock(data);
@@ -199,6 +277,7 @@ async function loadNewest() {
   for (const [id, row] of state.rows) if (!fresh.has(id)) fresh.set(id, row);
   state.rows = new Map([...fresh.entries()].sort((a, b) => (a[1].dateModified < b[1].dateModified ? 1 : -1)));
   if (state.olderOffset === null) state.olderOffset = body.data.length === 100 ? body.next_page.offset : "";
+  state.listLoaded = true;
 }
 
 async function loadOlder() {
@@ -233,6 +312,12 @@ function drawList() {
     h("td", { class: "note" }, shortTime(r.dateModified)),
   )));
   $("list-count").textContent = shown.length + " of " + rows.length + " loaded";
+  const empty = state.listLoaded && !shown.length;
+  $("tenders").hidden = empty;
+  $("list-empty").hidden = !empty;
+  $("list-empty").textContent = !empty ? ""
+    : rows.length ? "No tender loaded matches these filters."
+    : "No tenders yet: a tender shows here once a broker publishes it through the API.";
   $("more").hidden = !state.olderOffset;
 }
 
@@ -319,7 +404,7 @@ function drawTimeline(t) {
       h("div", { class: "name", title: l.name }, l.name),
       h("div", { class: "track" },
         h("div", { class: cls, style: "left:" + at(start) + ";width:calc(" + at(end) + " - " + at(start) + ")",
-          title: shortTime(l.period.startDate) + " → " + shortTime(l.period.endDate) })));
+          title: shortTime(l.period.startDate) + " → " + (shortTime(l.period.endDate) || "not set yet") })));
   });
   const overlay = h("div", { style: "position:absolute;top:0;bottom:0;left:11rem;right:0;pointer-events:none" },
     h("div", { class: "now-line", style: "left:" + at(now) }, h("span", {}, "now")),
@@ -364,7 +449,7 @@ function drawJumps(t) {
   if (!targets.length) return h("p", { class: "note" }, "No date ahead to jump to.");
   return h("div", { class: "jumps" }, "Jump to: ", targets.map((x) =>
     h("button", { type: "button", class: "jump", "data-when": x.when, title: "a second past " + x.when,
-      onclick: () => moveTenderClock(new Date(ms(x.when) + 1000).toISOString()) },
+      onclick: () => moveTenderClock({ now: new Date(ms(x.when) + 1000).toISOString() }) },
       x.label + " (" + shortTime(x.when) + ")")));
 }
 
@@ -383,6 +468,41 @@ function history(t) {
   if (!seen.has(t.status)) steps.push([t.status, t.dateModified]);
   return h("ol", { class: "history" }, steps.map(([s, when]) =>
     h("li", {}, h("span", { class: "status" }, s), " since ", shortTime(when))));
+}
+
+/** An award's stand-still: its end once the award is decided; before, only its start. */
+function standStill(a) {
+  const p = a.complaintPeriod;
+  if (p && p.endDate) return h("span", { class: "note stand-still" }, " stand-still until " + shortTime(p.endDate));
+  if (p && p.startDate) {
+    return h("span", { class: "note stand-still" },
+      " complaints open since " + shortTime(p.startDate) + "; the stand-still's end is set when the award is decided");
+  }
+  return null;
+}
+
+/**
+ * A contract of the tender as the tender keeps it (upstream leaves it `active` once signed),
+ * and, once contract management holds it, its status there and a link to it.
+ */
+function contractLine(c) {
+  const m = state.managed.get(c.id);
+  return [c.contractID || c.id, " ", h("span", { class: "status" }, c.status), " ", money(c.value),
+    m ? h("span", { class: "managed" }, " · ",
+      h("a", { href: "#/contracts/" + encodeURIComponent(c.id), class: "contract-link",
+        title: "the tender keeps the contract as signed; contract management holds it since" },
+      "under contract management: ", h("span", { class: "status managed-status" }, m.status))) : null];
+}
+
+/** The tender's signed contracts that contract management holds, as it holds them now. */
+async function loadManaged(t) {
+  const managed = new Map();
+  for (const c of t.contracts || []) {
+    if (c.status !== "active") continue;
+    const { status, body } = await getJson(API + "/contracts/" + encodeURIComponent(c.id));
+    if (status === 200 && body && body.data) managed.set(c.id, body.data);
+  }
+  state.managed = managed;
 }
 
 function money(v) {
@@ -433,11 +553,8 @@ function drawTender() {
         h("div", {}, q.answer ? "Answer: " + q.answer : h("span", { class: "note" }, "not answered"))]),
       records("Lots", t.lots, (l) => [h("strong", {}, l.title || l.id), " ", h("span", { class: "status" }, l.status || ""), " ", money(l.value)]),
       records("Bids", t.bids, (b) => [names(b.tenderers), " ", money(b.value), " ", h("span", { class: "status" }, b.status || "")]),
-      records("Awards", t.awards, (a) => [h("span", { class: "status" }, a.status), " ", names(a.suppliers), " ", money(a.value),
-        a.complaintPeriod ? h("span", { class: "note" }, " stand-still until " + shortTime(a.complaintPeriod.endDate)) : null]),
-      records("Contracts", t.contracts, (c) => [c.status === "active" && t.status === "complete"
-        ? h("a", { href: "#/contracts/" + encodeURIComponent(c.id), class: "contract-link" }, c.contractID || c.id)
-        : c.contractID || c.id, " ", h("span", { class: "status" }, c.status), " ", money(c.value)]),
+      records("Awards", t.awards, (a) => [h("span", { class: "status" }, a.status), " ", names(a.suppliers), " ", money(a.value), standStill(a)]),
+      records("Contracts", t.contracts, contractLine),
       records("Cancellations", t.cancellations, (c) => [h("span", { class: "status" }, c.status), " ", c.reason || ""]),
       records("Claims", t.complaints, (c) => [h("span", { class: "status" }, c.status), " ", c.title || "",
         c.resolution ? h("span", { class: "note" }, " — " + c.resolution) : null])),
@@ -511,10 +628,12 @@ async function refresh() {
       await loadTender(id);
       await loadTenderClock(state.tender);
       if (state.tender) await loadAuctions(state.tender);
+      if (state.tender) await loadManaged(state.tender);
       // Redrawn only when the tender, its auctions or the clock changed, so an open <details>
       // stays open.
       const stages = (state.auctions || []).map((a) => a.auction.status + (a.auction.stage && a.auction.stage.index)).join(",");
-      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now + "|" + tenderNow() + "|" + stages;
+      const managed = [...state.managed.values()].map((m) => m.id + m.status + m.dateModified).join(",");
+      const key = id + "|" + (state.tender && state.tender.dateModified) + "|" + state.clock.now + "|" + tenderNow() + "|" + stages + "|" + managed;
       if (key !== state.shownKey) { state.shownKey = key; drawTender(); }
     } else {
       state.tender = null;
@@ -530,10 +649,10 @@ async function refresh() {
 }
 
 function start() {
-  $("advance-hour").addEventListener("click", () => moveClock({ advance: "PT1H" }));
-  $("advance-day").addEventListener("click", () => moveClock({ advance: "P1D" }));
-  $("jump-next").addEventListener("click", () => state.tender && state.tender.next_check && moveTenderClock(state.tender.next_check));
-  $("freeze").addEventListener("click", () => moveClock({ frozen: !(state.viewerClock || state.clock).frozen }));
+  $("advance-hour").addEventListener("click", () => moveClockInView({ advance: "PT1H" }));
+  $("advance-day").addEventListener("click", () => moveClockInView({ advance: "P1D" }));
+  $("jump-next").addEventListener("click", () => tenderInView() && state.tender.next_check && moveTenderClock({ now: state.tender.next_check }));
+  $("freeze").addEventListener("click", () => moveClockInView({ frozen: !clockInView().frozen }));
   try {
     state.viewer = JSON.parse(sessionStorage.getItem("viewer") || "null");
   } catch (e) {
@@ -543,15 +662,10 @@ function start() {
     e.preventDefault();
     const name = $("viewer-name").value.trim();
     if (!name) return;
-    state.viewer = { name, password: $("viewer-password").value };
-    sessionStorage.setItem("viewer", JSON.stringify(state.viewer));
-    state.shownKey = "";
-    refresh();
+    signIn(name, $("viewer-password").value);
   });
   $("sign-out").addEventListener("click", () => {
-    state.viewer = null;
-    sessionStorage.removeItem("viewer");
-    state.shownKey = "";
+    forgetViewer("");
     refresh();
   });
   $("filter-status").addEventListener("change", drawList);
