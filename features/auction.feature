@@ -5,11 +5,11 @@ Feature: Auction
 
   The auction is held live, as upstream's auction service held it: after a pause, three rounds
   in which each bidder in turn, the dearest first, may lower its price to at most its own amount
-  less the minimal step; a post stays private until its turn ends, the last one counts, -1
-  withdraws it; the lowest price (by the normalised price where features weigh) is awarded. The
-  live scenarios drive the JSON interface beside the auction's page through each bidder's
-  participationUrl (`…/state`, `…/bids`). On an accelerated sandbox a scenario that holds no
-  live auction asks for "quick(mode:fast-forward)"; one tagged @live-auction holds it at its
+  less the minimal step (not the leader's); a post stays private until its turn ends, the last
+  one counts, -1 withdraws it; the lowest price (by the normalised price where features weigh) is
+  awarded. The live scenarios drive the JSON interface beside the auction's page through each
+  bidder's participationUrl (`…/state`, `…/bids`). On an accelerated sandbox a scenario that holds
+  no live auction asks for "quick(mode:fast-forward)"; one tagged @live-auction holds it at its
   real length, which a run without a clock control API waits for only within its budget.
 
   Rule: Two sealed bids take the tender into its auction
@@ -91,6 +91,17 @@ Feature: Auction
       Then the response status is 200
       When the auction reaches the second bidder's turn in round 1
       Then the auction shows the first bidder's round 1 amount as 95% of the tender's value
+      When the auction ends
+      Then the pending award is for the second bidder at 90% of the tender's value
+
+    @upstream @clock @serial @live-auction
+    Scenario: A bidder may post above the leader's amount less the step, within its own limit
+      When the auction reaches the first bidder's turn in round 1
+      Then 92% of the tender's value lies above the leader's amount less the minimal step and within the first bidder's own limit
+      When the first bidder bids 92% of the tender's value in the auction
+      Then the response status is 200
+      When the auction reaches the second bidder's turn in round 1
+      Then the auction shows the first bidder's round 1 amount as 92% of the tender's value
       When the auction ends
       Then the pending award is for the second bidder at 90% of the tender's value
 

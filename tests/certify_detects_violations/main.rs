@@ -5,9 +5,9 @@
 //! rewriting answers (shapes, later reads, paging). Every mutant must make the run fail with a
 //! rule named in the report; the same proxy breaking nothing must pass every `@spec` scenario;
 //! hiding the clock control API must make the harness wait in real time. Contract management
-//! is upstream's, stated by no rule of the spec: its mutants are judged by the `@upstream
-//! @contracting` scenarios run with `--strict`, which the proxy breaking nothing passes too,
-//! and must make one of them fail.
+//! and the live auction are upstream's, stated by no rule of the spec: their mutants are judged
+//! by the `@upstream @contracting` or `@upstream @live-auction` scenarios run with `--strict`,
+//! which the proxy breaking nothing passes too, and must make one of them fail.
 use std::{
     collections::{HashMap, HashSet},
     sync::Mutex,
@@ -27,7 +27,7 @@ use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
 mod mutants;
 mod proxy;
 
-use mutants::{Mutant, contracting, forward, mutant, mutants, untouched};
+use mutants::{Mutant, contracting, forward, live_auction, mutant, mutants, untouched};
 use proxy::{Answer, Memory, Proxy, Route};
 
 /// The built-in server, started in-process with its clock control API.
@@ -62,6 +62,8 @@ struct Front {
 }
 
 async fn front(upstream: String, mutant: &Mutant) -> Front {
+    // ring, the provider of the server and the certifier; the first call in a process installs it.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
         .try_bind()
         .await
@@ -237,6 +239,22 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
 async fn a_transparent_proxy_passes_contract_management_strictly() {
     let upstream = server().await;
     let transparent = contracting(0, "", "nothing", "@contracting", forward, untouched);
+    let front = front(upstream.base_url(), &transparent).await;
+    let (report, _) = certify(&front.base_url, &tags_for(&transparent), |s| {
+        s.strict = true
+    })
+    .await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert_eq!(report.counts().skipped, 0, "{}", report.terminal_summary());
+    assert!(report.counts().passed >= 7, "{}", report.terminal_summary());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transparent_proxy_passes_the_live_auction_strictly() {
+    let upstream = server().await;
+    let transparent = live_auction(0, "", "nothing", "@auction and @live-auction", forward);
     let front = front(upstream.base_url(), &transparent).await;
     let (report, _) = certify(&front.base_url, &tags_for(&transparent), |s| {
         s.strict = true

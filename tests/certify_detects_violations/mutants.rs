@@ -150,10 +150,10 @@ fn is_get_of_tender(req: &Req) -> bool {
 
 // ---- the mutants ----
 
-/// One injected violation of the spec, or of upstream's contract management.
+/// One injected violation of the spec, or of upstream's contract management or live auction.
 pub struct Mutant {
     /// 1 refusals, 2 answers versus store, 3 later reads, 4 spec rules, 5 shapes, 6 paging,
-    /// 7 time running back, 8 rules of contract management.
+    /// 7 time running back, 8 rules of contract management, 9 rules of the live auction.
     pub class: u8,
     pub endpoint: &'static str,
     pub what: &'static str,
@@ -161,10 +161,11 @@ pub struct Mutant {
     /// that no other certification writes to.
     pub alone: bool,
     /// The scenarios that should catch it, besides `@spec` (and `not @clock` unless `alone`),
-    /// or besides `@upstream` for a mutant of contract management.
+    /// or besides `@upstream` for a mutant of contract management or the live auction.
     pub tags: &'static str,
-    /// Whether the `@upstream` scenarios of contract management judge it, run with
-    /// `--strict`: what it breaks is upstream's behaviour, which no `@spec` scenario states.
+    /// Whether `@upstream` scenarios judge it, run with `--strict`: what it breaks is
+    /// upstream's behaviour (contract management, the live auction), which no `@spec` scenario
+    /// states.
     pub upstream: bool,
     pub request: proxy::RequestHook,
     pub response: proxy::ResponseHook,
@@ -205,6 +206,93 @@ pub const fn contracting(
         upstream: true,
         ..mutant(class, endpoint, what, true, tags, request, response)
     }
+}
+
+/// A mutant of the live auction: its scenarios move the clock, so it gets a server of its own,
+/// and the `@upstream @live-auction` scenarios judge it. Its answers show the auction's
+/// addresses on the proxy, so that the bidders' reads and posts there pass through it.
+pub const fn live_auction(
+    class: u8,
+    endpoint: &'static str,
+    what: &'static str,
+    tags: &'static str,
+    request: proxy::RequestHook,
+) -> Mutant {
+    Mutant {
+        upstream: true,
+        ..mutant(
+            class,
+            endpoint,
+            what,
+            true,
+            tags,
+            request,
+            auction_through_proxy,
+        )
+    }
+}
+
+/// Shows the auction's addresses in an answer on the proxy's host, where the server showed its
+/// own.
+pub fn auction_through_proxy(_: &Memory, req: &Req, a: &mut Answer) {
+    if let Some(host) = req
+        .header("x-proxy-host")
+        .and_then(|h| String::from_utf8(h).ok())
+    {
+        a.body = on_host(&a.body, &host, "/auctions/");
+    }
+}
+
+/// `body` with every `http://…` address whose path starts with `path` moved to `host`.
+fn on_host(body: &str, host: &str, path: &str) -> String {
+    const SCHEME: &str = "http://";
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find(SCHEME) {
+        out.push_str(&rest[..at + SCHEME.len()]);
+        let address = &rest[at + SCHEME.len()..];
+        let end = address.find('/').unwrap_or(address.len());
+        let (authority, tail) = address.split_at(end);
+        if tail.starts_with(path) && !authority.contains(['"', ' ']) {
+            out.push_str(host);
+            rest = tail;
+        } else {
+            rest = address;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The bidder's own view of the auction (`…/state` with the post's query) for a post to the
+/// live auction (`POST /auctions/{id}/bids?…`).
+fn auction_post_view(req: &Req) -> Option<String> {
+    if req.method != "POST" || !req.path.starts_with("/auctions/") {
+        return None;
+    }
+    let page = req.path.strip_suffix("/bids")?;
+    let mut view = req.clone();
+    view.path = format!("{page}/state");
+    Some(view.path_and_query())
+}
+
+/// In the bidder's turn, a post above the leader's amount less the minimal step, refused as
+/// the server refuses one above the bidder's own amount less the step.
+fn above_the_leader_less_the_step(req: &Req, view: Value) -> Option<Answer> {
+    let bid = req.data()["bid"].as_f64().filter(|b| *b > 0.0)?;
+    let step = view["minimalStep"]["amount"].as_f64()?;
+    let leader = view["results"]
+        .as_array()?
+        .iter()
+        .filter_map(|r| r["amount"].as_f64())
+        .reduce(f64::min)?;
+    (view["participant"]["turn"] == true && bid > leader - step).then(|| {
+        Answer::json(
+            422,
+            json!({"status": "error", "errors": [
+                {"location": "body", "name": "bid", "description": "Too high value"}]}),
+        )
+    })
 }
 
 pub fn mutants() -> Vec<Mutant> {
@@ -1531,7 +1619,25 @@ pub fn mutants() -> Vec<Mutant> {
     ]
     .into_iter()
     .chain(contracting_mutants())
+    .chain(live_auction_mutants())
     .collect()
+}
+
+/// The mutants of the live auction's turn rules.
+fn live_auction_mutants() -> Vec<Mutant> {
+    vec![live_auction(
+        9,
+        "POST /auctions/{id}/bids",
+        "a post is limited by the leader's amount less the step, not the bidder's own",
+        "@auction and @live-auction",
+        |_, r| match auction_post_view(r) {
+            Some(read) => Route::AnswerFromRead {
+                read,
+                answer: above_the_leader_less_the_step,
+            },
+            None => Route::Forward,
+        },
+    )]
 }
 
 /// The mutants of contract management after signing.

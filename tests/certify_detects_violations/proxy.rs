@@ -402,6 +402,12 @@ pub enum Route {
         read: String,
         make: fn(&Req, Value) -> Option<Value>,
     },
+    /// Answered by `answer` from a read of `read` (sent with the request's credentials), or
+    /// forwarded when it declines or the read fails.
+    AnswerFromRead {
+        read: String,
+        answer: fn(&Req, Value) -> Option<Answer>,
+    },
     /// Forwarded once `edit` has changed it from a read of `read` (sent with the request's
     /// credentials); forwarded unchanged when the read fails.
     EditFromRead {
@@ -489,6 +495,16 @@ impl Proxy {
                     .and_then(|read| make(&original, read));
                 match data {
                     Some(data) => Answer::json(200, json!({ "data": data })),
+                    None => self.send(&req).await,
+                }
+            }
+            Route::AnswerFromRead { read, answer } => {
+                let decided = self
+                    .read(&req, &read)
+                    .await
+                    .and_then(|read| answer(&original, read));
+                match decided {
+                    Some(answer) => answer,
                     None => self.send(&req).await,
                 }
             }

@@ -256,6 +256,47 @@ async fn reaches_turn(
     }
 }
 
+/// Upstream's turn rule sets the limit by the bidder's own amount at the start of its turn, not
+/// by the leader's: this checks that `percent` % of the value tells the two apart, from the
+/// auction as the bidder sees it in its turn (its `max`, the lowest amount standing, the step).
+#[then(
+    regex = r"^(\d+)% of the tender's value lies above the leader's amount less the minimal step and within the (first|second|third) bidder's own limit$"
+)]
+async fn between_leader_and_own_limit(
+    w: &mut TenderWorld,
+    percent: u64,
+    bidder: String,
+) -> Result<(), String> {
+    let bidder = place_of(&bidder)?;
+    let amount = share(w, percent, None)?;
+    let (_, own, _) = own_view(w, bidder, None).await?;
+    let figures = (
+        own.pointer("/participant/max").and_then(Value::as_f64),
+        own.pointer("/minimalStep/amount").and_then(Value::as_f64),
+        own["results"].as_array().and_then(|rows| {
+            rows.iter()
+                .filter_map(|r| r["amount"].as_f64())
+                .reduce(f64::min)
+        }),
+    );
+    let (Some(limit), Some(step), Some(leader)) = figures else {
+        return Err(format!(
+            "bidder {}'s view of the auction in its turn shows no max, minimalStep or results: {}",
+            bidder + 1,
+            short(&own.to_string())
+        ));
+    };
+    if amount > leader - step && amount <= limit {
+        Ok(())
+    } else {
+        Err(format!(
+            "{amount} does not lie above the leader's {leader} less the step {step} and within bidder {}'s limit {limit}: {}",
+            bidder + 1,
+            short(&own.to_string())
+        ))
+    }
+}
+
 #[when(
     regex = r"^the (first|second|third) bidder bids (\d+)% of the (?:tender's|lot's) value in the auction(?: of lot (\d+))?$"
 )]
