@@ -591,13 +591,13 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             "/testing/faults",
             vec![
                 get("testing", "Fault rules")
+                    .errors(&[403])
                     .ok_list("FaultRule")
                     .only_with(&["--testing", "--sandbox"]),
                 post("testing", "Add a fault rule")
                     .body("FaultRuleInput")
                     .created("FaultRule", false)
                     .only_with(&["--testing", "--sandbox"]),
-                    .errors(&[403])
                 delete("testing", "Remove every fault rule")
                     .ok_empty()
                     .only_with(&["--testing", "--sandbox"]),
@@ -607,13 +607,13 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             "/testing/faults/{fault_id}",
             vec![
                 get("testing", "A fault rule")
+                    .errors(&[403])
                     .ok("FaultRule")
                     .only_with(&["--testing", "--sandbox"]),
                 delete("testing", "Remove a fault rule")
                     .ok_empty()
                     .only_with(&["--testing", "--sandbox"]),
             ],
-                    .errors(&[403])
         ));
     }
     routes
