@@ -80,6 +80,8 @@ impl Server {
         };
         // Keeps reading the log, so that the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
+        // reqwest is built with rustls and no provider of its own: the server's, ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(20))
             .build()

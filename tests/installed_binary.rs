@@ -202,6 +202,8 @@ async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
     .unwrap();
     let base_url = app.base_url();
     let server = app.spawn();
+    // reqwest is built with rustls and no provider of its own: the server's, ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
     let clock = format!("{base_url}/testing/clock");
     let before: serde_json::Value = client

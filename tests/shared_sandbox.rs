@@ -28,6 +28,8 @@ async fn a_certification_on_a_shared_sandbox_leaves_other_brokers_alone() {
     .unwrap();
     let base = app.base_url();
     let server = app.spawn();
+    // reqwest is built with rustls and no provider of its own: the server's, ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
 
     // Another broker's tender, its enquiries open for a day of real time.

@@ -49,6 +49,8 @@ async fn certify(
 }
 
 async fn clock_of(base_url: &str) -> serde_json::Value {
+    // reqwest is built with rustls and no provider of its own: the server's, ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::get(format!("{base_url}/testing/clock"))
         .await
         .unwrap()

@@ -148,6 +148,8 @@ impl TestServer {
             .await
             .expect("the server builds");
         let base = app.base_url();
+        // reqwest is built with rustls and no provider of its own: the server's, ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
