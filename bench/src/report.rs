@@ -688,7 +688,8 @@ tender, a listing page from a random `offset` (limit 100, with and without `opt_
 clock a day (every preloaded tender enters `active.tendering`), then `POST` draft bids to \
 random tenders; then bids posted to 256 tenders holding 200 bids each and to 256 holding none, \
 half a second at a time in the order crowded, empty, empty, crowded, each pair merged into \
-its row; then whole flows; then preload up to the large listing size, read the resident \
+its row; then whole flows, and whole procurements with a live auction; then preload up to \
+the large listing size, read the resident \
 memory again and measure the listing again; then `POST` tenders and the lot-tender cases \
 (after the large listing, so that what they create does not take the count past it).
 - With `--data-dir`, after all of that: a durable server (`--data-dir DIR`) and a twin in \
