@@ -68,6 +68,15 @@ pub fn contract_route(path: &str) -> Option<(&str, Vec<&str>)> {
     Some((id, parts.collect()))
 }
 
+/// The auction's JSON interface beside a page at `address` (its query kept): `…/state` and
+/// `…/bids` beside a participation address.
+pub fn interface(address: &str, what: &str) -> String {
+    match address.split_once('?') {
+        Some((page, query)) => format!("{page}/{what}?{query}"),
+        None => format!("{address}/{what}"),
+    }
+}
+
 /// Whether an exchange is one of the interface's (not, for example, the clock control API).
 pub fn is_interface(request: &SentRequest) -> bool {
     url_path(&request.url).starts_with("/api/")

@@ -7,14 +7,7 @@ use crate::webdriver::{Driver, Session};
 use crate::{browser, screenshot, tender_body, testing_server, wait_for_text};
 use serde_json::{Value, json};
 use std::time::Duration;
-
-/// The auction's JSON interface beside the page at `address`.
-fn interface(address: &str, what: &str) -> String {
-    match address.split_once('?') {
-        Some((page, query)) => format!("{page}/{what}?{query}"),
-        None => format!("{address}/{what}"),
-    }
-}
+use test_support::interface;
 
 /// The auction's address for anyone: the participation address without its query.
 fn tender_link(address: &str) -> Option<String> {

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::{bids, lots, tenders};
 use crate::{
+    shape::interface,
     timestamps,
     world::{Actor, Payload, TenderWorld, short},
 };
@@ -27,14 +28,6 @@ fn lot_of(n: &str) -> Result<Option<usize>, String> {
     n.parse()
         .map(Some)
         .map_err(|_| format!("harness: lot {n:?}"))
-}
-
-/// The auction's JSON interface beside a page at `address` (its query kept).
-fn interface(address: &str, what: &str) -> String {
-    match address.split_once('?') {
-        Some((page, query)) => format!("{page}/{what}?{query}"),
-        None => format!("{address}/{what}"),
-    }
 }
 
 /// `percent` % of the tender's value (or lot `lot`'s), in whole hryvnias.

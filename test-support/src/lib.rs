@@ -1,0 +1,58 @@
+//! What the server's tests, the browser tests and the certifier's tests share: an HTTP client
+//! that has its crypto provider, a request read as JSON, the auction's JSON interface beside a
+//! page, and the certifier's binary built beside the tests.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The auction's JSON interface beside a page at `address` (its query kept): the certifier's
+/// own rule, so that the tests and the certifier cannot drift apart.
+pub use tender_certify::shape::interface;
+
+/// Installs ring as the process's crypto provider. reqwest is built with rustls and no
+/// provider of its own (the server's ring is the one compiled), so every client needs this
+/// first; the first call in a process installs it, later ones do nothing.
+pub fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A client builder, the crypto provider installed.
+pub fn client_builder() -> reqwest::ClientBuilder {
+    install_crypto();
+    reqwest::Client::builder()
+}
+
+/// A client with reqwest's defaults, the crypto provider installed.
+pub fn client() -> reqwest::Client {
+    client_builder().build().expect("an HTTP client")
+}
+
+/// Sends `request` and answers the response's status and its body read as JSON.
+pub async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let answer = request.send().await.expect("the server answers");
+    let status = answer.status().as_u16();
+    let body = answer.json().await.expect("a JSON body");
+    (status, body)
+}
+
+/// Sends `request` and answers its body read as JSON, whatever the status.
+pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
+    call(request).await.1
+}
+
+/// `target/<profile>/tender-certify`, built beside the running test by `cargo test` at the
+/// workspace root.
+pub fn certifier_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps");
+    let binary = profile.join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "{} is missing: run `cargo test` at the workspace root (or `cargo build -p tender-certify`) first",
+        binary.display()
+    );
+    binary
+}
