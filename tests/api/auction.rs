@@ -6,6 +6,7 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
+use test_support::interface;
 
 fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
@@ -29,10 +30,8 @@ async fn in_auction(
         // A minute apart, so that their dates tell them apart.
         s.advance("PT1M").await;
         let r = s
-            .post(&format!("/api/2.3/tenders/{id}/bids"))
-            .broker("broker1")
-            .data(offer.clone())
-            .send()
+            .by("broker1")
+            .post(&format!("/api/2.3/tenders/{id}/bids"), offer.clone())
             .await;
         assert_eq!(r.status, 201, "{}", r.text);
         bids.push((r.id(), r.token()));
@@ -41,11 +40,10 @@ async fn in_auction(
     let mut addresses = Vec::new();
     for (bid, bid_token) in bids {
         let r = s
+            .by("broker1")
             .get(&format!(
                 "/api/2.3/tenders/{id}/bids/{bid}?acc_token={bid_token}"
             ))
-            .broker("broker1")
-            .send()
             .await;
         // A bid on lots has an address for each lot auctioned.
         let data = &r.body["data"];
@@ -65,16 +63,6 @@ async fn in_auction(
     (t, token, addresses)
 }
 
-/// The auction's JSON interface at `address` (a page's address, with its query).
-fn interface(address: &str, what: &str) -> String {
-    let (page, query) = address.split_once('?').unwrap_or((address, ""));
-    if query.is_empty() {
-        format!("{page}/{what}")
-    } else {
-        format!("{page}/{what}?{query}")
-    }
-}
-
 async fn state(s: &TestServer, address: &str) -> Value {
     let r = s.get(&interface(address, "state")).send().await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -82,9 +70,8 @@ async fn state(s: &TestServer, address: &str) -> Value {
 }
 
 async fn bid(s: &TestServer, address: &str, amount: Value) -> Reply {
-    s.post(&interface(address, "bids"))
-        .data(json!({ "bid": amount }))
-        .send()
+    s.anyone()
+        .post(&interface(address, "bids"), json!({ "bid": amount }))
         .await
 }
 
@@ -96,9 +83,8 @@ async fn into_stage(s: &TestServer, viewer: &str, index: usize) {
         .format(&time::format_description::well_known::Rfc3339)
         .expect("formats");
     let r = s
-        .post("/testing/clock")
-        .data(json!({"now": target}))
-        .send()
+        .anyone()
+        .post("/testing/clock", json!({"now": target}))
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
 }
@@ -418,10 +404,7 @@ async fn the_page_is_served_with_its_assets_and_a_strict_policy() {
         );
     }
     let unknown = s.get(&format!("/auctions/{}", "0".repeat(32))).send().await;
-    assert_eq!(
-        (unknown.status, unknown.error().1),
-        (404, "auction_id".into())
-    );
+    unknown.assert_refused_on(404, "auction_id");
 }
 
 /// A real-time sandbox plans a quick auction as upstream's chronograph did, at least 12

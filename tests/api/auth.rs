@@ -10,10 +10,11 @@ async fn token_in_query_header_or_body() {
     let (id, token, _) = s.published().await;
     let path = format!("/api/2.3/tenders/{id}");
     let q = s
-        .patch(&format!("{path}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"description": "1"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("{path}?acc_token={token}"),
+            json!({"description": "1"}),
+        )
         .await;
     let h = s
         .patch(&path)
@@ -38,24 +39,18 @@ async fn a_token_is_bound_to_its_broker() {
     let (id, token, before) = s.published().await;
     let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
     for r in [
-        s.patch(&path)
-            .broker("broker1")
-            .data(json!({"description": "x"}))
-            .send()
+        s.by("broker1")
+            .patch(&path, json!({"description": "x"}))
             .await,
-        s.patch(&path)
-            .data(json!({"description": "x"}))
-            .send()
+        s.anyone().patch(&path, json!({"description": "x"})).await,
+        s.by("nobody")
+            .patch(&path, json!({"description": "x"}))
             .await,
-        s.patch(&path)
-            .broker("nobody")
-            .data(json!({"description": "x"}))
-            .send()
-            .await,
-        s.patch(&format!("/api/2.3/tenders/{id}?acc_token=wrong"))
-            .broker("broker")
-            .data(json!({"description": "x"}))
-            .send()
+        s.by("broker")
+            .patch(
+                &format!("/api/2.3/tenders/{id}?acc_token=wrong"),
+                json!({"description": "x"}),
+            )
             .await,
     ] {
         assert_eq!(
@@ -67,9 +62,8 @@ async fn a_token_is_bound_to_its_broker() {
     }
     assert_eq!(s.tender(&id).await, before);
     let anonymous = s
-        .post("/api/2.3/tenders")
-        .data(tender_body(&s.now().await, 1, 4))
-        .send()
+        .anyone()
+        .post("/api/2.3/tenders", tender_body(&s.now().await, 1, 4))
         .await;
     assert_eq!(anonymous.status, 403);
 }
@@ -108,20 +102,16 @@ async fn brokers_file_names_owners_and_levels() {
     .await;
     let body = tender_body(&s.now().await, 1, 4);
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("acme-key")
-        .data(body.clone())
-        .send()
+        .by("acme-key")
+        .post("/api/2.3/tenders", body.clone())
         .await;
     assert_eq!(
         (r.status, r.body["data"]["owner"].clone()),
         (201, json!("acme"))
     );
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("viewer-key")
-        .data(body.clone())
-        .send()
+        .by("viewer-key")
+        .post("/api/2.3/tenders", body.clone())
         .await;
     assert_eq!(
         r.error(),
@@ -132,10 +122,8 @@ async fn brokers_file_names_owners_and_levels() {
         )
     );
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("tester-key")
-        .data(body.clone())
-        .send()
+        .by("tester-key")
+        .post("/api/2.3/tenders", body.clone())
         .await;
     assert_eq!(
         r.error().1,
@@ -145,19 +133,15 @@ async fn brokers_file_names_owners_and_levels() {
     let mut test = body;
     test["mode"] = json!("test");
     assert_eq!(
-        s.post("/api/2.3/tenders")
-            .broker("tester-key")
-            .data(test)
-            .send()
+        s.by("tester-key")
+            .post("/api/2.3/tenders", test)
             .await
             .status,
         201
     );
     assert_eq!(
-        s.post("/api/2.3/tenders")
-            .broker("broker")
-            .data(tender_body(&s.now().await, 1, 4))
-            .send()
+        s.by("broker")
+            .post("/api/2.3/tenders", tender_body(&s.now().await, 1, 4))
             .await
             .status,
         403,

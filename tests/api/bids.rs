@@ -8,19 +8,14 @@ async fn no_bid_before_tendering() {
     let s = TestServer::start().await;
     let (id, _, _) = s.published().await;
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(bid_body(400.0))
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(400.0))
         .await;
-    assert_eq!(r.status, 403);
-    assert_eq!(
-        r.error(),
-        (
-            "body".into(),
-            "data".into(),
-            json!("Can't add bid in current (active.enquiries) tender status")
-        )
+    r.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't add bid in current (active.enquiries) tender status",
     );
 }
 
@@ -32,10 +27,8 @@ async fn step_by_step_registration_with_the_bid_token() {
     let mut body = bid_body(400.0);
     body["status"] = json!("draft");
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(body)
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let (bid, token) = (r.id(), r.token());
@@ -52,18 +45,20 @@ async fn step_by_step_registration_with_the_bid_token() {
 
     let path = format!("/api/2.3/tenders/{id}/bids/{bid}");
     let activated = s
-        .patch(&format!("{path}?acc_token={token}"))
-        .broker("broker1")
-        .data(json!({"status": "active"}))
-        .send()
+        .by("broker1")
+        .patch(
+            &format!("{path}?acc_token={token}"),
+            json!({"status": "active"}),
+        )
         .await;
     assert_eq!(activated.status, 200, "{}", activated.text);
     assert_eq!(activated.body["data"]["status"], "active");
     let back = s
-        .patch(&format!("{path}?acc_token={token}"))
-        .broker("broker1")
-        .data(json!({"status": "draft"}))
-        .send()
+        .by("broker1")
+        .patch(
+            &format!("{path}?acc_token={token}"),
+            json!({"status": "draft"}),
+        )
         .await;
     assert_eq!(
         back.error(),
@@ -75,15 +70,13 @@ async fn step_by_step_registration_with_the_bid_token() {
     );
 
     let own = s
+        .by("broker1")
         .get(&format!("{path}?acc_token={token}"))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!((own.status, own.id()), (200, bid.clone()));
     let stolen = s
+        .by("broker2")
         .get(&format!("{path}?acc_token={token}"))
-        .broker("broker2")
-        .send()
         .await;
     assert_eq!(
         stolen.error(),
@@ -115,10 +108,8 @@ async fn bid_rules() {
     let s = TestServer::start().await;
     let (id, _) = s.tendering().await;
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(bid_body(501.0))
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(501.0))
         .await;
     assert_eq!(
         r.error(),
@@ -131,10 +122,8 @@ async fn bid_rules() {
     let mut body = bid_body(400.0);
     body["value"]["currency"] = json!("USD");
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(body)
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
         .await;
     assert_eq!(
         r.error().2,
@@ -143,19 +132,16 @@ async fn bid_rules() {
     let mut body = bid_body(400.0);
     body["tenderers"] = json!([]);
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(body)
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
         .await;
     assert_eq!(
         (r.error().1, r.error().2),
         ("tenderers".into(), json!("Please provide at least 1 item."))
     );
     let anonymous = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .data(bid_body(400.0))
-        .send()
+        .anyone()
+        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(400.0))
         .await;
     assert_eq!(anonymous.error().1, "permission");
 }
@@ -167,10 +153,11 @@ async fn bid_documents_and_withdrawal() {
     let (bid, token) = s.bid(&id, 450.0).await;
     let docs = format!("/api/2.3/tenders/{id}/bids/{bid}/documents");
     let up = s
-        .post(&format!("{docs}?acc_token={token}"))
-        .broker("broker1")
-        .data(document_body("Offer.pdf"))
-        .send()
+        .by("broker1")
+        .post(
+            &format!("{docs}?acc_token={token}"),
+            document_body("Offer.pdf"),
+        )
         .await;
     assert_eq!(up.status, 201, "{}", up.text);
     assert!(
@@ -180,9 +167,8 @@ async fn bid_documents_and_withdrawal() {
             .starts_with(&format!("{}{docs}/{}?download=", s.base, up.id()))
     );
     let list = s
+        .by("broker1")
         .get(&format!("{docs}?acc_token={token}"))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
     let hidden = s.get(&docs).send().await;
@@ -192,19 +178,17 @@ async fn bid_documents_and_withdrawal() {
     );
 
     let gone = s
+        .by("broker1")
         .delete(&format!(
             "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
         ))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!((gone.status, gone.id()), (200, bid.clone()));
     let again = s
+        .by("broker1")
         .get(&format!(
             "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
         ))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!(
         again.error(),

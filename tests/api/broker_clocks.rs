@@ -17,7 +17,7 @@ fn moment(s: &str) -> time::OffsetDateTime {
 
 /// `broker`'s clock as it reads it.
 async fn clock_of(s: &TestServer, broker: &str) -> Value {
-    let r = s.get("/testing/clock").broker(broker).send().await;
+    let r = s.by(broker).get("/testing/clock").await;
     assert_eq!(r.status, 200, "{}", r.text);
     r.body["data"].clone()
 }
@@ -28,10 +28,8 @@ async fn past(s: &TestServer, broker: &str, at: &str) {
         .format(&time::format_description::well_known::Rfc3339)
         .expect("formats");
     let r = s
-        .post("/testing/clock")
-        .broker(broker)
-        .data(json!({ "now": target }))
-        .send()
+        .by(broker)
+        .post("/testing/clock", json!({ "now": target }))
         .await;
     assert_eq!(r.status, 200, "{broker}'s clock moved: {}", r.text);
 }
@@ -52,10 +50,8 @@ async fn until_status(s: &TestServer, broker: &str, id: &str, status: &str) -> V
 async fn create_as(s: &TestServer, broker: &str) -> (String, String, Value) {
     let now = text(&clock_of(s, broker).await["now"]);
     let r = s
-        .post("/api/2.3/tenders")
-        .broker(broker)
-        .data(tender_body(&now, 1, 4))
-        .send()
+        .by(broker)
+        .post("/api/2.3/tenders", tender_body(&now, 1, 4))
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     (r.id(), r.token(), r.body["data"].clone())
@@ -67,10 +63,8 @@ async fn place_bid(
     tender: &str,
     amount: f64,
 ) -> super::common::Reply {
-    s.post(&format!("/api/2.3/tenders/{tender}/bids"))
-        .broker(broker)
-        .data(bid_body(amount))
-        .send()
+    s.by(broker)
+        .post(&format!("/api/2.3/tenders/{tender}/bids"), bid_body(amount))
         .await
 }
 
@@ -82,10 +76,8 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     assert_eq!(before["status"], "active.enquiries");
 
     let jumped = s
-        .post("/testing/clock")
-        .broker("broker")
-        .data(json!({"advance": "P30D"}))
-        .send()
+        .by("broker")
+        .post("/testing/clock", json!({"advance": "P30D"}))
         .await;
     assert_eq!(jumped.status, 200, "{}", jumped.text);
     assert_eq!(
@@ -111,12 +103,11 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     let t = until_status(&s, "broker", &id, "active.qualification").await;
     let award = text(&t["awards"][0]["id"]);
     let approved = s
-        .patch(&format!(
-            "/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"
-        ))
-        .broker("broker")
-        .data(json!({"status": "active"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"),
+            json!({"status": "active"}),
+        )
         .await;
     assert_eq!(approved.status, 200, "{}", approved.text);
     past(
@@ -127,12 +118,11 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     .await;
     let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
     let signed = s
-        .patch(&format!(
-            "/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"
-        ))
-        .broker("broker")
-        .data(json!({"status": "active"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"),
+            json!({"status": "active"}),
+        )
         .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     assert_eq!(s.tender(&id).await["status"], "complete");
@@ -159,19 +149,12 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
 async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_the_writer_s() {
     let s = TestServer::start().await;
     let (mine, _, _) = create_as(&s, "broker").await;
-    s.post("/testing/clock")
-        .broker("broker1")
-        .data(json!({"advance": "P1095D"}))
-        .send()
+    s.by("broker1")
+        .post("/testing/clock", json!({"advance": "P1095D"}))
         .await;
     // broker1 is three years on: on its clock broker's tender would have ended long ago, but
     // on broker's, enquiries are still open.
-    let question = s
-        .post(&format!("/api/2.3/tenders/{mine}/questions"))
-        .broker("broker1")
-        .data(json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()}))
-        .send()
-        .await;
+    let question = s.by("broker1").post(&format!("/api/2.3/tenders/{mine}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await;
     assert_eq!(question.status, 201, "{}", question.text);
     assert_eq!(
         s.tender(&mine).await["status"],
@@ -205,39 +188,40 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
 async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() {
     let s = TestServer::start().await;
     let other = s
-        .post("/testing/clock")
-        .broker("broker1")
-        .data(json!({"advance": "P1D", "broker": "broker"}))
-        .send()
+        .by("broker1")
+        .post(
+            "/testing/clock",
+            json!({"advance": "P1D", "broker": "broker"}),
+        )
         .await;
-    assert_eq!(
-        (other.status, other.error().1),
-        (403, "permission".to_string()),
-        "{}",
-        other.text
-    );
+    other.assert_refused_on(403, "permission");
     assert_eq!(clock_of(&s, "broker").await["own"], false, "nothing made");
     let unknown = s
-        .post("/testing/clock")
-        .data(json!({"advance": "P1D", "broker": "nobody"}))
-        .send()
+        .anyone()
+        .post(
+            "/testing/clock",
+            json!({"advance": "P1D", "broker": "nobody"}),
+        )
         .await;
     assert_eq!(unknown.error().1, "broker");
     // The server's owner (no credentials, --testing) may move any broker's clock.
     let owner = s
-        .post("/testing/clock")
-        .data(json!({"advance": "P1D", "broker": "broker"}))
-        .send()
+        .anyone()
+        .post(
+            "/testing/clock",
+            json!({"advance": "P1D", "broker": "broker"}),
+        )
         .await;
     assert_eq!(owner.status, 200, "{}", owner.text);
     assert_eq!(owner.body["data"]["own"], true);
     let read = s.get("/testing/clock?broker=broker").send().await;
     assert_eq!(read.body["data"], owner.body["data"], "anyone reads it");
     let back = s
-        .post("/testing/clock")
-        .broker("broker")
-        .data(json!({"now": "2026-01-01T00:00:00+02:00"}))
-        .send()
+        .by("broker")
+        .post(
+            "/testing/clock",
+            json!({"now": "2026-01-01T00:00:00+02:00"}),
+        )
         .await;
     assert_eq!(back.status, 422, "a broker's clock only moves forward too");
     assert_eq!(clock_of(&s, "broker").await, owner.body["data"]);
@@ -287,22 +271,19 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
             tenders.push((broker.to_string(), id, token));
         }
         // Jumps far apart: broker years ahead, broker1 days, broker2 never.
-        s.post("/testing/clock")
-            .broker("broker")
-            .data(json!({"advance": "P400D"}))
-            .send()
+        s.by("broker")
+            .post("/testing/clock", json!({"advance": "P400D"}))
             .await;
-        s.post("/testing/clock")
-            .broker("broker1")
-            .data(json!({"advance": "P2D"}))
-            .send()
+        s.by("broker1")
+            .post("/testing/clock", json!({"advance": "P2D"}))
             .await;
         for (broker, id, token) in tenders.iter().skip(round) {
             let changed = s
-                .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-                .broker(broker)
-                .data(json!({"description": format!("зміна {round}")}))
-                .send()
+                .by(broker)
+                .patch(
+                    &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+                    json!({"description": format!("зміна {round}")}),
+                )
                 .await;
             if changed.status == 200 {
                 last.insert(id.clone(), text(&changed.body["data"]["dateModified"]));
@@ -360,10 +341,11 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         .find(|(b, _, _)| b == "broker2")
         .expect("a tender of broker2");
     let changed = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker(broker)
-        .data(json!({"description": "остання зміна"}))
-        .send()
+        .by(broker)
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"description": "остання зміна"}),
+        )
         .await;
     assert_eq!(changed.status, 200, "{}", changed.text);
     let after = s
@@ -442,14 +424,12 @@ async fn a_key_that_names_no_broker_moves_no_clock_and_sets_no_fault() {
             created["dateModified"],
             "{mode}: the tender was not moved on"
         );
-        let faults = s.get("/testing/faults").broker("broker").send().await;
+        let faults = s.by("broker").get("/testing/faults").await;
         assert_eq!(faults.body["data"], json!([]), "{mode}: no rule was set");
         // A known broker still reads and moves its own.
         let own = s
-            .post("/testing/clock")
-            .broker("broker1")
-            .data(json!({"advance": "PT2H"}))
-            .send()
+            .by("broker1")
+            .post("/testing/clock", json!({"advance": "PT2H"}))
             .await;
         assert_eq!(own.status, 200, "{mode}: {}", own.text);
     }

@@ -2,7 +2,7 @@
 //! cancels the tender in any non-terminal status, and a cancelled tender refuses every write.
 
 use crate::common::*;
-use crate::qualification::{as_owner, qualifying};
+use crate::qualification::qualifying;
 use serde_json::{Value, json};
 
 fn str_of(v: &Value) -> String {
@@ -10,7 +10,9 @@ fn str_of(v: &Value) -> String {
 }
 
 async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
-    as_owner(s, "POST", &format!("{id}/cancellations"), token, data).await
+    s.owner(token)
+        .post(&format!("{id}/cancellations"), data)
+        .await
 }
 
 #[tokio::test]
@@ -41,26 +43,27 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
     );
 
     let docs = format!("{id}/cancellations/{cid}/documents");
-    let doc = as_owner(&s, "POST", &docs, &token, document_body("Reason.pdf")).await;
+    let doc = s
+        .owner(&token)
+        .post(&docs, document_body("Reason.pdf"))
+        .await;
     assert_eq!(doc.status, 201, "{}", doc.text);
     assert!(doc.body["data"].get("author").is_none());
-    let renamed = as_owner(
-        &s,
-        "PATCH",
-        &format!("{docs}/{}", doc.id()),
-        &token,
-        json!({"description": "Changed description"}),
-    )
-    .await;
+    let renamed = s
+        .owner(&token)
+        .patch(
+            &format!("{docs}/{}", doc.id()),
+            json!({"description": "Changed description"}),
+        )
+        .await;
     assert_eq!(renamed.status, 200, "{}", renamed.text);
-    let replaced = as_owner(
-        &s,
-        "PUT",
-        &format!("{docs}/{}", doc.id()),
-        &token,
-        document_body("Reason-2.pdf"),
-    )
-    .await;
+    let replaced = s
+        .owner(&token)
+        .put(
+            &format!("{docs}/{}", doc.id()),
+            document_body("Reason-2.pdf"),
+        )
+        .await;
     assert_eq!(replaced.status, 200, "{}", replaced.text);
     assert_eq!(
         replaced.body["data"]["datePublished"],
@@ -69,14 +72,13 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
     assert_eq!(replaced.body["data"]["description"], "Changed description");
 
     s.advance("PT1M").await;
-    let active = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/cancellations/{cid}"),
-        &token,
-        json!({"status": "active", "id": cid, "reason": "ignored"}),
-    )
-    .await;
+    let active = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/cancellations/{cid}"),
+            json!({"status": "active", "id": cid, "reason": "ignored"}),
+        )
+        .await;
     assert_eq!(active.status, 200, "{}", active.text);
     assert_eq!(active.body["data"]["status"], "active");
     assert_eq!(
@@ -133,14 +135,13 @@ async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
     let s = TestServer::start().await;
     let (id, token, _) = qualifying(&s, &[400.0]).await;
     let made = cancel(&s, &id, &token, json!({"reason": "Скасування"})).await;
-    let r = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/cancellations/{}", made.id()),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let r = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/cancellations/{}", made.id()),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "cancelled");
@@ -168,62 +169,64 @@ async fn a_cancelled_tender_refuses_every_write() {
     )
     .await
     .id();
-    let doc = as_owner(
-        &s,
-        "POST",
-        &format!("{id}/cancellations/{active}/documents"),
-        &token,
-        document_body("x.pdf"),
-    )
-    .await;
+    let doc = s
+        .owner(&token)
+        .post(
+            &format!("{id}/cancellations/{active}/documents"),
+            document_body("x.pdf"),
+        )
+        .await;
     assert_eq!(doc.status, 403);
     let before = s.tender(&id).await;
     let owner_writes = [
         (
-            "PATCH",
+            reqwest::Method::PATCH,
             String::new(),
             json!({"title": "Нова назва"}),
             "Can't update tender in current (cancelled) status",
         ),
         (
-            "POST",
+            reqwest::Method::POST,
             "/documents".into(),
             document_body("a.pdf"),
             "Can't add document in current (cancelled) tender status",
         ),
         (
-            "PATCH",
+            reqwest::Method::PATCH,
             format!("/awards/{award}"),
             json!({"status": "active"}),
             "Can't update award in current (cancelled) tender status",
         ),
         (
-            "POST",
+            reqwest::Method::POST,
             format!("/awards/{award}/documents"),
             document_body("a.pdf"),
             "Can't add document in current (cancelled) tender status",
         ),
         (
-            "POST",
+            reqwest::Method::POST,
             "/cancellations".into(),
             json!({"reason": "Ще раз"}),
             "Can't add cancellation in current (cancelled) tender status",
         ),
         (
-            "PATCH",
+            reqwest::Method::PATCH,
             format!("/cancellations/{pending}"),
             json!({"status": "active"}),
             "Can't update cancellation in current (cancelled) tender status",
         ),
         (
-            "POST",
+            reqwest::Method::POST,
             format!("/cancellations/{active}/documents"),
             document_body("a.pdf"),
             "Can't add document in current (cancelled) tender status",
         ),
     ];
     for (method, tail, data, description) in owner_writes {
-        let r = as_owner(&s, method, &format!("{id}{tail}"), &token, data).await;
+        let r = s
+            .owner(&token)
+            .write(method.clone(), &format!("{id}{tail}"), data)
+            .await;
         assert_eq!(
             (r.status, r.error().0, r.error().1, r.error().2),
             (403, "body".into(), "data".into(), json!(description)),
@@ -231,23 +234,16 @@ async fn a_cancelled_tender_refuses_every_write() {
         );
     }
     let bid = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(bid_body(300.0))
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(300.0))
         .await;
-    assert_eq!(
-        (bid.status, bid.error().2),
-        (
-            403,
-            json!("Can't add bid in current (cancelled) tender status")
-        )
-    );
+    bid.assert_refused_saying(403, "Can't add bid in current (cancelled) tender status");
     let question = s
-        .post(&format!("/api/2.3/tenders/{id}/questions"))
-        .broker("broker1")
-        .data(json!({"title": "Чому?", "author": organization()}))
-        .send()
+        .by("broker1")
+        .post(
+            &format!("/api/2.3/tenders/{id}/questions"),
+            json!({"title": "Чому?", "author": organization()}),
+        )
         .await;
     assert_eq!(question.status, 403, "{}", question.text);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
@@ -300,15 +296,13 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         );
     }
     let no_token = s
-        .post(&format!("/api/2.3/tenders/{id}/cancellations"))
-        .broker("broker")
-        .data(json!({"reason": "x"}))
-        .send()
+        .by("broker")
+        .post(
+            &format!("/api/2.3/tenders/{id}/cancellations"),
+            json!({"reason": "x"}),
+        )
         .await;
-    assert_eq!(
-        (no_token.status, no_token.error().1),
-        (403, "permission".into())
-    );
+    no_token.assert_refused_on(403, "permission");
     let bidder = cancel(
         &s,
         &bid_tender,
@@ -316,10 +310,7 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         json!({"reason": "x", "status": "active"}),
     )
     .await;
-    assert_eq!(
-        (bidder.status, bidder.error().1),
-        (403, "permission".into())
-    );
+    bidder.assert_refused_on(403, "permission");
     let form = s
         .post(&format!(
             "/api/2.3/tenders/{id}/cancellations?acc_token={token}"
@@ -328,25 +319,21 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         .raw("application/x-www-form-urlencoded", "reason=x")
         .send()
         .await;
-    assert_eq!((form.status, form.error().1), (415, "Content-Type".into()));
+    form.assert_refused_on(415, "Content-Type");
     let unknown = s
         .get(&format!(
             "/api/2.3/tenders/{id}/cancellations/0123456789abcdef0123456789abcdef"
         ))
         .send()
         .await;
-    assert_eq!(
-        (unknown.status, unknown.error().1),
-        (404, "cancellation_id".into())
-    );
-    let unknown_patch = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/cancellations/0123456789abcdef0123456789abcdef"),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    unknown.assert_refused_on(404, "cancellation_id");
+    let unknown_patch = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/cancellations/0123456789abcdef0123456789abcdef"),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(unknown_patch.status, 404);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
     assert_eq!(s.tender(&bid_tender).await["status"], "active.tendering");

@@ -3,7 +3,7 @@
 //! ignored once the tender completes.
 
 use crate::common::*;
-use crate::qualification::{as_owner, qualifying};
+use crate::qualification::qualifying;
 use serde_json::{Value, json};
 
 fn str_of(v: &Value) -> String {
@@ -44,15 +44,13 @@ async fn file(s: &TestServer, path: &str, token: Option<&str>, data: Value) -> R
     } else {
         "broker2"
     };
-    s.post(&url).broker(broker).data(data).send().await
+    s.by(broker).post(&url, data).await
 }
 
 /// A change of a claim with `token`, as the broker that holds it.
 async fn change(s: &TestServer, path: &str, broker: &str, token: &str, data: Value) -> Reply {
-    s.patch(&format!("/api/2.3/tenders/{path}?acc_token={token}"))
-        .broker(broker)
-        .data(data)
-        .send()
+    s.by(broker)
+        .patch(&format!("/api/2.3/tenders/{path}?acc_token={token}"), data)
         .await
 }
 
@@ -139,16 +137,11 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         json!({"status": "answered", "resolutionType": "resolved", "resolution": "коротко"}),
     )
     .await;
-    assert_eq!(
-        (short.status, short.error()),
-        (
-            403,
-            (
-                "body".into(),
-                "data".into(),
-                json!("Can't update complaint: resolution too short")
-            )
-        )
+    short.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't update complaint: resolution too short",
     );
     let untyped = change(
         &s,
@@ -158,17 +151,7 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         json!({"status": "answered", "resolution": RESOLUTION}),
     )
     .await;
-    assert_eq!(
-        (untyped.status, untyped.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "resolutionType".into(),
-                json!("This field is required.")
-            )
-        )
-    );
+    untyped.assert_refused(422, "body", "resolutionType", "This field is required.");
     let answered = change(
         &s,
         &path,
@@ -206,13 +189,7 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         json!({"status": "cancelled", "cancellationReason": "запізно"}),
     )
     .await;
-    assert_eq!(
-        (late.status, late.error().2),
-        (
-            403,
-            json!("Can't update complaint in current (resolved) status")
-        )
-    );
+    late.assert_refused_saying(403, "Can't update complaint in current (resolved) status");
     assert_eq!(read(&s, &path).await["status"], "resolved");
 }
 
@@ -224,15 +201,9 @@ async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
     let before = read(&s, &path).await;
 
     let by_claimant = change(&s, &path, "broker2", &token, json!({"title": "x"})).await;
-    assert_eq!(
-        (by_claimant.status, by_claimant.error()),
-        (403, ("url".into(), "role".into(), json!("Forbidden")))
-    );
+    by_claimant.assert_refused(403, "url", "role", "Forbidden");
     let wrong = change(&s, &path, "broker2", "0123", json!({"status": "cancelled"})).await;
-    assert_eq!(
-        (wrong.status, wrong.error()),
-        (403, ("url".into(), "permission".into(), json!("Forbidden")))
-    );
+    wrong.assert_refused(403, "url", "permission", "Forbidden");
     let other_broker = change(&s, &path, "broker1", &token, json!({"title": "x"})).await;
     assert_eq!(other_broker.error().1, "permission");
     let unknown = change(
@@ -243,44 +214,15 @@ async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
         json!({}),
     )
     .await;
-    assert_eq!(
-        (unknown.status, unknown.error()),
-        (
-            404,
-            ("url".into(), "complaint_id".into(), json!("Not Found"))
-        )
-    );
+    unknown.assert_refused(404, "url", "complaint_id", "Not Found");
     let no_reason = change(&s, &path, "broker2", &token, json!({"status": "cancelled"})).await;
-    assert_eq!(
-        (no_reason.status, no_reason.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "cancellationReason".into(),
-                json!("This field is required.")
-            )
-        )
-    );
+    no_reason.assert_refused(422, "body", "cancellationReason", "This field is required.");
     let missing = file(&s, &format!("{id}/complaints"), None, json!({"title": "t"})).await;
-    assert_eq!(
-        (missing.status, missing.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "author".into(),
-                json!("This field is required.")
-            )
-        )
-    );
+    missing.assert_refused(422, "body", "author", "This field is required.");
     let mut lot = claim_body(None);
     lot["relatedLot"] = json!("0".repeat(32));
     let lot = file(&s, &format!("{id}/complaints"), None, lot).await;
-    assert_eq!(
-        (lot.status, lot.error().2),
-        (422, json!("relatedLot should be one of lots"))
-    );
+    lot.assert_refused_saying(422, "relatedLot should be one of lots");
     assert_eq!(read(&s, &path).await, before, "nothing changed");
     assert_eq!(
         read(&s, &format!("{id}/complaints")).await,
@@ -304,10 +246,7 @@ async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
     let again = answer(&s, &path, &owner, "declined").await;
     assert_eq!(again.error().1, "role");
     let unsure = change(&s, &path, "broker2", &token, json!({"status": "resolved"})).await;
-    assert_eq!(
-        (unsure.status, unsure.error().2),
-        (403, json!("Can't update complaint"))
-    );
+    unsure.assert_refused_saying(403, "Can't update complaint");
 }
 
 #[tokio::test]
@@ -397,16 +336,11 @@ async fn claims_on_the_tender_close_with_tendering() {
     let s = TestServer::start().await;
     let (id, _, _) = qualifying(&s, &[400.0]).await;
     let late = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
-    assert_eq!(
-        (late.status, late.error()),
-        (
-            403,
-            (
-                "body".into(),
-                "data".into(),
-                json!("Can't add complaint in current (active.qualification) tender status")
-            )
-        )
+    late.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't add complaint in current (active.qualification) tender status",
     );
     assert!(s.tender(&id).await.get("complaints").is_none());
 }
@@ -422,10 +356,7 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let bid_token = &bids[0].1;
 
     let anonymous = file(&s, &claims, None, claim_body(Some("claim"))).await;
-    assert_eq!(
-        (anonymous.status, anonymous.error().1),
-        (403, "permission".into())
-    );
+    anonymous.assert_refused_on(403, "permission");
     let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
     assert_eq!(made.status, 201, "{}", made.text);
     assert_eq!(
@@ -438,22 +369,15 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let ignored_path = format!("{claims}/{}", ignored.id());
     assert!(str_of(&ignored.body["data"]["complaintID"]).ends_with(".2"));
 
-    let approved = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        &owner,
-        json!({"status": "active"}),
-    )
-    .await;
+    let approved = s
+        .owner(&owner)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .await;
     assert_eq!(approved.status, 200, "{}", approved.text);
     let stand_still_end = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
     s.past(&stand_still_end).await;
     let late = file(&s, &claims, Some(bid_token), claim_body(None)).await;
-    assert_eq!(
-        (late.status, late.error().2),
-        (403, json!("Can add complaint only in complaintPeriod"))
-    );
+    late.assert_refused_saying(403, "Can add complaint only in complaintPeriod");
     assert_eq!(
         answer(&s, &answered_path, &owner, "resolved").await.status,
         200
@@ -489,15 +413,12 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
         "{id}/contracts/{}",
         str_of(&s.tender(&id).await["contracts"][0]["id"])
     );
-    let sign = || as_owner(&s, "PATCH", &contract, &owner, json!({"status": "active"}));
+    let sign = || {
+        s.owner(&owner)
+            .patch(&contract, json!({"status": "active"}))
+    };
     let refused = sign().await;
-    assert_eq!(
-        (refused.status, refused.error().2),
-        (
-            403,
-            json!("Can't sign contract before reviewing all complaints")
-        )
-    );
+    refused.assert_refused_saying(403, "Can't sign contract before reviewing all complaints");
     assert_eq!(s.tender(&id).await["contracts"][0]["status"], "pending");
     let settled = change(
         &s,
@@ -532,27 +453,22 @@ async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion(
         "the author shows once tendering is over"
     );
     let award = str_of(&t["awards"][0]["id"]);
-    let approved = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        &owner,
-        json!({"status": "active"}),
-    )
-    .await;
+    let approved = s
+        .owner(&owner)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .await;
     s.past(&str_of(
         &approved.body["data"]["complaintPeriod"]["endDate"],
     ))
     .await;
     let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/contracts/{contract}"),
-        &owner,
-        json!({"status": "active"}),
-    )
-    .await;
+    let signed = s
+        .owner(&owner)
+        .patch(
+            &format!("{id}/contracts/{contract}"),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     assert_eq!(read(&s, &path).await["status"], "ignored");
 }
@@ -572,12 +488,9 @@ async fn claim_documents_are_written_by_each_party_in_its_turn() {
         Some(format!("{}/api/2.3/tenders/{docs}/{}", s.base, by_claimant.id()).as_str())
     );
     let early = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
-    assert_eq!(
-        (early.status, early.error().2),
-        (
-            403,
-            json!("Can't add document in current (draft) complaint status")
-        )
+    early.assert_refused_saying(
+        403,
+        "Can't add document in current (draft) complaint status",
     );
     let submitted = change(&s, &path, "broker2", &token, json!({"status": "claim"})).await;
     assert_eq!(submitted.status, 200, "{}", submitted.text);
@@ -593,17 +506,7 @@ async fn claim_documents_are_written_by_each_party_in_its_turn() {
         "Mine.pdf",
     )
     .await;
-    assert_eq!(
-        (not_yours.status, not_yours.error()),
-        (
-            403,
-            (
-                "url".into(),
-                "role".into(),
-                json!("Can update document only author")
-            )
-        )
-    );
+    not_yours.assert_refused(403, "url", "role", "Can update document only author");
     let waiting = change_doc(&s, "POST", &docs, "broker2", &token, "More.pdf").await;
     assert_eq!(
         waiting.error().2,
@@ -644,14 +547,13 @@ async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disquali
     let (path, token) = (format!("{claims}/{}", made.id()), made.token());
     let waiting = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
     let waiting = format!("{claims}/{}", waiting.id());
-    let refused = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        &owner,
-        json!({"status": "unsuccessful"}),
-    )
-    .await;
+    let refused = s
+        .owner(&owner)
+        .patch(
+            &format!("{id}/awards/{award}"),
+            json!({"status": "unsuccessful"}),
+        )
+        .await;
     assert_eq!(refused.status, 200, "{}", refused.text);
     let stand_still_end = parse(&refused.body["data"]["complaintPeriod"]["endDate"]);
     // Answered two days into the two-working-day stand-still, so it settles after it.

@@ -34,6 +34,45 @@ impl Reply {
         )
     }
 
+    /// Asserts a refusal: its status and its first error's location, name and description.
+    #[track_caller]
+    pub fn assert_refused(
+        &self,
+        status: u16,
+        location: &str,
+        name: &str,
+        description: impl Into<Value>,
+    ) {
+        assert_eq!(
+            (self.status, self.error()),
+            (status, (location.into(), name.into(), description.into())),
+            "{}",
+            self.text
+        );
+    }
+
+    /// Asserts a refusal's status and the name its first error gives.
+    #[track_caller]
+    pub fn assert_refused_on(&self, status: u16, name: &str) {
+        assert_eq!(
+            (self.status, self.error().1.as_str()),
+            (status, name),
+            "{}",
+            self.text
+        );
+    }
+
+    /// Asserts a refusal's status and what its first error says.
+    #[track_caller]
+    pub fn assert_refused_saying(&self, status: u16, description: impl Into<Value>) {
+        assert_eq!(
+            (self.status, self.error().2),
+            (status, description.into()),
+            "{}",
+            self.text
+        );
+    }
+
     pub fn id(&self) -> String {
         self.body["data"]["id"]
             .as_str()
@@ -46,6 +85,57 @@ impl Reply {
             .as_str()
             .unwrap_or_default()
             .to_string()
+    }
+}
+
+/// Requests sent in one voice (a broker, a tender's owner or anyone), each a path and, for a
+/// write, its `data`, answered by the reply.
+#[derive(Clone, Copy)]
+pub struct As<'a> {
+    server: &'a TestServer,
+    broker: Option<&'a str>,
+    /// The owner's token, sent as `acc_token` on paths below `/api/2.3/tenders/`.
+    token: Option<&'a str>,
+}
+
+impl As<'_> {
+    fn call(self, method: reqwest::Method, path: &str) -> Call {
+        let call = match self.token {
+            Some(token) => self.server.call(
+                method,
+                &format!("/api/2.3/tenders/{path}?acc_token={token}"),
+            ),
+            None => self.server.call(method, path),
+        };
+        match self.broker {
+            Some(broker) => call.broker(broker),
+            None => call,
+        }
+    }
+
+    pub async fn get(self, path: &str) -> Reply {
+        self.call(reqwest::Method::GET, path).send().await
+    }
+
+    pub async fn delete(self, path: &str) -> Reply {
+        self.call(reqwest::Method::DELETE, path).send().await
+    }
+
+    /// A write by `method` (POST, PATCH or PUT) of `data` to `path`.
+    pub async fn write(self, method: reqwest::Method, path: &str, data: Value) -> Reply {
+        self.call(method, path).data(data).send().await
+    }
+
+    pub async fn post(self, path: &str, data: Value) -> Reply {
+        self.write(reqwest::Method::POST, path, data).await
+    }
+
+    pub async fn patch(self, path: &str, data: Value) -> Reply {
+        self.write(reqwest::Method::PATCH, path, data).await
+    }
+
+    pub async fn put(self, path: &str, data: Value) -> Reply {
+        self.write(reqwest::Method::PUT, path, data).await
     }
 }
 
@@ -161,6 +251,34 @@ impl TestServer {
         }
     }
 
+    /// Requests as `broker`.
+    pub fn by<'a>(&'a self, broker: &'a str) -> As<'a> {
+        As {
+            server: self,
+            broker: Some(broker),
+            token: None,
+        }
+    }
+
+    /// Requests with no credentials.
+    pub fn anyone(&self) -> As<'_> {
+        As {
+            server: self,
+            broker: None,
+            token: None,
+        }
+    }
+
+    /// Requests as the owner of a tender (`broker` with the tender's `token`), on paths below
+    /// `/api/2.3/tenders/`.
+    pub fn owner<'a>(&'a self, token: &'a str) -> As<'a> {
+        As {
+            server: self,
+            broker: Some("broker"),
+            token: Some(token),
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         if path.starts_with("http") {
             path.to_string()
@@ -217,9 +335,8 @@ impl TestServer {
     /// Moves the server clock forward by an ISO 8601 duration.
     pub async fn advance(&self, duration: &str) -> Reply {
         let r = self
-            .post("/testing/clock")
-            .data(json!({ "advance": duration }))
-            .send()
+            .anyone()
+            .post("/testing/clock", json!({ "advance": duration }))
             .await;
         assert_eq!(r.status, 200, "clock moved: {}", r.text);
         r
@@ -231,9 +348,8 @@ impl TestServer {
             .format(&time::format_description::well_known::Rfc3339)
             .expect("formats");
         let r = self
-            .post("/testing/clock")
-            .data(json!({ "now": target }))
-            .send()
+            .anyone()
+            .post("/testing/clock", json!({ "now": target }))
             .await;
         assert_eq!(r.status, 200, "clock moved past {at}: {}", r.text);
         r
@@ -257,11 +373,7 @@ impl TestServer {
 
     /// Asks to create a tender as `broker`; the answer may be a refusal.
     pub async fn try_create(&self, data: Value) -> Reply {
-        self.post("/api/2.3/tenders")
-            .broker("broker")
-            .data(data)
-            .send()
-            .await
+        self.by("broker").post("/api/2.3/tenders", data).await
     }
 
     /// Creates a tender as `broker` and returns (id, token, data).
@@ -293,10 +405,8 @@ impl TestServer {
     /// Registers an active bid of `amount` as `broker1`; returns (bid id, bid token).
     pub async fn bid(&self, tender: &str, amount: f64) -> (String, String) {
         let r = self
-            .post(&format!("/api/2.3/tenders/{tender}/bids"))
-            .broker("broker1")
-            .data(bid_body(amount))
-            .send()
+            .by("broker1")
+            .post(&format!("/api/2.3/tenders/{tender}/bids"), bid_body(amount))
             .await;
         assert_eq!(r.status, 201, "bid placed: {}", r.text);
         (r.id(), r.token())

@@ -3,7 +3,6 @@
 //! refusals; every refusal changes nothing.
 
 use crate::common::*;
-use crate::qualification::as_owner;
 use serde_json::{Value, json};
 
 fn text(v: &Value) -> String {
@@ -26,14 +25,10 @@ pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Va
     s.bid(&id, 400.0).await;
     let t = s.until_status(&id, "active.qualification").await;
     let award = text(&t["awards"][0]["id"]);
-    let approved = as_owner(
-        s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let approved = s
+        .owner(&token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .await;
     s.past(
         approved.body["data"]["complaintPeriod"]["endDate"]
             .as_str()
@@ -41,14 +36,13 @@ pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Va
     )
     .await;
     let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = as_owner(
-        s,
-        "PATCH",
-        &format!("{id}/contracts/{contract}"),
-        &token,
-        json!({"status": "active", "contractNumber": "№ 1/2026"}),
-    )
-    .await;
+    let signed = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/contracts/{contract}"),
+            json!({"status": "active", "contractNumber": "№ 1/2026"}),
+        )
+        .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
@@ -185,12 +179,7 @@ async fn a_completed_tender_hands_its_signed_contract_over_in_the_same_write() {
     }
     assert_eq!(row["tender_id"], t["id"]);
     assert_eq!(listed.body["data"], json!([row]));
-    let posted = s
-        .post("/api/2.3/contracts")
-        .broker("broker")
-        .data(json!({}))
-        .send()
-        .await;
+    let posted = s.by("broker").post("/api/2.3/contracts", json!({})).await;
     assert_eq!(
         posted.status, 405,
         "contracts are handed over, never posted"
@@ -480,9 +469,11 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
     let token = credentials(&s, &id, &tender_token).await;
     let docs = format!("{id}/documents");
     let anonymous = s
-        .post(&format!("/api/2.3/contracts/{docs}"))
-        .data(document_body("a.pdf"))
-        .send()
+        .anyone()
+        .post(
+            &format!("/api/2.3/contracts/{docs}"),
+            document_body("a.pdf"),
+        )
         .await;
     assert_eq!(error(&anonymous), forbidden());
     let added = post(&s, &docs, &token, document_body("Contract.pdf")).await;
@@ -856,14 +847,13 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
         .as_array()
         .and_then(|a| a.iter().find(|a| a["lotID"] == A).cloned())
         .expect("lot A's award");
-    let approved = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/awards/{}", text(&award_a["id"])),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let approved = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/awards/{}", text(&award_a["id"])),
+            json!({"status": "active"}),
+        )
+        .await;
     s.past(
         approved.body["data"]["complaintPeriod"]["endDate"]
             .as_str()
@@ -884,14 +874,13 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
         404,
         "not before its lot completes"
     );
-    let signed = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/contracts/{contract_id}"),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let signed = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/contracts/{contract_id}"),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification", "lot B goes on");
@@ -913,12 +902,7 @@ async fn faults_on_demand_hit_contract_writes() {
     let token = credentials(&s, &id, &tender_token).await;
     let before = read(&s, &id).await;
     for (fault, kept) in [("error-before-commit", false), ("error-after-commit", true)] {
-        let rule = s
-            .post("/testing/faults")
-            .broker("broker")
-            .data(json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault}))
-            .send()
-            .await;
+        let rule = s.by("broker").post("/testing/faults", json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault})).await;
         assert_eq!(rule.status, 201, "{}", rule.text);
         let description = format!("Змінено ({fault})");
         let r = contract_patch(&s, &id, &token, json!({"description": description})).await;

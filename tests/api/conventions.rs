@@ -24,10 +24,8 @@ fn is_timestamp(s: &str) -> bool {
 async fn creation_answers_201_with_location_token_and_envelope() {
     let s = TestServer::start().await;
     let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .data(tender_body(&s.now().await, 1, 4))
-        .send()
+        .by("broker")
+        .post("/api/2.3/tenders", tender_body(&s.now().await, 1, 4))
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     assert_eq!(

@@ -161,10 +161,8 @@ async fn register_then_upload_and_every_register_error() {
     let content = b"registered content";
     let md5 = md5_of(content);
     let r = s
-        .post("/register")
-        .broker("broker")
-        .data(json!({"hash": format!("md5:{md5}")}))
-        .send()
+        .by("broker")
+        .post("/register", json!({"hash": format!("md5:{md5}")}))
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let upload_url = r.body["upload_url"]
@@ -311,9 +309,8 @@ async fn register_then_upload_and_every_register_error() {
     }
     // Uploads need a broker.
     let r = s
-        .post("/register")
-        .data(json!({"hash": format!("md5:{md5}")}))
-        .send()
+        .anyone()
+        .post("/register", json!({"hash": format!("md5:{md5}")}))
         .await;
     assert_error(&r, 403, "url", "permission", "Forbidden");
     let r = s
@@ -330,10 +327,11 @@ async fn unknown_keys_missing_files_and_broken_multipart() {
     // A registered key's upload address, then a key nobody registered signed the same way:
     // only a signature of this server's key passes, so take it from a registration.
     let r = s
-        .post("/register")
-        .broker("broker")
-        .data(json!({"hash": "md5:00000000000000000000000000000000"}))
-        .send()
+        .by("broker")
+        .post(
+            "/register",
+            json!({"hash": "md5:00000000000000000000000000000000"}),
+        )
         .await;
     let upload_url = r.body["upload_url"].as_str().unwrap().to_string();
 
@@ -415,10 +413,11 @@ async fn an_unknown_key_of_a_registered_upload_is_not_found() {
     };
     let s = TestServer::start_with(settings()).await;
     let r = s
-        .post("/register")
-        .broker("broker")
-        .data(json!({"hash": "md5:00000000000000000000000000000000"}))
-        .send()
+        .by("broker")
+        .post(
+            "/register",
+            json!({"hash": "md5:00000000000000000000000000000000"}),
+        )
         .await;
     let upload_url = r.body["upload_url"].as_str().unwrap().to_string();
     let url = r.body["data"]["url"].as_str().unwrap().to_string();
@@ -853,9 +852,8 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
     let anonymous = s.get(&shown).send().await;
     assert_eq!(anonymous.status, 403, "{}", anonymous.text);
     let redirect = s
+        .by("broker1")
         .get(&format!("{shown}&acc_token={bid_token}"))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!(redirect.status, 302, "{}", redirect.text);
     let location = redirect.header("location").unwrap().to_string();
@@ -874,18 +872,12 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
 
     // A JSON bid document with a service address keeps the service's key.
     let up = upload(&s, "filename=\"b.pdf\"", b"bid file").await;
-    let r = s
-        .post(&format!("{docs}?acc_token={bid_token}"))
-        .broker("broker1")
-        .data(json!({"title": "b.pdf", "url": up.body["data"]["url"], "hash": up.body["data"]["hash"], "format": "application/pdf"}))
-        .send()
-        .await;
+    let r = s.by("broker1").post(&format!("{docs}?acc_token={bid_token}"), json!({"title": "b.pdf", "url": up.body["data"]["url"], "hash": up.body["data"]["hash"], "format": "application/pdf"})).await;
     assert_eq!(r.status, 201, "{}", r.text);
     let shown = r.body["data"]["url"].as_str().unwrap();
     let redirect = s
+        .by("broker1")
         .get(&format!("{shown}&acc_token={bid_token}"))
-        .broker("broker1")
-        .send()
         .await;
     let (_, _, body) = download(&s, redirect.header("location").unwrap()).await;
     assert_eq!(body, b"bid file");

@@ -9,10 +9,11 @@ async fn upload_put_patch_and_read_back() {
     let (id, token, _) = s.published().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let r = s
-        .post(&format!("{docs}?acc_token={token}"))
-        .broker("broker")
-        .data(document_body("Notice.pdf"))
-        .send()
+        .by("broker")
+        .post(
+            &format!("{docs}?acc_token={token}"),
+            document_body("Notice.pdf"),
+        )
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let doc = r.body["data"].clone();
@@ -33,10 +34,11 @@ async fn upload_put_patch_and_read_back() {
     // The pinned clock stands still: let a minute pass, so a refreshed date can show.
     s.advance("PT1M").await;
     let described = s
-        .patch(&format!("{docs}/{doc_id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"documentType": "technicalSpecifications", "description": "ТЗ"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("{docs}/{doc_id}?acc_token={token}"),
+            json!({"documentType": "technicalSpecifications", "description": "ТЗ"}),
+        )
         .await;
     assert_eq!(described.status, 200, "{}", described.text);
     assert_eq!(
@@ -53,10 +55,11 @@ async fn upload_put_patch_and_read_back() {
     );
 
     let replaced = s
-        .put(&format!("{docs}/{doc_id}?acc_token={token}"))
-        .broker("broker")
-        .data(document_body("Notice-v2.pdf"))
-        .send()
+        .by("broker")
+        .put(
+            &format!("{docs}/{doc_id}?acc_token={token}"),
+            document_body("Notice-v2.pdf"),
+        )
         .await;
     assert_eq!(replaced.status, 200, "{}", replaced.text);
     let v2 = &replaced.body["data"];
@@ -99,29 +102,19 @@ async fn documents_only_during_enquiries_and_only_by_the_owner() {
     let (id, token) = s.tendering().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let other = s
-        .post(&format!("{docs}?acc_token=0000"))
-        .broker("broker")
-        .data(document_body("a.pdf"))
-        .send()
+        .by("broker")
+        .post(&format!("{docs}?acc_token=0000"), document_body("a.pdf"))
         .await;
-    assert_eq!(
-        (other.status, other.error().1),
-        (403, "permission".to_string())
-    );
+    other.assert_refused_on(403, "permission");
     let late = s
-        .post(&format!("{docs}?acc_token={token}"))
-        .broker("broker")
-        .data(document_body("a.pdf"))
-        .send()
+        .by("broker")
+        .post(&format!("{docs}?acc_token={token}"), document_body("a.pdf"))
         .await;
-    assert_eq!(late.status, 403);
-    assert_eq!(
-        late.error(),
-        (
-            "body".into(),
-            "data".into(),
-            json!("Can't add document in current (active.tendering) tender status")
-        )
+    late.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't add document in current (active.tendering) tender status",
     );
 }
 
@@ -129,12 +122,7 @@ async fn documents_only_during_enquiries_and_only_by_the_owner() {
 async fn bad_document_fields_are_named() {
     let s = TestServer::start().await;
     let (id, token, _) = s.published().await;
-    let r = s
-        .post(&format!("/api/2.3/tenders/{id}/documents?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"}))
-        .send()
-        .await;
+    let r = s.by("broker").post(&format!("/api/2.3/tenders/{id}/documents?acc_token={token}"), json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"})).await;
     assert_eq!(r.status, 422);
     let names: Vec<&str> = r.body["errors"]
         .as_array()
@@ -152,10 +140,8 @@ async fn download_key_redirects_to_the_stored_file() {
     let mut body = bid_body(450.0);
     body["documents"] = json!([document_body("Proposal.pdf")]);
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/bids"))
-        .broker("broker1")
-        .data(body)
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     assert_eq!(
@@ -172,9 +158,8 @@ async fn download_key_redirects_to_the_stored_file() {
         "{url}"
     );
     let go = s
+        .by("broker1")
         .get(&format!("{url}&acc_token={}", r.token()))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!(go.status, 302);
     assert_eq!(
@@ -183,18 +168,13 @@ async fn download_key_redirects_to_the_stored_file() {
     );
     let document = url.split("?download=").next().unwrap_or_default();
     let unknown = s
+        .by("broker1")
         .get(&format!("{document}?download=nope&acc_token={}", r.token()))
-        .broker("broker1")
-        .send()
         .await;
-    assert_eq!(
-        (unknown.status, unknown.error().1),
-        (404, "download".to_string())
-    );
+    unknown.assert_refused_on(404, "download");
     let stranger = s
+        .by("broker")
         .get(&format!("{url}&acc_token={token}"))
-        .broker("broker")
-        .send()
         .await;
     assert_eq!(
         stranger.error().2,

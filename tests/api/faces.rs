@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use tender_registry::Settings;
 use tender_registry::api::openapi::{described_routes, routes_of};
-use tender_registry::api::router;
+use tender_registry::routes::router;
 
 type Routes = BTreeSet<(String, String)>;
 
@@ -206,11 +206,10 @@ async fn participation_address(server: &TestServer) -> String {
     server.bid(&id, 450.0).await;
     server.until_status(&id, "active.auction").await;
     let read = server
+        .by("broker1")
         .get(&format!(
             "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
         ))
-        .broker("broker1")
-        .send()
         .await;
     let address = read.body["data"]["participationUrl"]
         .as_str()

@@ -96,10 +96,7 @@ async fn a_rule_is_stored_shown_listed_and_removed() {
     let removed = s.delete(&location).send().await;
     assert_eq!((removed.status, &removed.body["data"]), (200, &stored));
     let gone = s.get(&location).send().await;
-    assert_eq!(
-        (gone.status, gone.error()),
-        (404, ("url".into(), "fault_id".into(), json!("Not Found")))
-    );
+    gone.assert_refused(404, "url", "fault_id", "Not Found");
     assert_eq!(s.delete(&location).send().await.status, 404);
 
     let all = s.delete("/testing/faults").send().await;
@@ -221,7 +218,7 @@ async fn a_delay_answers_normally_after_the_pause() {
     )
     .await;
     let started = Instant::now();
-    let r = s.get(&path).broker("broker").send().await;
+    let r = s.by("broker").get(&path).await;
     assert!(
         started.elapsed() >= Duration::from_millis(400),
         "{:?}",
@@ -247,18 +244,13 @@ async fn a_brokers_rule_never_hits_another_brokers_request() {
         "broker's request is untouched: {}",
         theirs.text
     );
-    let anonymous = s.post("/api/2.3/tenders").data(body.clone()).send().await;
+    let anonymous = s.anyone().post("/api/2.3/tenders", body.clone()).await;
     assert_eq!(
         anonymous.status, 403,
         "nor an anonymous one: {}",
         anonymous.text
     );
-    let own = s
-        .post("/api/2.3/tenders")
-        .broker("broker1")
-        .data(body)
-        .send()
-        .await;
+    let own = s.by("broker1").post("/api/2.3/tenders", body).await;
     assert_eq!(own.status, 503, "{}", own.text);
     assert_eq!(listed(&s).await.len(), 1);
 
@@ -268,10 +260,7 @@ async fn a_brokers_rule_never_hits_another_brokers_request() {
         json!({"match": {"path": "/api/2.3/tenders", "broker": "broker"}, "fault": "error-before-commit"}),
     )
     .await;
-    assert_eq!(
-        (naming_another.status, naming_another.error()),
-        (403, ("url".into(), "permission".into(), json!("Forbidden")))
-    );
+    naming_another.assert_refused(403, "url", "permission", "Forbidden");
     let naming_itself = set(
         &s,
         Some("broker1"),
@@ -304,10 +293,7 @@ async fn without_credentials_a_rule_may_hit_anyone_under_testing() {
         everyone.text
     );
     assert_eq!(s.get("/api/2.3/spore").send().await.status, 503);
-    assert_eq!(
-        s.get("/api/2.3/spore").broker("broker").send().await.status,
-        503
-    );
+    assert_eq!(s.by("broker").get("/api/2.3/spore").await.status, 503);
     assert_eq!(s.get("/api/2.3/spore").send().await.status, 200);
     let unknown = set(
         &s,
@@ -315,17 +301,7 @@ async fn without_credentials_a_rule_may_hit_anyone_under_testing() {
         json!({"match": {"path": "/api/2.3/tenders", "broker": "nobody"}, "fault": "delay", "delay_ms": 1}),
     )
     .await;
-    assert_eq!(
-        (unknown.status, unknown.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "match.broker".into(),
-                json!("No broker is named nobody.")
-            )
-        )
-    );
+    unknown.assert_refused(422, "body", "match.broker", "No broker is named nobody.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -365,10 +341,11 @@ async fn a_star_in_the_path_stands_for_one_segment() {
     let (id, _, _) = s.published().await;
     let questions = format!("/api/2.3/tenders/{id}/questions");
     let asked = s
-        .post(&questions)
-        .broker("broker1")
-        .data(json!({"title": "Q", "description": "?", "author": organization()}))
-        .send()
+        .by("broker1")
+        .post(
+            &questions,
+            json!({"title": "Q", "description": "?", "author": organization()}),
+        )
         .await;
     assert_eq!(asked.status, 201, "{}", asked.text);
     let stored = fault(
@@ -394,10 +371,11 @@ async fn a_star_in_the_path_stands_for_one_segment() {
     );
     assert_eq!(hit("GET", &questions).await, 503, "any method");
     let again = s
-        .post(&questions)
-        .broker("broker1")
-        .data(json!({"title": "Q2", "description": "?", "author": organization()}))
-        .send()
+        .by("broker1")
+        .post(
+            &questions,
+            json!({"title": "Q2", "description": "?", "author": organization()}),
+        )
         .await;
     assert_eq!(again.status, 503);
     assert_eq!(
@@ -425,7 +403,7 @@ async fn seeded_run(s: &TestServer, path: &str) -> (Vec<u16>, u64) {
     );
     let mut statuses = Vec::new();
     for _ in 0..24 {
-        statuses.push(s.get(path).broker("broker").send().await.status);
+        statuses.push(s.by("broker").get(path).await.status);
     }
     let id = stored["id"].as_str().unwrap_or_default().to_string();
     let hits = rule(s, &id).await["hits"].as_u64().unwrap_or_default();

@@ -130,10 +130,11 @@ async fn a_change_moves_the_tender_to_the_end_at_once() {
     let (a, token, _) = s.published().await;
     let (b, _, _) = s.published().await;
     assert_eq!(ids(&page(&s, "").await), [a.clone(), b.clone()]);
-    s.patch(&format!("/api/2.3/tenders/{a}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"description": "оновлено"}))
-        .send()
+    s.by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{a}?acc_token={token}"),
+            json!({"description": "оновлено"}),
+        )
         .await;
     assert_eq!(ids(&page(&s, "").await), [b.clone(), a.clone()]);
     assert_eq!(ids(&page(&s, "?descending=1").await), [a, b]);
@@ -207,10 +208,11 @@ async fn listed_fields_follow_every_change_of_the_tender() {
 
     s.advance("PT1M").await;
     let changed = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"title": "Інша назва", "value": {"amount": 600000}}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"title": "Інша назва", "value": {"amount": 600000}}),
+        )
         .await;
     assert_eq!(changed.status, 200, "{:?}", changed.body);
     let tender = s.tender(&id).await;

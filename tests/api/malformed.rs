@@ -14,16 +14,11 @@ async fn wrong_content_type_and_undecodable_bodies() {
         .raw("text/plain", "{}")
         .send()
         .await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            415,
-            (
-                "header".into(),
-                "Content-Type".into(),
-                json!("Content-Type header should be one of ['application/json']")
-            )
-        )
+    r.assert_refused(
+        415,
+        "header",
+        "Content-Type",
+        "Content-Type header should be one of ['application/json']",
     );
     let r = s.post("/api/2.3/tenders").broker("broker").send().await;
     assert_eq!(r.status, 415, "no Content-Type at all");
@@ -150,15 +145,10 @@ async fn unknown_ids_paths_and_methods() {
     let (id, _, _) = s.published().await;
     let zero = "0".repeat(32);
     let r = s.get(&format!("/api/2.3/tenders/{zero}")).send().await;
-    assert_eq!(
-        (r.status, r.error()),
-        (404, ("url".into(), "tender_id".into(), json!("Not Found")))
-    );
+    r.assert_refused(404, "url", "tender_id", "Not Found");
     let r = s
-        .patch(&format!("/api/2.3/tenders/{zero}"))
-        .broker("broker")
-        .data(json!({}))
-        .send()
+        .by("broker")
+        .patch(&format!("/api/2.3/tenders/{zero}"), json!({}))
         .await;
     assert_eq!(r.error().1, "tender_id");
     for (path, name) in [
@@ -175,22 +165,9 @@ async fn unknown_ids_paths_and_methods() {
         assert_eq!((r.status, r.error().1), (404, name.to_string()), "{path}");
     }
     let r = s.get("/api/2.3/nothing").send().await;
-    assert_eq!(
-        (r.status, r.error()),
-        (404, ("url".into(), "not_found".into(), json!("Not Found")))
-    );
+    r.assert_refused(404, "url", "not_found", "Not Found");
     let r = s.delete(&format!("/api/2.3/tenders/{id}")).send().await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            405,
-            (
-                "url".into(),
-                "method_not_allowed".into(),
-                json!("Method Not Allowed")
-            )
-        )
-    );
+    r.assert_refused(405, "url", "method_not_allowed", "Method Not Allowed");
     assert!(
         r.header("allow")
             .is_some_and(|a| a.contains("GET") && a.contains("PATCH")),

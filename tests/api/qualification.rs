@@ -20,16 +20,6 @@ pub async fn qualifying(
 }
 
 /// A write as the tender's owner.
-pub async fn as_owner(s: &TestServer, method: &str, path: &str, token: &str, data: Value) -> Reply {
-    let url = format!("/api/2.3/tenders/{path}?acc_token={token}");
-    let call = match method {
-        "POST" => s.post(&url),
-        "PUT" => s.put(&url),
-        _ => s.patch(&url),
-    };
-    call.broker("broker").data(data).send().await
-}
-
 fn str_of(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
@@ -40,14 +30,9 @@ async fn award(s: &TestServer, id: &str, n: usize) -> String {
 }
 
 async fn decide(s: &TestServer, id: &str, token: &str, award: &str, status: &str) -> Reply {
-    as_owner(
-        s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        token,
-        json!({"status": status}),
-    )
-    .await
+    s.owner(token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
+        .await
 }
 
 #[tokio::test]
@@ -56,14 +41,13 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let (id, token, bids) = qualifying(&s, &[400.0]).await;
     let first = award(&s, &id, 0).await;
 
-    let protocol = as_owner(
-        &s,
-        "POST",
-        &format!("{id}/awards/{first}/documents"),
-        &token,
-        document_body("Protocol.pdf"),
-    )
-    .await;
+    let protocol = s
+        .owner(&token)
+        .post(
+            &format!("{id}/awards/{first}/documents"),
+            document_body("Protocol.pdf"),
+        )
+        .await;
     assert_eq!(protocol.status, 201, "{}", protocol.text);
     assert_eq!(protocol.body["data"]["author"], "tender_owner");
     assert_eq!(
@@ -87,20 +71,16 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "approval creates no award"
     );
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
-    let late = as_owner(
-        &s,
-        "POST",
-        &format!("{id}/awards/{first}/documents"),
-        &token,
-        document_body("Late.pdf"),
-    )
-    .await;
-    assert_eq!(
-        (late.status, late.error().2),
-        (
-            403,
-            json!("Can't add document in current (active.awarded) tender status")
+    let late = s
+        .owner(&token)
+        .post(
+            &format!("{id}/awards/{first}/documents"),
+            document_body("Late.pdf"),
         )
+        .await;
+    late.assert_refused_saying(
+        403,
+        "Can't add document in current (active.awarded) tender status",
     );
 
     let cancelled = decide(&s, &id, &token, &first, "cancelled").await;
@@ -132,14 +112,13 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "the decision protocol stays with the cancelled award"
     );
 
-    let second_protocol = as_owner(
-        &s,
-        "POST",
-        &format!("{id}/awards/{fresh}/documents"),
-        &token,
-        document_body("Protocol-2.pdf"),
-    )
-    .await;
+    let second_protocol = s
+        .owner(&token)
+        .post(
+            &format!("{id}/awards/{fresh}/documents"),
+            document_body("Protocol-2.pdf"),
+        )
+        .await;
     assert_eq!(second_protocol.status, 201, "{}", second_protocol.text);
     let approved = decide(&s, &id, &token, &fresh, "active").await;
     assert_eq!(approved.status, 200, "{}", approved.text);
@@ -151,26 +130,24 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         (json!("pending"), json!(fresh))
     );
     let contract_path = format!("{id}/contracts/{}", str_of(&contract["id"]));
-    let signed_copy = as_owner(
-        &s,
-        "POST",
-        &format!("{contract_path}/documents"),
-        &token,
-        document_body("Contract.pdf"),
-    )
-    .await;
+    let signed_copy = s
+        .owner(&token)
+        .post(
+            &format!("{contract_path}/documents"),
+            document_body("Contract.pdf"),
+        )
+        .await;
     assert_eq!(signed_copy.status, 201, "{}", signed_copy.text);
     assert!(signed_copy.body["data"].get("author").is_none());
 
     s.past(&stand_still).await;
-    let signed = as_owner(
-        &s,
-        "PATCH",
-        &contract_path,
-        &token,
-        json!({"status": "active", "contractNumber": "12/2026"}),
-    )
-    .await;
+    let signed = s
+        .owner(&token)
+        .patch(
+            &contract_path,
+            json!({"status": "active", "contractNumber": "12/2026"}),
+        )
+        .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
@@ -237,18 +214,18 @@ async fn refused_decisions_change_nothing() {
         ),
     ];
     for (data, status, name, description) in cases {
-        let r = as_owner(&s, "PATCH", &path, &token, data.clone()).await;
+        let r = s.owner(&token).patch(&path, data.clone()).await;
         assert_eq!(
             (r.status, r.error().1, r.error().2),
             (status, name.to_string(), json!(description)),
             "{data}"
         );
     }
-    let bidder = as_owner(&s, "PATCH", &path, &bids[0].1, json!({"status": "active"})).await;
-    assert_eq!(
-        (bidder.status, bidder.error().1),
-        (403, "permission".into())
-    );
+    let bidder = s
+        .owner(&bids[0].1)
+        .patch(&path, json!({"status": "active"}))
+        .await;
+    bidder.assert_refused_on(403, "permission");
     let unknown = decide(
         &s,
         &id,
@@ -257,10 +234,7 @@ async fn refused_decisions_change_nothing() {
         "active",
     )
     .await;
-    assert_eq!(
-        (unknown.status, unknown.error().1),
-        (404, "award_id".into())
-    );
+    unknown.assert_refused_on(404, "award_id");
     assert_eq!(s.tender(&id).await, before, "nothing changed");
 
     decide(&s, &id, &token, &first, "unsuccessful").await;
@@ -286,14 +260,13 @@ async fn refused_decisions_change_nothing() {
         r.error().2,
         json!("Can't update award in current (active) status")
     );
-    let titled = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/awards/{second}"),
-        &token,
-        json!({"title": "Рішення", "description": "Переможець"}),
-    )
-    .await;
+    let titled = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/awards/{second}"),
+            json!({"title": "Рішення", "description": "Переможець"}),
+        )
+        .await;
     assert_eq!(titled.status, 200, "{}", titled.text);
     assert_eq!(
         (
@@ -310,42 +283,46 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
     let (id, token, bids) = qualifying(&s, &[400.0]).await;
     let first = award(&s, &id, 0).await;
     let docs = format!("{id}/awards/{first}/documents");
-    let doc = as_owner(&s, "POST", &docs, &token, document_body("Protocol.pdf")).await;
+    let doc = s
+        .owner(&token)
+        .post(&docs, document_body("Protocol.pdf"))
+        .await;
     let doc_id = doc.id();
     let mut bad = document_body("Bad.pdf");
     bad["hash"] = json!("md5:xyz");
-    let r = as_owner(&s, "POST", &docs, &token, bad).await;
+    let r = s.owner(&token).post(&docs, bad).await;
     assert_eq!(
         (r.status, r.error().1, r.error().2),
         (422, "hash".into(), json!("Hash value is wrong length."))
     );
-    let r = as_owner(&s, "POST", &docs, &bids[0].1, document_body("Bidder.pdf")).await;
-    assert_eq!((r.status, r.error().1), (403, "permission".into()));
+    let r = s
+        .owner(&bids[0].1)
+        .post(&docs, document_body("Bidder.pdf"))
+        .await;
+    r.assert_refused_on(403, "permission");
     let r = s
         .get(&format!(
             "/api/2.3/tenders/{id}/awards/{first}/documents/0123456789abcdef0123456789abcdef"
         ))
         .send()
         .await;
-    assert_eq!((r.status, r.error().1), (404, "document_id".into()));
+    r.assert_refused_on(404, "document_id");
 
-    let described = as_owner(
-        &s,
-        "PATCH",
-        &format!("{docs}/{doc_id}"),
-        &token,
-        json!({"description": "Рішення про визначення переможця"}),
-    )
-    .await;
+    let described = s
+        .owner(&token)
+        .patch(
+            &format!("{docs}/{doc_id}"),
+            json!({"description": "Рішення про визначення переможця"}),
+        )
+        .await;
     assert_eq!(described.status, 200, "{}", described.text);
-    let replaced = as_owner(
-        &s,
-        "PUT",
-        &format!("{docs}/{doc_id}"),
-        &token,
-        document_body("Protocol-v2.pdf"),
-    )
-    .await;
+    let replaced = s
+        .owner(&token)
+        .put(
+            &format!("{docs}/{doc_id}"),
+            document_body("Protocol-v2.pdf"),
+        )
+        .await;
     assert_eq!(replaced.status, 200, "{}", replaced.text);
     assert_eq!(replaced.body["data"]["author"], "tender_owner");
     assert_eq!(
@@ -371,20 +348,13 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
     assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
 
     decide(&s, &id, &token, &first, "active").await;
-    let r = as_owner(
-        &s,
-        "PATCH",
-        &format!("{docs}/{doc_id}"),
-        &token,
-        json!({"description": "x"}),
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.error().2),
-        (
-            403,
-            json!("Can't update document in current (active.awarded) tender status")
-        )
+    let r = s
+        .owner(&token)
+        .patch(&format!("{docs}/{doc_id}"), json!({"description": "x"}))
+        .await;
+    r.assert_refused_saying(
+        403,
+        "Can't update document in current (active.awarded) tender status",
     );
 }
 
@@ -395,30 +365,25 @@ async fn contract_documents_follow_the_contract() {
     let first = award(&s, &id, 0).await;
     decide(&s, &id, &token, &first, "active").await;
     let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
-    let both = as_owner(
-        &s,
-        "PATCH",
-        &format!("{id}/contracts/{contract}"),
-        &token,
-        json!({"value": {"amount": 300, "currency": "USD", "valueAddedTaxIncluded": false}}),
-    )
-    .await;
+    let both = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/contracts/{contract}"),
+            json!({"value": {"amount": 300, "currency": "USD", "valueAddedTaxIncluded": false}}),
+        )
+        .await;
     assert_eq!(
         both.error().2,
         json!("Can't update valueAddedTaxIncluded for contract value"),
         "the VAT flag is checked before the currency"
     );
     decide(&s, &id, &token, &first, "cancelled").await;
-    let r = as_owner(
-        &s,
-        "POST",
-        &format!("{id}/contracts/{contract}/documents"),
-        &token,
-        document_body("Contract.pdf"),
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.error().2),
-        (403, json!("Can't add document in current contract status"))
-    );
+    let r = s
+        .owner(&token)
+        .post(
+            &format!("{id}/contracts/{contract}/documents"),
+            document_body("Contract.pdf"),
+        )
+        .await;
+    r.assert_refused_saying(403, "Can't add document in current contract status");
 }

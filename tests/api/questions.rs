@@ -12,10 +12,8 @@ async fn ask_read_and_answer() {
     let s = TestServer::start().await;
     let (id, token, _) = s.published().await;
     let r = s
-        .post(&format!("/api/2.3/tenders/{id}/questions"))
-        .broker("broker1")
-        .data(question())
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/questions"), question())
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let q = r.id();
@@ -41,12 +39,11 @@ async fn ask_read_and_answer() {
     assert!(s.tender(&id).await["questions"][0].get("author").is_none());
 
     let answered = s
-        .patch(&format!(
-            "/api/2.3/tenders/{id}/questions/{q}?acc_token={token}"
-        ))
-        .broker("broker")
-        .data(json!({"answer": "Так"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}/questions/{q}?acc_token={token}"),
+            json!({"answer": "Так"}),
+        )
         .await;
     assert_eq!(answered.status, 200, "{}", answered.text);
     assert_eq!(answered.body["data"]["answer"], "Так");
@@ -65,42 +62,26 @@ async fn asking_needs_broker_credentials_and_the_enquiry_period() {
     let s = TestServer::start().await;
     let (id, token, _) = s.published().await;
     let path = format!("/api/2.3/tenders/{id}/questions");
-    let anonymous = s.post(&path).data(question()).send().await;
+    let anonymous = s.anyone().post(&path, question()).await;
     assert_eq!(
         anonymous.error(),
         ("url".into(), "permission".into(), json!("Forbidden"))
     );
-    let q = s
-        .post(&path)
-        .broker("broker1")
-        .data(question())
-        .send()
-        .await
-        .id();
+    let q = s.by("broker1").post(&path, question()).await.id();
 
     s.advance("P1DT1M").await;
-    let late = s
-        .post(&path)
-        .broker("broker1")
-        .data(question())
-        .send()
-        .await;
-    assert_eq!(
-        (late.status, late.error().2),
-        (403, json!("Can add question only in enquiryPeriod"))
-    );
+    let late = s.by("broker1").post(&path, question()).await;
+    late.assert_refused_saying(403, "Can add question only in enquiryPeriod");
     let answer = s
-        .patch(&format!("{path}/{q}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"answer": "Так"}))
-        .send()
-        .await;
-    assert_eq!(
-        (answer.status, answer.error().2),
-        (
-            403,
-            json!("Can't update question in current (active.tendering) tender status")
+        .by("broker")
+        .patch(
+            &format!("{path}/{q}?acc_token={token}"),
+            json!({"answer": "Так"}),
         )
+        .await;
+    answer.assert_refused_saying(
+        403,
+        "Can't update question in current (active.tendering) tender status",
     );
 }
 
@@ -109,21 +90,18 @@ async fn answering_needs_the_owner_token() {
     let s = TestServer::start().await;
     let (id, _, _) = s.published().await;
     let q = s
-        .post(&format!("/api/2.3/tenders/{id}/questions"))
-        .broker("broker1")
-        .data(question())
-        .send()
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/questions"), question())
         .await
         .id();
     let r = s
-        .patch(&format!(
-            "/api/2.3/tenders/{id}/questions/{q}?acc_token=wrong"
-        ))
-        .broker("broker")
-        .data(json!({"answer": "Так"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}/questions/{q}?acc_token=wrong"),
+            json!({"answer": "Так"}),
+        )
         .await;
-    assert_eq!((r.status, r.error().1), (403, "permission".to_string()));
+    r.assert_refused_on(403, "permission");
     let unknown = s
         .get(&format!(
             "/api/2.3/tenders/{id}/questions/{}",

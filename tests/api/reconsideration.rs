@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
-use crate::qualification::{as_owner, qualifying};
+use crate::qualification::qualifying;
 use serde_json::{Value, json};
 
 fn text(v: &Value) -> String {
@@ -13,14 +13,9 @@ fn text(v: &Value) -> String {
 
 /// The owner's decision on an award.
 async fn decide(s: &TestServer, id: &str, token: &str, award: &str, status: &str) -> Reply {
-    as_owner(
-        s,
-        "PATCH",
-        &format!("{id}/awards/{award}"),
-        token,
-        json!({"status": status}),
-    )
-    .await
+    s.owner(token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
+        .await
 }
 
 /// The id of the award a decision's `Location` points at.
@@ -38,12 +33,11 @@ async fn claim(s: &TestServer, id: &str, award: &str, token: &str, status: Optio
         body["status"] = json!(status);
     }
     let r = s
-        .post(&format!(
-            "/api/2.3/tenders/{id}/awards/{award}/complaints?acc_token={token}"
-        ))
-        .broker("broker1")
-        .data(body)
-        .send()
+        .by("broker1")
+        .post(
+            &format!("/api/2.3/tenders/{id}/awards/{award}/complaints?acc_token={token}"),
+            body,
+        )
         .await;
     assert_eq!(r.status, 201, "claim filed: {}", r.text);
     r.id()
@@ -71,16 +65,11 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
     let second = fresh(&refused);
     let before = s.tender(&id).await;
     let premature = decide(&s, &id, &owner, &first, "cancelled").await;
-    assert_eq!(
-        (premature.status, premature.error()),
-        (
-            403,
-            (
-                "body".into(),
-                "data".into(),
-                json!("Can't update award in current (unsuccessful) status")
-            )
-        )
+    premature.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't update award in current (unsuccessful) status",
     );
     assert_eq!(s.tender(&id).await, before);
 
@@ -160,42 +149,27 @@ async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_no
 
     // A claim its bidder withdrew is no ground to reconsider.
     let filed = s
-        .post(&format!("{claims}?acc_token={}", bids[0].1))
-        .broker("broker1")
-        .data(
+        .by("broker1")
+        .post(
+            &format!("{claims}?acc_token={}", bids[0].1),
             json!({"title": "Т", "description": "Д", "author": organization(), "status": "claim"}),
         )
-        .send()
         .await;
     assert_eq!(filed.status, 201, "{}", filed.text);
     let withdrawn = s
-        .patch(&format!(
-            "{claims}/{}?acc_token={}",
-            filed.id(),
-            filed.token()
-        ))
-        .broker("broker1")
-        .data(json!({"status": "cancelled", "cancellationReason": "Помилка"}))
-        .send()
+        .by("broker1")
+        .patch(
+            &format!("{claims}/{}?acc_token={}", filed.id(), filed.token()),
+            json!({"status": "cancelled", "cancellationReason": "Помилка"}),
+        )
         .await;
     assert_eq!(withdrawn.status, 200, "{}", withdrawn.text);
     let premature = decide(&s, &id, &owner, &first, "cancelled").await;
-    assert_eq!(
-        (premature.status, premature.error().2),
-        (
-            403,
-            json!("Can't update award in current (unsuccessful) status")
-        )
-    );
+    premature.assert_refused_saying(403, "Can't update award in current (unsuccessful) status");
 
     // A claim the owner answered is.
     let answered = claim(&s, &id, &first, &bids[0].1, Some("claim")).await;
-    let r = s
-        .patch(&format!("{claims}/{answered}?acc_token={owner}"))
-        .broker("broker")
-        .data(json!({"status": "answered", "resolutionType": "resolved", "resolution": "Рішення буде переглянуто найближчим часом"}))
-        .send()
-        .await;
+    let r = s.by("broker").patch(&format!("{claims}/{answered}?acc_token={owner}"), json!({"status": "answered", "resolutionType": "resolved", "resolution": "Рішення буде переглянуто найближчим часом"})).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let reconsidered = decide(&s, &id, &owner, &first, "cancelled").await;
     assert_eq!(reconsidered.status, 200, "{}", reconsidered.text);

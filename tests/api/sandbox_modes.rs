@@ -236,10 +236,8 @@ async fn a_quick_auction_is_planned_on_its_owner_s_clock() {
     );
     for (broker, amount) in [("broker1", 480.0), ("broker2", 450.0)] {
         let r = s
-            .post(&format!("/api/2.3/tenders/{id}/bids"))
-            .broker(broker)
-            .data(bid_body(amount))
-            .send()
+            .by(broker)
+            .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(amount))
             .await;
         assert_eq!(r.status, 201, "{}", r.text);
     }
@@ -313,15 +311,5 @@ async fn without_a_sandbox_the_mode_is_a_rogue_field() {
     let mut body = tender_body(&s.date_now().await, 1, 4);
     body["submissionMethodDetails"] = json!("quick(mode:no-auction)");
     let r = s.try_create(body).await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "submissionMethodDetails".into(),
-                json!("Rogue field")
-            )
-        )
-    );
+    r.assert_refused(422, "body", "submissionMethodDetails", "Rogue field");
 }

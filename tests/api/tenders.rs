@@ -16,28 +16,21 @@ async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
 
     let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
     let refused = s
-        .patch(&path)
-        .broker("broker")
-        .data(json!({"title": "інша назва"}))
-        .send()
+        .by("broker")
+        .patch(&path, json!({"title": "інша назва"}))
         .await;
-    assert_eq!(refused.status, 403);
-    assert_eq!(
-        refused.error(),
-        (
-            "body".into(),
-            "data".into(),
-            json!("Can't update tender in current (draft) status")
-        )
+    refused.assert_refused(
+        403,
+        "body",
+        "data",
+        "Can't update tender in current (draft) status",
     );
 
     // The pinned clock stands still: let a minute pass, so a refreshed date can show.
     s.advance("PT1M").await;
     let published = s
-        .patch(&path)
-        .broker("broker")
-        .data(json!({"status": "active.enquiries"}))
-        .send()
+        .by("broker")
+        .patch(&path, json!({"status": "active.enquiries"}))
         .await;
     assert_eq!(published.status, 200, "{}", published.text);
     let t = &published.body["data"];
@@ -47,10 +40,8 @@ async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
     assert!(s.get("/api/2.3/tenders").send().await.text.contains(&id));
 
     let again = s
-        .patch(&path)
-        .broker("broker")
-        .data(json!({"status": "active.enquiries"}))
-        .send()
+        .by("broker")
+        .patch(&path, json!({"status": "active.enquiries"}))
         .await;
     assert_eq!(again.status, 200);
     assert_eq!(
@@ -87,10 +78,11 @@ async fn test_mode_prefixes_every_title() {
     assert_eq!(data["title_en"], "[TESTING] ");
     assert_eq!(data["title_ru"], "[ТЕСТИРОВАНИЕ] ");
     let r = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"title": "Нова назва", "mode": null}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"title": "Нова назва", "mode": null}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Нова назва");
@@ -113,11 +105,10 @@ async fn every_value_shows_its_vat_flag_true_when_not_sent() {
     s.advance("P1DT1M").await;
     let (bid, bid_token) = s.bid(&id, 450.0).await;
     let own = s
+        .by("broker1")
         .get(&format!(
             "/api/2.3/tenders/{id}/bids/{bid}?acc_token={bid_token}"
         ))
-        .broker("broker1")
-        .send()
         .await;
     assert_eq!(
         own.body["data"]["value"],
@@ -144,7 +135,7 @@ async fn the_tendering_start_follows_every_move_of_the_enquiry_end() {
         if let Some(start) = sent_start {
             data["tenderPeriod"] = json!({"startDate": start});
         }
-        let r = s.patch(&path).broker("broker").data(data).send().await;
+        let r = s.by("broker").patch(&path, data).await;
         assert_eq!(r.status, 200, "{}", r.text);
         let read = s.tender(&id).await;
         assert_eq!(
@@ -162,12 +153,7 @@ async fn owner_changes_terms_during_enquiries() {
     let now = s.now().await;
     let (id, token, before) = s.published().await;
     let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
-    let r = s
-        .patch(&path)
-        .broker("broker")
-        .data(json!({"tenderPeriod": {"endDate": days_after(&now, 5)}, "guarantee": {"amount": 10, "currency": "USD"}}))
-        .send()
-        .await;
+    let r = s.by("broker").patch(&path, json!({"tenderPeriod": {"endDate": days_after(&now, 5)}, "guarantee": {"amount": 10, "currency": "USD"}})).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let t = &r.body["data"];
     assert_eq!(
@@ -181,10 +167,11 @@ async fn owner_changes_terms_during_enquiries() {
     assert!(t["dateModified"].as_str() > before["dateModified"].as_str());
 
     let same = s
-        .patch(&path)
-        .broker("broker")
-        .data(json!({"guarantee": {"amount": 10}, "dateModified": "2000-01-01"}))
-        .send()
+        .by("broker")
+        .patch(
+            &path,
+            json!({"guarantee": {"amount": 10}, "dateModified": "2000-01-01"}),
+        )
         .await;
     assert_eq!(same.status, 200);
     assert_eq!(
@@ -192,7 +179,7 @@ async fn owner_changes_terms_during_enquiries() {
         "a PATCH that changes nothing keeps dateModified"
     );
 
-    let whole = s.patch(&path).broker("broker").data(t.clone()).send().await;
+    let whole = s.by("broker").patch(&path, t.clone()).await;
     assert_eq!(
         whole.status, 200,
         "read-only fields sent back are ignored: {}",
@@ -210,10 +197,11 @@ async fn lists_merge_by_index_and_a_shorter_list_truncates() {
     body["items"].as_array_mut().expect("items").push(second);
     let (id, token, _) = s.create(body).await;
     let r = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"items": [{"quantity": 7}]}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"items": [{"quantity": 7}]}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
     let items = r.body["data"]["items"].as_array().expect("items");
@@ -228,10 +216,11 @@ async fn invalid_changes_are_refused_with_every_problem_and_change_nothing() {
     let s = TestServer::start().await;
     let (id, token, before) = s.published().await;
     let r = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"minimalStep": {"amount": 900}, "value": {"currency": 5}, "colour": "red"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"minimalStep": {"amount": 900}, "value": {"currency": 5}, "colour": "red"}),
+        )
         .await;
     assert_eq!(r.status, 422, "{}", r.text);
     let names: Vec<&str> = r.body["errors"]
@@ -289,32 +278,17 @@ async fn creation_rules_between_fields() {
     let mut body = tender_body(&now, 1, 4);
     body["minimalStep"] = json!({"amount": 600, "currency": "UAH"});
     let r = s.try_create(body).await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "minimalStep".into(),
-                json!("value should be less than value of tender")
-            )
-        )
+    r.assert_refused(
+        422,
+        "body",
+        "minimalStep",
+        "value should be less than value of tender",
     );
 
     let mut body = tender_body(&now, 1, 4);
     body["procurementMethodType"] = json!("aboveThresholdUA");
     let r = s.try_create(body).await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            415,
-            (
-                "data".into(),
-                "procurementMethodType".into(),
-                json!("Not implemented")
-            )
-        )
-    );
+    r.assert_refused(415, "data", "procurementMethodType", "Not implemented");
 
     let mut body = tender_body(&now, 1, 4);
     body["procuringEntity"]["kind"] = json!("private");
@@ -348,22 +322,9 @@ async fn sandbox_fields_exist_only_in_testing_mode() {
     let mut body = tender_body("2030-01-01T00:00:00+02:00", 1, 4);
     body["procurementMethodDetails"] = json!("quick, accelerator=1440");
     let r = s.try_create(body).await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "procurementMethodDetails".into(),
-                json!("Rogue field")
-            )
-        )
-    );
+    r.assert_refused(422, "body", "procurementMethodDetails", "Rogue field");
     let clock = s.get("/testing/clock").send().await;
-    assert_eq!(
-        (clock.status, clock.error().1),
-        (404, "not_found".to_string())
-    );
+    clock.assert_refused_on(404, "not_found");
 }
 
 /// `--sandbox`: the acceleration fields are taken and shown, faults on demand hit only the
@@ -383,9 +344,8 @@ async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
     );
     let now = clock.body["data"]["now"].as_str().expect("now").to_string();
     let anyone = s
-        .post("/testing/clock")
-        .data(json!({"advance": "P1D"}))
-        .send()
+        .anyone()
+        .post("/testing/clock", json!({"advance": "P1D"}))
         .await;
     assert_eq!(
         (anyone.status, anyone.error().1),
@@ -393,10 +353,8 @@ async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
         "nobody moves a shared sandbox's own clock"
     );
     let own = s
-        .post("/testing/clock")
-        .broker("broker1")
-        .data(json!({"advance": "P1D"}))
-        .send()
+        .by("broker1")
+        .post("/testing/clock", json!({"advance": "P1D"}))
         .await;
     assert_eq!(
         (
@@ -428,14 +386,9 @@ async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
     );
 
     let rule = json!({"match": {"path": "/api/2.3/tenders"}, "fault": "delay", "delay_ms": 1});
-    let anyone = s.post("/testing/faults").data(rule.clone()).send().await;
+    let anyone = s.anyone().post("/testing/faults", rule.clone()).await;
     assert_eq!(anyone.status, 403, "no rule for everyone: {}", anyone.text);
-    let own = s
-        .post("/testing/faults")
-        .broker("broker1")
-        .data(rule)
-        .send()
-        .await;
+    let own = s.by("broker1").post("/testing/faults", rule).await;
     assert_eq!(
         (own.status, &own.body["data"]["match"]["broker"]),
         (201, &json!("broker1")),
@@ -548,16 +501,11 @@ async fn an_item_classified_not_defined_needs_an_additional_classification_of_th
         items.push(other);
     }
     let r = s.try_create(mixed).await;
-    assert_eq!(
-        (r.status, r.error()),
-        (
-            422,
-            (
-                "body".into(),
-                "items".into(),
-                json!("CPV class of items should be identical")
-            )
-        )
+    r.assert_refused(
+        422,
+        "body",
+        "items",
+        "CPV class of items should be identical",
     );
 }
 
@@ -611,10 +559,11 @@ async fn a_tender_whose_periods_have_passed_is_refused_at_creation_but_a_late_dr
 
     s.advance("P10D").await;
     let published = s
-        .patch(&format!("/api/2.3/tenders/{id}?acc_token={token}"))
-        .broker("broker")
-        .data(json!({"status": "active.enquiries"}))
-        .send()
+        .by("broker")
+        .patch(
+            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            json!({"status": "active.enquiries"}),
+        )
         .await;
     assert_eq!(published.status, 200, "{}", published.text);
     assert_eq!(
