@@ -10,7 +10,9 @@ pub mod contracting;
 pub mod domain;
 pub mod faults;
 pub mod files;
+pub mod http;
 mod kept;
+pub mod routes;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
@@ -18,12 +20,12 @@ pub mod tls;
 
 pub use settings::Settings;
 
-use api::App;
-use api::auth::Brokers;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
 use files::users::Users;
+use http::App;
+use http::auth::Brokers;
 use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
@@ -248,7 +250,7 @@ impl Application {
     pub fn spawn(self) -> RunningServer {
         let app = self.app;
         let scheduler = scheduler::spawn(app.store.clone());
-        let service = api::service(app);
+        let service = routes::service(app);
         let (handle, server, tls) = match self.acceptor {
             Listening::Plain(acceptor) => {
                 let server = Server::new(acceptor);

@@ -1,8 +1,8 @@
 //! `/tenders/{tender_id}/awards` and `/contracts`: read by anyone, decided by the owner.
 
-use super::error::ApiError;
-use super::{app, guard, param, reads, reply, writes};
 use crate::domain::tender::Tender;
+use crate::http::error::ApiError;
+use crate::http::{app, guard, param, reads, reply, writes};
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
 use serde::Serialize;

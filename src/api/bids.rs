@@ -1,13 +1,13 @@
 //! `/tenders/{tender_id}/bids`: registered by brokers, each bid read and changed with its
 //! own token; confidential while tendering and during the auction.
 
-use super::auth::{Broker, Level, presented_token};
-use super::error::ApiError;
-use super::{app, body, guard, param, reply};
 use crate::domain::bid::Bid;
 use crate::domain::document::UrlStyle;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
+use crate::http::auth::{Broker, Level, presented_token};
+use crate::http::error::ApiError;
+use crate::http::{app, body, guard, param, reply};
 use salvo::prelude::*;
 
 #[handler]

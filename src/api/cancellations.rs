@@ -1,9 +1,9 @@
 //! `/tenders/{tender_id}/cancellations`: read by anyone, made and activated by the owner.
 
-use super::error::ApiError;
-use super::{guard, reads, writes};
 use crate::domain::cancellation::Cancellation;
 use crate::domain::tender::Tender;
+use crate::http::error::ApiError;
+use crate::http::{guard, reads, writes};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 

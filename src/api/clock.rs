@@ -9,12 +9,12 @@
 //! A POST answers only after every transition that became due on the clock it moved has been
 //! applied, so the caller sees a settled world.
 
-use super::error::ApiError;
-use super::{App, app, body, reply};
 use crate::clock::ClockError;
 use crate::domain::Refusal;
 use crate::domain::parse::{Obj, Problem};
 use crate::domain::time::Timestamp;
+use crate::http::error::ApiError;
+use crate::http::{App, app, body, reply};
 use salvo::prelude::*;
 use serde_json::{Value as Json, json};
 use time::Duration;

@@ -3,12 +3,12 @@
 //! by a bidder with the bid's token; each hands back the claim's own token, which the
 //! claimant presents afterwards, as the owner presents the tender's to answer.
 
-use super::auth::{Broker, Level, presented_token};
-use super::error::ApiError;
-use super::{App, app, body, guard, param, reply};
 use crate::domain::complaint::{Actor, Target};
 use crate::domain::tender::Tender;
 use crate::domain::{Change, Refusal, views};
+use crate::http::auth::{Broker, Level, presented_token};
+use crate::http::error::ApiError;
+use crate::http::{App, app, body, guard, param, reply};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 

@@ -3,17 +3,14 @@
 //! `POST /upload`, `POST /upload/{key}`, `GET /get/{key}`, and the public key of every
 //! signature at `GET /keys`. Its status probe, `GET /`, is the server's index.
 
-use super::error::{ApiError, write_json};
-use super::{App, app, reply, upload};
 use crate::files::address;
 use crate::files::signing::SignatureFault;
+use crate::http::error::{ApiError, write_json};
+use crate::http::{App, app, reply, upload};
 use salvo::http::StatusCode;
 use salvo::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue, LOCATION};
 use salvo::prelude::*;
 use serde_json::{Value as Json, json};
-
-/// How long a temporary address stays valid, in seconds.
-pub const TEMPORARY_SECONDS: i64 = 300;
 
 fn forbidden(location: &str, name: &str, description: &str) -> ApiError {
     ApiError::new(StatusCode::FORBIDDEN, location, name, description)
@@ -31,7 +28,7 @@ fn signature_error(fault: SignatureFault) -> ApiError {
 /// Uploads need a broker's credentials, as writes to the API do, or those of one of the
 /// service's own uploading users.
 fn uploader(app: &App, req: &Request) -> Result<(), ApiError> {
-    let user = || super::auth::basic(req).filter(|(u, p)| app.ds_users.may_upload(u, p));
+    let user = || crate::http::auth::basic(req).filter(|(u, p)| app.ds_users.may_upload(u, p));
     if app.brokers.identify(req).is_some() || user().is_some() {
         Ok(())
     } else {
@@ -132,7 +129,7 @@ pub async fn register(
 fn uploaded(app: &App, req: &Request, res: &mut Response, key: &str, c: &crate::files::Content) {
     let root = app.base_url(req);
     let url = address::permanent(&root, &app.signer, key, &c.md5);
-    let expires = app.clocks.server().now().unix_timestamp() + TEMPORARY_SECONDS;
+    let expires = app.clocks.server().now().unix_timestamp() + address::TEMPORARY_SECONDS;
     let get_url = address::temporary(&root, &app.signer, key, expires);
     let data =
         json!({"url": url, "hash": format!("md5:{}", c.md5), "format": c.format, "title": c.title});
@@ -165,7 +162,7 @@ pub async fn upload_registered(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     uploader(&app, req)?;
-    let key = super::param(req, "key");
+    let key = crate::http::param(req, "key");
     let (signature, key_id) = (
         req.query::<String>("Signature"),
         req.query::<String>("KeyID"),
@@ -211,7 +208,7 @@ pub fn content_disposition(title: &str) -> String {
 #[handler]
 pub async fn get(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let key = super::param(req, "key");
+    let key = crate::http::param(req, "key");
     let (signature, key_id, expires) = (
         req.query::<String>("Signature"),
         req.query::<String>("KeyID"),

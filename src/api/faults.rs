@@ -5,12 +5,12 @@
 //! broker's requests; rules without credentials, or for any broker, only where the server
 //! belongs to whoever runs it (`--testing`). A shared sandbox turns that one switch off.
 
-use super::error::ApiError;
-use super::{App, app, body, param, reply};
 use crate::domain::Refusal;
 use crate::domain::ids;
 use crate::domain::parse::Problem;
 use crate::faults::{Call, Draft, Fault, Rule, in_scope};
+use crate::http::error::ApiError;
+use crate::http::{App, app, body, param, reply};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! JSON for a client that asks for JSON, as short text for anyone else (curl, a document
 //! service's status probe, which reads only the `200 text/plain`).
 
-use super::{API_PREFIX, App, app, reply};
+use crate::http::{API_PREFIX, App, app, reply};
 use salvo::http::header::{CONTENT_TYPE, HeaderValue};
 use salvo::prelude::*;
 use serde_json::{Value as Json, json};

@@ -12,10 +12,10 @@
 //! test-mode records too. The fields clients page by (`opt_fields`) are read beside each row
 //! of the index (`store::ListedFields`); others from the record.
 
-use super::error::{ApiError, write_json};
-use super::reply::wants_pretty;
-use super::{API_PREFIX, App, app};
 use crate::domain::views;
+use crate::http::error::{ApiError, write_json};
+use crate::http::reply::wants_pretty;
+use crate::http::{API_PREFIX, App, app};
 use crate::store::{CONTRACT_FIELDS, ListedFields, ModeFilter, Page, PageRequest, TENDER_FIELDS};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
@@ -275,7 +275,7 @@ fn serve(req: &Request, depot: &Depot, res: &mut Response, feed: &Feed) -> Resul
     let text = page_text(&next_page, &data, prev_page.as_ref());
     let body = if wants_pretty(req) {
         let value: Json = serde_json::from_slice(&text).unwrap_or_default();
-        super::reply::to_text(&value, true)
+        crate::http::reply::to_text(&value, true)
     } else {
         text
     };

@@ -1,11 +1,11 @@
 //! `/tenders/{tender_id}/lots`: read by anyone, added, changed and deleted by the owner while
 //! enquiries are open.
 
-use super::error::ApiError;
-use super::{app, guard, param, reads, reply, writes};
 use crate::domain::Change;
 use crate::domain::lot::Lot;
 use crate::domain::tender::Tender;
+use crate::http::error::ApiError;
+use crate::http::{app, guard, param, reads, reply, writes};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 

@@ -1,11 +1,11 @@
 //! `/tenders/{tender_id}/questions`: asked by any broker, answered by the owner.
 
-use super::auth::Level;
-use super::error::ApiError;
-use super::reply::{self, wants_pretty};
-use super::{app, body, guard, param, reads};
 use crate::domain::tender::Tender;
 use crate::domain::{Change, views};
+use crate::http::auth::Level;
+use crate::http::error::ApiError;
+use crate::http::reply::{self, wants_pretty};
+use crate::http::{app, body, guard, param, reads};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 

@@ -1,12 +1,12 @@
 //! `/tenders` (creation) and `/tenders/{tender_id}`: read and change a tender.
 
-use super::auth::Level;
-use super::error::{ApiError, write_json};
-use super::reply::{self, wants_pretty};
-use super::{app, body, guard, param};
 use crate::domain::ids;
 use crate::domain::tender::{NewTender, Tender};
 use crate::domain::views;
+use crate::http::auth::Level;
+use crate::http::error::{ApiError, write_json};
+use crate::http::reply::{self, wants_pretty};
+use crate::http::{app, body, guard, param};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde_json::json;

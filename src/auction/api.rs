@@ -8,13 +8,13 @@
 //! address is not valid to a browser, the error envelope to any other client.
 
 use super::view;
-use crate::api::error::{ApiError, write_json};
-use crate::api::pages::{self, Asset};
-use crate::api::{App, app, body, param, reply};
 use crate::domain::Refusal;
 use crate::domain::parse::FromJson;
 use crate::domain::records::course::lots::LotRef;
 use crate::domain::tender::Tender;
+use crate::http::error::{ApiError, write_json};
+use crate::http::pages::{self, Asset};
+use crate::http::{App, app, body, param, reply};
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use subtle::ConstantTimeEq;

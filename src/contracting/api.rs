@@ -4,16 +4,17 @@
 
 use super::Contract;
 use super::contract::view;
-use crate::api::auth::Broker;
-use crate::api::documents::{Writing, document_data, redirect};
-use crate::api::error::{ApiError, write_json};
-use crate::api::guard::{self, contract_owner, tender_owner_of};
-use crate::api::reply::{self, wants_pretty};
-use crate::api::{App, app, param, reads, writes};
-use crate::domain::Refusal;
 use crate::domain::document::UrlStyle;
 use crate::domain::ids;
 use crate::domain::input::Input;
+use crate::domain::time::Timestamp;
+use crate::domain::{Change, Refusal};
+use crate::http::auth::Broker;
+use crate::http::documents::{Writing, document_data, redirect};
+use crate::http::error::{ApiError, write_json};
+use crate::http::guard::{self, Kept};
+use crate::http::reply::{self, wants_pretty};
+use crate::http::{App, app, param, reads, writes};
 use salvo::http::StatusCode;
 use salvo::http::header::CONTENT_TYPE;
 use salvo::prelude::*;
@@ -21,6 +22,34 @@ use serde_json::Value as Json;
 
 fn to_json<T: serde::Serialize>(value: &T) -> Json {
     serde_json::to_value(value).unwrap_or_default()
+}
+
+impl Kept for Contract {
+    const PATH: &'static str = "contracts";
+    const ID: &'static str = "contract_id";
+    fn read<R>(app: &App, id: &str, f: impl FnOnce(&Contract) -> R) -> Option<R> {
+        app.store.read_contract(id, f)
+    }
+    fn update<V: Send>(
+        app: &App,
+        id: &str,
+        op: impl FnOnce(&mut Contract, Timestamp) -> Result<Change, Refusal> + Send,
+        view: impl FnOnce(&Contract) -> V + Send,
+    ) -> impl Future<Output = Result<V, Refusal>> + Send {
+        app.store.update_contract(id, op, view)
+    }
+}
+
+/// A contract's owner: the tender owner's broker, presenting the contract's own token.
+pub fn contract_owner(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    let own = c.owner_token.as_ref();
+    matches!((broker, token, own), (Some(b), Some(tok), Some(own)) if b.name == c.owner && own.matches(tok))
+}
+
+/// Who may ask for a contract's credentials: the tender owner's broker, presenting the
+/// tender's token.
+pub fn tender_owner_of(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
+    matches!((broker, token), (Some(b), Some(tok)) if b.name == c.owner && c.tender_token.matches(tok))
 }
 
 /// The contract's address under the API root.
@@ -145,7 +174,7 @@ pub async fn documents(
     let app = app(depot)?;
     let all = req.query::<String>("all").is_some_and(|v| !v.is_empty());
     let docs = read(&app, &param(req, "contract_id"), |c| {
-        let mut shown: Vec<(crate::domain::time::Timestamp, Json)> = Vec::new();
+        let mut shown: Vec<(Timestamp, Json)> = Vec::new();
         for record in &c.documents {
             if all {
                 for version in record.previous.iter() {
@@ -228,7 +257,7 @@ pub async fn attach(
             &id,
             |c, now| {
                 new_id = c.attach(&data, &cx, now, &filing)?;
-                Ok(crate::domain::Change::Public)
+                Ok(Change::Public)
             },
             |c| c.documents.last().map(|d| to_json(&d.current)),
         )
@@ -344,7 +373,8 @@ pub async fn edit_change(
     .await
 }
 
-/// The contracts' routes under the API root.
+/// The routes of one contract, `{contract_id}` under `/api/2.3/contracts` (whose feed is the
+/// listing's).
 pub fn router() -> Router {
     let document_routes = Router::with_path("documents")
         .get(documents)
@@ -363,14 +393,10 @@ pub fn router() -> Router {
                 .get(show_change)
                 .patch(edit_change),
         );
-    let contract = Router::with_path("{contract_id}")
+    Router::with_path("{contract_id}")
         .get(show)
         .patch(change)
         .push(Router::with_path("credentials").patch(credentials))
         .push(document_routes)
-        .push(change_routes);
-    Router::with_path("contracts")
-        .get(crate::api::listing::contracts)
-        .head(crate::api::listing::contracts)
-        .push(contract)
+        .push(change_routes)
 }

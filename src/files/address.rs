@@ -2,6 +2,9 @@
 
 use super::signing::Signer;
 
+/// How long a temporary address stays valid, in seconds.
+pub const TEMPORARY_SECONDS: i64 = 300;
+
 /// Why an address that claims to be the service's own was refused (upstream's messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AddressFault {

@@ -6,8 +6,8 @@
 //! so it can show nothing the API hides from the public. A strict Content-Security-Policy
 //! keeps the page to its own assets.
 
-use super::error::ApiError;
-use super::pages::{self, Asset};
+use crate::http::error::ApiError;
+use crate::http::pages::{self, Asset};
 use salvo::prelude::*;
 
 const PAGE: &str = include_str!("page.html");

@@ -1,6 +1,6 @@
 //! `GET /openapi.json`: an OpenAPI 3.1 description of everything this server routes.
 //!
-//! [`paths`] holds one entry per route, in the order of [`super::router`]; [`schemas`] the
+//! [`paths`] holds one entry per route, in the order of [`crate::routes::router`]; [`schemas`] the
 //! shapes they exchange. `routes_of` walks a router, so a test can prove that the two agree.
 
 mod links;
@@ -8,13 +8,13 @@ mod operation;
 mod paths;
 mod schemas;
 
-use super::{app, error::ApiError, reply};
+use crate::http::{app, error::ApiError, reply};
 use salvo::prelude::*;
 use salvo::routing::FilterInfo;
 use serde_json::{Map, Value as Json, json};
 
 /// The description of a server, with or without the clock control API (`--testing`) and the
-/// fault API (`--testing` or `--sandbox`), as [`super::router`] takes them.
+/// fault API (`--testing` or `--sandbox`), as [`crate::routes::router`] takes them.
 pub fn document(clock_api: bool, faults_api: bool, server_url: &str) -> Json {
     let mut described = Map::new();
     for (path, item) in paths::paths(clock_api, faults_api) {

@@ -1,4 +1,4 @@
-//! Every route of the server, in the order of [`crate::api::router`]: adding a route there
+//! Every route of the server, in the order of [`crate::routes::router`]: adding a route there
 //! means adding its line here, next to its neighbours.
 
 use super::operation::{Op, delete, get, head, item, patch, post, put};
@@ -7,7 +7,7 @@ use serde_json::{Value as Json, json};
 
 const API: &str = "/api/2.3";
 
-/// `documents` and `documents/{document_id}` under `parent`, as `api::documents()` routes
+/// `documents` and `documents/{document_id}` under `parent`, as `routes::documents()` routes
 /// them; `writer` says whose token writes them; `confidential` reads (a bid's, before
 /// qualification) are refused with 403 without that token.
 fn documents(parent: &str, tag: &str, writer: &str, confidential: bool) -> Vec<(String, Json)> {
@@ -268,7 +268,8 @@ fn tender_routes() -> Vec<(String, Json)> {
     routes
 }
 
-/// Contracts under management, as `contracting::api::router` routes them.
+/// Contracts under management, as `routes::router` routes their feed and
+/// `contracting::api::router` each contract.
 fn contract_routes() -> Vec<(String, Json)> {
     let list = format!("{API}/contracts");
     let contract = format!("{list}/{{contract_id}}");

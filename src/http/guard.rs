@@ -1,12 +1,12 @@
-//! The checks every write shares, in upstream's order: the record (a tender, a contract) and
-//! the sub-record exist (404), the Content-Type is JSON (415), the credentials fit (403), and
-//! the body holds a `data` object (422).
+//! The checks every write shares, in upstream's order: the record (a tender, or a contract
+//! under management, which `contracting` makes [`Kept`]) and the sub-record exist (404), the
+//! Content-Type is JSON (415), the credentials fit (403), and the body holds a `data` object
+//! (422).
 
 use super::App;
 use super::auth::{Broker, presented_token};
 use super::body::{self, Body};
 use super::error::ApiError;
-use crate::contracting::Contract;
 use crate::domain::tender::Tender;
 use crate::domain::time::Timestamp;
 use crate::domain::{Change, Refusal};
@@ -41,22 +41,6 @@ impl Kept for Tender {
         view: impl FnOnce(&Tender) -> V + Send,
     ) -> impl Future<Output = Result<V, Refusal>> + Send {
         app.store.update(id, op, view)
-    }
-}
-
-impl Kept for Contract {
-    const PATH: &'static str = "contracts";
-    const ID: &'static str = "contract_id";
-    fn read<R>(app: &App, id: &str, f: impl FnOnce(&Contract) -> R) -> Option<R> {
-        app.store.read_contract(id, f)
-    }
-    fn update<V: Send>(
-        app: &App,
-        id: &str,
-        op: impl FnOnce(&mut Contract, Timestamp) -> Result<Change, Refusal> + Send,
-        view: impl FnOnce(&Contract) -> V + Send,
-    ) -> impl Future<Output = Result<V, Refusal>> + Send {
-        app.store.update_contract(id, op, view)
     }
 }
 
@@ -144,16 +128,4 @@ pub fn owner(t: &Tender, broker: Option<&Broker>, token: Option<&str>) -> bool {
 pub fn bidder(t: &Tender, bid_id: &str, broker: Option<&Broker>, token: Option<&str>) -> bool {
     let Ok(bid) = t.bid(bid_id) else { return false };
     matches!((broker, token), (Some(b), Some(tok)) if b.name == bid.owner && bid.token.matches(tok))
-}
-
-/// A contract's owner: the tender owner's broker, presenting the contract's own token.
-pub fn contract_owner(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
-    let own = c.owner_token.as_ref();
-    matches!((broker, token, own), (Some(b), Some(tok), Some(own)) if b.name == c.owner && own.matches(tok))
-}
-
-/// Who may ask for a contract's credentials: the tender owner's broker, presenting the
-/// tender's token.
-pub fn tender_owner_of(c: &Contract, broker: Option<&Broker>, token: Option<&str>) -> bool {
-    matches!((broker, token), (Some(b), Some(tok)) if b.name == c.owner && c.tender_token.matches(tok))
 }
