@@ -7,7 +7,9 @@
 //! time per case, prints a table and writes `BENCHMARKS.md`.
 
 mod bodies;
+mod certification;
 mod client;
+mod distance;
 mod flows;
 mod load;
 mod report;
@@ -102,6 +104,11 @@ pub struct Cli {
     /// builds); it must accept `--testing --log warn --listen ADDR`.
     #[arg(long, conflicts_with = "base_url")]
     server: Option<PathBuf>,
+    /// The certifier of the full-certification case [default: the workspace's release build
+    /// of tender-certify, built first unless --no-build; with --quick: the debug build when
+    /// there is one].
+    #[arg(long, value_name = "PATH", conflicts_with = "base_url")]
+    certify: Option<PathBuf>,
     /// Run only the cases whose name contains this text (case-insensitive; the baseline
     /// always runs), e.g. to profile one case; writes no report unless --output is given.
     #[arg(long)]
@@ -720,6 +727,20 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         Some(_) => None,
         None => Some(server::Server::start(build, cli.server.clone(), None).await?),
     };
+    // Built (or found) before anything is measured, so that a missing one stops the run at
+    // once.
+    let wants_certification = cli
+        .only
+        .as_ref()
+        .is_none_or(|only| certification::CASE.contains(&only.to_lowercase()));
+    let certifier = match &cli.base_url {
+        None if wants_certification => Some(certification::certifier(
+            cli.certify.as_deref(),
+            cli.quick,
+            build,
+        )?),
+        _ => None,
+    };
     let target = match (&server, &cli.base_url) {
         (Some(s), _) => s.target.clone(),
         (None, Some(url)) => Target::parse(url)?,
@@ -772,6 +793,24 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
     if let Err(e) = result {
         report.aborted = Some(e.to_string());
         return Ok(report);
+    }
+    if let Some(certifier) = certifier {
+        // A quick run certifies a subset, a little away, so that the smoke test stays short.
+        let (tags, one_way) = if cli.quick {
+            (Some("@conventions".to_string()), Duration::from_millis(5))
+        } else {
+            (None, Duration::from_millis(25))
+        };
+        report.certification = Some(
+            certification::measure(certifier, cli.server.clone(), tags, one_way, cli.seed).await,
+        );
+    } else if cli.base_url.is_some() && wants_certification {
+        let line = format!(
+            "{} skipped: it certifies fresh servers the benchmark starts (not a --base-url)",
+            certification::CASE
+        );
+        println!("{line}");
+        report.notes.push(line);
     }
     let Some(dir) = &cli.data_dir else {
         return Ok(report);
@@ -1246,7 +1285,7 @@ async fn main() -> ExitCode {
         eprintln!("tender-bench: the run stopped early: {e}");
         return ExitCode::FAILURE;
     }
-    if report.rows.iter().any(|r| r.failed > 0) {
+    if report.has_errors() {
         eprintln!("tender-bench: some requests failed (see errors above)");
         return ExitCode::FAILURE;
     }

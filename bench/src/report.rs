@@ -1,6 +1,7 @@
 //! The results: a table on the terminal, the targets held or missed, and `BENCHMARKS.md`
 //! with the machine, the date and the exact command.
 
+use crate::certification::{self, Certification};
 use crate::flows::FlowStats;
 use crate::load::{Stats, quantile_ms};
 use crate::{CONTRACT_GET, CONTRACT_PATCH, Plan};
@@ -151,6 +152,8 @@ pub struct Report {
     pub flows: Option<(f64, u64, u64)>,
     /// With `--data-dir`: (tenders held, seconds from the durable server's start to its answer)
     pub durable_startup: Option<(usize, f64)>,
+    /// The full certification near and far, in a table of its own (not a req/s figure).
+    pub certification: Option<Certification>,
     pub aborted: Option<String>,
 }
 
@@ -241,6 +244,7 @@ impl Report {
             listing_large: None,
             flows: None,
             durable_startup: None,
+            certification: None,
             aborted: None,
         }
     }
@@ -529,6 +533,131 @@ impl Report {
         w
     }
 
+    const CERTIFICATION_HEADERS: [&'static str; 8] = [
+        "added round trip",
+        "wall time",
+        "scenarios",
+        "passed",
+        "failed",
+        "skipped",
+        "connections through the proxy",
+        "× direct",
+    ];
+
+    /// The full certification's rows: one per distance, the ratio on the farther.
+    fn certification_rows(c: &Certification) -> Vec<[String; 8]> {
+        let ratio = c.far_over_near();
+        c.runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let distance = if run.one_way.is_zero() {
+                    "0 ms (direct)".to_string()
+                } else {
+                    format!(
+                        "{:.0} ms ({} ms each way)",
+                        run.added_round_trip_ms(),
+                        run.one_way.as_millis()
+                    )
+                };
+                let count = |pick: fn((u64, u64, u64)) -> u64| {
+                    run.counts
+                        .map_or("n/a".to_string(), |c| thousands(pick(c) as f64))
+                };
+                [
+                    distance,
+                    if run.error.is_some() {
+                        "error".into()
+                    } else {
+                        format!("{:.2} s", run.seconds)
+                    },
+                    count(|(p, f, s)| p + f + s),
+                    count(|(p, _, _)| p),
+                    count(|(_, f, _)| f),
+                    count(|(_, _, s)| s),
+                    run.connections
+                        .map_or("—".to_string(), |n| thousands(n as f64)),
+                    match (i, ratio) {
+                        (0, _) if run.error.is_none() => "1.00".into(),
+                        (_, Some(r)) if i + 1 == c.runs.len() => format!("{r:.2}"),
+                        _ => "n/a".into(),
+                    },
+                ]
+            })
+            .collect()
+    }
+
+    /// What the certification table shows, in a sentence.
+    fn certification_lead(c: &Certification) -> String {
+        let which = c.tags.as_ref().map_or(
+            "every scenario, the clock moved through the testing API".to_string(),
+            |t| format!("the scenarios of `--tags {t}`"),
+        );
+        let far = c
+            .runs
+            .last()
+            .filter(|r| !r.one_way.is_zero())
+            .map_or(String::new(), |r| {
+                format!(
+                    ", and once through a proxy the benchmark starts that delays every chunk \
+                     {} ms each way",
+                    r.one_way.as_millis()
+                )
+            });
+        format!(
+            "`{}` certifies a fresh server (started as the benchmark starts its servers) with \
+             {which}: once directly on loopback{far}. Wall time from the certifier's start to \
+             its exit; the counts from its last line.",
+            c.certifier.display()
+        )
+    }
+
+    /// Errors of the run: failed requests of a case, a certification that did not finish
+    /// cleanly.
+    pub fn has_errors(&self) -> bool {
+        self.rows.iter().any(|r| r.failed > 0)
+            || self
+                .certification
+                .as_ref()
+                .is_some_and(|c| c.errors().next().is_some())
+    }
+
+    fn error_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.failed > 0)
+            .map(|r| format!("{}: {}", r.case, r.failures))
+            .collect();
+        if let Some(c) = &self.certification {
+            lines.extend(c.errors().map(|(run, e)| {
+                format!(
+                    "{}, {:.0} ms added: {e}",
+                    certification::CASE,
+                    run.added_round_trip_ms()
+                )
+            }));
+        }
+        lines
+    }
+
+    /// The certification's section of `BENCHMARKS.md`.
+    pub fn certification_markdown(c: &Certification) -> String {
+        let mut md = String::new();
+        let _ = writeln!(md, "\n## Full certification near and far\n");
+        let _ = writeln!(md, "{}\n", Self::certification_lead(c));
+        let _ = writeln!(md, "| {} |", Self::CERTIFICATION_HEADERS.join(" | "));
+        let _ = writeln!(
+            md,
+            "|---|{}",
+            "---:|".repeat(Self::CERTIFICATION_HEADERS.len() - 1)
+        );
+        for r in Self::certification_rows(c) {
+            let _ = writeln!(md, "| {} |", r.join(" | "));
+        }
+        md
+    }
+
     pub fn table_text(&self) -> String {
         let w = self.widths();
         let mut out = String::new();
@@ -548,6 +677,29 @@ impl Report {
             line(&self.cells(row), &mut out);
         }
         out.push('\n');
+        if let Some(c) = &self.certification {
+            let rows = Self::certification_rows(c);
+            let mut w = Self::CERTIFICATION_HEADERS.map(|h| h.chars().count());
+            for r in &rows {
+                for (i, cell) in r.iter().enumerate() {
+                    w[i] = w[i].max(cell.chars().count());
+                }
+            }
+            let _ = writeln!(out, "{}:", certification::CASE);
+            for r in std::iter::once(Self::CERTIFICATION_HEADERS.map(String::from)).chain(rows) {
+                out.push(' ');
+                for (i, cell) in r.iter().enumerate() {
+                    let pad = " ".repeat(w[i].saturating_sub(cell.chars().count()));
+                    if i == 0 {
+                        let _ = write!(out, " {cell}{pad}");
+                    } else {
+                        let _ = write!(out, "  {pad}{cell}");
+                    }
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+        }
         for l in self.memory_lines() {
             let _ = writeln!(out, "{l}");
         }
@@ -566,11 +718,11 @@ impl Report {
         for g in self.goals() {
             let _ = writeln!(out, "  {:<7} {}: {}", g.verdict(), g.goal, g.measured);
         }
-        let failures: Vec<&Row> = self.rows.iter().filter(|r| r.failed > 0).collect();
-        if !failures.is_empty() {
+        let errors = self.error_lines();
+        if !errors.is_empty() {
             out.push_str("\nerrors:\n");
-            for r in failures {
-                let _ = writeln!(out, "  {}: {}", r.case, r.failures);
+            for e in errors {
+                let _ = writeln!(out, "  {e}");
             }
         }
         if let Some(e) = &self.aborted {
@@ -637,6 +789,9 @@ impl Report {
         if let Some(w) = self.drift_warning() {
             let _ = writeln!(md, "\n**{w}**");
         }
+        if let Some(c) = &self.certification {
+            md.push_str(&Self::certification_markdown(c));
+        }
         let _ = writeln!(md, "\n## Memory\n");
         for l in self.memory_lines() {
             let _ = writeln!(md, "- {l}");
@@ -647,11 +802,11 @@ impl Report {
         for g in self.goals() {
             let _ = writeln!(md, "| {} | {} | **{}** |", g.goal, g.measured, g.verdict());
         }
-        let failures: Vec<&Row> = self.rows.iter().filter(|r| r.failed > 0).collect();
-        if !failures.is_empty() {
+        let errors = self.error_lines();
+        if !errors.is_empty() {
             let _ = writeln!(md, "\n## Errors\n");
-            for r in failures {
-                let _ = writeln!(md, "- {}: {}", r.case, r.failures.replace('|', "\\|"));
+            for e in errors {
+                let _ = writeln!(md, "- {}", e.replace('|', "\\|"));
             }
         }
         let _ = writeln!(md, "\n## Steps of the run\n");
@@ -704,6 +859,14 @@ tender read back as `complete`. The clock is global, so flows run in waves of on
 connection; between steps the benchmark moves the clock once for the wave. Its row gives all \
 HTTP requests of the flows per second (clock requests included) and the latency of a whole \
 flow (its wave).
+- The full certification: after the cases above, `tender-certify` (the workspace's release \
+build) runs a whole certification (every scenario, the clock moved through the testing API) \
+against a fresh server started as the benchmark starts its servers, once directly and once \
+through a delaying proxy the benchmark starts on loopback: every chunk read on either side is \
+sent on the other 25 ms after it arrived (50 ms added to each round trip), without holding \
+back the chunks behind it. Its table gives each run's wall time, its scenarios and how they \
+ended (the certifier's last line), the connections the proxy carried (a certifier that reuses \
+its connections opens few) and the far run's wall time over the near one's.
 - A whole procurement with a live auction: a whole flow whose bidders take part in the \
 auction. Once tendering ends, each bidder reads its bid's `participationUrl` and its view of \
 the auction; the benchmark moves the clock into the first bidding turn of the wave's auctions, \

@@ -1,6 +1,6 @@
-//! A smoke run of the benchmark (`--quick`) against the workspace's server: every case runs,
-//! the report is written, no request fails. No figure is asserted: figures come from the
-//! benchmark, never from tests.
+//! A smoke run of the benchmark (`--quick`) against the workspace's server: every case runs
+//! (the certification on a subset of its scenarios), the report is written, no request
+//! fails. No figure is asserted: figures come from the benchmark, never from tests.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,10 +17,18 @@ fn a_quick_run_measures_every_case_without_errors() {
         .map(|profile| target.join(profile).join("tender-registry"))
         .find(|path| path.exists())
         .expect("a built server: `cargo test` at the workspace root builds target/debug/tender-registry");
+    // The certifier `cargo test` builds beside the server, else a release one.
+    let certifier = ["debug", "release"]
+        .iter()
+        .map(|profile| target.join(profile).join("tender-certify"))
+        .find(|path| path.exists())
+        .expect("a built certifier: `cargo test` at the workspace root builds target/debug/tender-certify");
     let out = std::env::temp_dir().join(format!("tender-bench-{}.md", std::process::id()));
     let run = Command::new(env!("CARGO_BIN_EXE_tender-bench"))
         .args(["--quick", "--no-build", "--connections", "8", "--server"])
         .arg(&server)
+        .arg("--certify")
+        .arg(&certifier)
         .arg("--output")
         .arg(&out)
         // The server starts with its clock pinned at a named moment (a Monday morning in
@@ -50,6 +58,14 @@ fn a_quick_run_measures_every_case_without_errors() {
         "lot tender: GET with 3 lots",
     ] {
         assert!(report.contains(case), "{case} is missing from:\n{report}");
+    }
+    // The certification case: a subset of the scenarios, directly and a little away.
+    for row in [
+        "## Full certification near and far",
+        "| 0 ms (direct) |",
+        "| 10 ms (5 ms each way) |",
+    ] {
+        assert!(report.contains(row), "{row} is missing from:\n{report}");
     }
     assert_eq!(
         report.matches("| GET listing, limit 100 @ ").count(),
