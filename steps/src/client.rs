@@ -13,8 +13,6 @@ use crate::{
     x509,
 };
 
-/// The longest one exchange may take.
-const TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn read(option: &str, path: &Path) -> Result<Vec<u8>, String> {
@@ -31,8 +29,8 @@ pub fn build(settings: &Settings) -> Result<Client, String> {
         .filter_map(|der| Certificate::from_der(der).ok());
     let mut builder = Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .timeout(TIMEOUT)
-        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(settings.timeout)
+        .connect_timeout(CONNECT_TIMEOUT.min(settings.timeout))
         .tls_info(true)
         // Mozilla's roots beside the platform's: a host without a CA bundle still reaches a
         // public target.

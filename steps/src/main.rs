@@ -5,7 +5,7 @@
 //! one too), 1 when not, 2 when the run could not take place (unreachable, a certificate that
 //! cannot be verified, a proxy that refuses, …).
 use std::{
-    io::IsTerminal as _,
+    io::{IsTerminal as _, Write as _},
     path::{Path, PathBuf},
     process::ExitCode,
     time::Duration,
@@ -100,6 +100,11 @@ struct CertifyArgs {
     /// fails every exchange in flight on it.
     #[arg(long)]
     http2: bool,
+    /// The longest one exchange may take, in seconds; a request left unanswered that long
+    /// fails its scenario, naming the request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
 }
 
 fn main() -> ExitCode {
@@ -148,6 +153,7 @@ fn main() -> ExitCode {
     settings.fail_on_skip = args.fail_on_skip;
     settings.keep_clock = args.keep_clock;
     settings.http2 = args.http2;
+    settings.timeout = Duration::from_secs(args.timeout);
     settings.tls = TlsOptions {
         cacert: args.cacert,
         insecure: args.insecure,
@@ -202,8 +208,12 @@ fn list(features: Option<&Path>, opts: &Opts<cli::Empty>) -> ExitCode {
         .and_then(|set| set.scenarios(opts.tags_filter.as_ref(), opts.re_filter.as_ref()));
     match listed {
         Ok(scenarios) => {
+            // A reader that stops early (`| head`) closes the pipe: the listing just ends.
+            let mut out = std::io::stdout().lock();
             for s in &scenarios {
-                println!("{}", s.line());
+                if writeln!(out, "{}", s.line()).is_err() {
+                    break;
+                }
             }
             ExitCode::SUCCESS
         }

@@ -107,6 +107,7 @@ mod tests {
             strict: false,
             fail_on_skip: false,
             elapsed_seconds: 0.0,
+            asked_waits: Default::default(),
             scenarios,
             parsing_errors: Vec::new(),
         }

@@ -8,7 +8,7 @@ use crate::{
     offered,
     outcome::{Class, ScenarioOutcome, Verdict},
     rules,
-    target::{ClockMode, ClockReading, ClockRecord},
+    target::{AskedWaits, ClockMode, ClockReading, ClockRecord},
     timestamps,
 };
 
@@ -39,6 +39,8 @@ pub struct RunReport {
     /// Every selected scenario must have been checked: a skipped one fails the run.
     pub fail_on_skip: bool,
     pub elapsed_seconds: f64,
+    /// Reads the target asked the run to repeat later (`Retry-After`), and the time waited.
+    pub asked_waits: AskedWaits,
     pub scenarios: Vec<ScenarioOutcome>,
     pub parsing_errors: Vec<String>,
 }
@@ -239,6 +241,17 @@ impl RunReport {
         story
     }
 
+    /// The waits the target asked for, as one phrase.
+    pub fn asked_waits_story(&self) -> String {
+        match self.asked_waits.reads {
+            0 => "none".to_owned(),
+            n => format!(
+                "{n} read(s) answered 429 or 503 with `Retry-After`, asked again after {:.1} s of waiting in all (writes are never repeated)",
+                self.asked_waits.waited.as_secs_f64()
+            ),
+        }
+    }
+
     /// `N passed, N failed, N skipped` over every scenario.
     pub fn summary_line(&self) -> String {
         let c = self.counts();
@@ -262,6 +275,13 @@ impl RunReport {
             "  target clock: {}",
             self.target_clock_story().replace('`', "")
         );
+        if self.asked_waits.reads > 0 {
+            let _ = writeln!(
+                out,
+                "  waits asked for: {}",
+                self.asked_waits_story().replace('`', "")
+            );
+        }
         for class in [Class::Spec, Class::Upstream, Class::Untagged] {
             let c = self.counts_of(class);
             if c.total() > 0 {
@@ -391,6 +411,11 @@ impl RunReport {
             md,
             "| Strict (`@upstream` counts) | {} |",
             if self.strict { "yes" } else { "no" }
+        );
+        let _ = writeln!(
+            md,
+            "| Waits the target asked for | {} |",
+            self.asked_waits_story()
         );
         let _ = writeln!(md, "| Duration | {:.1} s |\n", self.elapsed_seconds);
 
@@ -624,6 +649,7 @@ mod tests {
             strict: false,
             fail_on_skip: false,
             elapsed_seconds: 0.0,
+            asked_waits: AskedWaits::default(),
             scenarios,
             parsing_errors: Vec::new(),
         }

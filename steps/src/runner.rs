@@ -281,6 +281,7 @@ pub async fn certify<Custom: clap::Args>(
         strict: settings.strict,
         fail_on_skip: settings.fail_on_skip,
         elapsed_seconds: started.elapsed().as_secs_f64(),
+        asked_waits: target.asked_waits(),
         scenarios: collected.scenarios,
         parsing_errors: collected.parsing_errors,
     };

@@ -91,6 +91,9 @@ pub struct Settings {
     /// side then share one connection, so a target that drops a connection to fail one
     /// exchange fails every exchange in flight on it.
     pub http2: bool,
+    /// `--timeout SECONDS`: the longest one exchange may take; past it the exchange fails its
+    /// scenario, naming the request.
+    pub timeout: Duration,
 }
 
 /// curl's TLS options.
@@ -219,6 +222,7 @@ impl Settings {
             tls: TlsOptions::default(),
             proxies: Proxies::from_env(),
             http2: false,
+            timeout: Duration::from_secs(30),
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::{
     sync::{
         Arc,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -57,6 +57,14 @@ pub struct ClockRecord {
     pub still_stamps: usize,
 }
 
+/// The waits a target asked for with `Retry-After` on a `429` or `503` to a read, which the
+/// run honoured before asking again; the certificate counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AskedWaits {
+    pub reads: usize,
+    pub waited: Duration,
+}
+
 /// One target, shared by every scenario of a run.
 #[derive(Debug)]
 pub struct Target {
@@ -76,6 +84,12 @@ pub struct Target {
     pub clock_at_start: Option<ClockReading>,
     moves: AtomicUsize,
     still_stamps: AtomicUsize,
+    /// Reads repeated after the wait a `429` or `503` named in `Retry-After`, and the
+    /// milliseconds waited.
+    asked_waits: AtomicUsize,
+    asked_wait_ms: AtomicU64,
+    /// The longest one exchange may take (`--timeout`).
+    pub timeout: Duration,
     /// Target clock minus local clock, measured once at the start of the run.
     pub skew: Duration,
     pub skew_ahead: bool,
@@ -109,6 +123,9 @@ impl Target {
             clock_at_start: None,
             moves: AtomicUsize::new(0),
             still_stamps: AtomicUsize::new(0),
+            asked_waits: AtomicUsize::new(0),
+            asked_wait_ms: AtomicU64::new(0),
+            timeout: settings.timeout,
             skew: Duration::ZERO,
             skew_ahead: false,
             period: settings.period,
@@ -284,6 +301,21 @@ impl Target {
     /// Counts a move of the clock made through its control API.
     pub fn moved_clock(&self) {
         self.moves.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a read repeated after the wait the target asked for.
+    pub fn waited_as_asked(&self, wait: Duration) {
+        self.asked_waits.fetch_add(1, Ordering::Relaxed);
+        self.asked_wait_ms
+            .fetch_add(wait.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// The reads repeated after a `Retry-After`, and the time waited for them.
+    pub fn asked_waits(&self) -> AskedWaits {
+        AskedWaits {
+            reads: self.asked_waits.load(Ordering::Relaxed),
+            waited: Duration::from_millis(self.asked_wait_ms.load(Ordering::Relaxed)),
+        }
     }
 
     /// Counts a refreshed timestamp taken as refreshed though equal to the one it replaced.

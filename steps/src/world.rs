@@ -347,7 +347,31 @@ impl TenderWorld {
                 sent.body = Some(text);
             }
         }
-        match request.send().await {
+        // A read the target asks to repeat later (429 or 503 with `Retry-After`) is repeated
+        // after the wait it names, a few times at most; a write never is: a 5xx may have
+        // succeeded, and repeating it could do twice what was asked once.
+        let reads = method == Method::GET || method == Method::HEAD;
+        let mut repeats = 0;
+        let answer = loop {
+            let again = request
+                .try_clone()
+                .filter(|_| reads && repeats < ASKED_REPEATS);
+            let answer = request.send().await;
+            let wait = match (&answer, again) {
+                (Ok(response), Some(again)) => asked_wait(response).map(|w| (w, again)),
+                _ => None,
+            };
+            match wait {
+                Some((wait, again)) => {
+                    target.waited_as_asked(wait);
+                    tokio::time::sleep(wait).await;
+                    request = again;
+                    repeats += 1;
+                }
+                None => break answer,
+            }
+        };
+        match answer {
             Ok(response) => {
                 let status = response.status();
                 let headers = response
@@ -378,7 +402,14 @@ impl TenderWorld {
                 Exchange {
                     request: sent,
                     response: None,
-                    transport_error: Some(e.to_string()),
+                    transport_error: Some(if e.is_timeout() {
+                        format!(
+                            "no answer within {} s (--timeout)",
+                            target.timeout.as_secs()
+                        )
+                    } else {
+                        e.to_string()
+                    }),
                 },
                 Value::Null,
             )),
@@ -527,4 +558,32 @@ impl TenderWorld {
             self.tender_token()?
         ))
     }
+}
+
+/// How many times a read is repeated after a `Retry-After`.
+const ASKED_REPEATS: u32 = 3;
+/// A longer `Retry-After` is not waited for: the answer stands, and the scenario judges it.
+const LONGEST_ASKED_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The wait a `429` or `503` asks for in `Retry-After` (seconds, or an HTTP date), when it is
+/// one the run may honour.
+fn asked_wait(response: &reqwest::Response) -> Option<std::time::Duration> {
+    let status = response.status().as_u16();
+    if status != 429 && status != 503 {
+        return None;
+    }
+    let text = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    let wait = match text.parse::<u64>() {
+        Ok(seconds) => std::time::Duration::from_secs(seconds),
+        Err(_) => httpdate::parse_http_date(text)
+            .ok()?
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    };
+    (wait <= LONGEST_ASKED_WAIT).then_some(wait)
 }

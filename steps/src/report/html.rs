@@ -139,6 +139,10 @@ impl RunReport {
                 "Strict (@upstream counts)",
                 (if self.strict { "yes" } else { "no" }).to_owned(),
             ),
+            (
+                "Waits the target asked for",
+                escape(&self.asked_waits_story().replace('`', "")),
+            ),
             ("Duration", format!("{:.1} s", self.elapsed_seconds)),
         ];
         table(

@@ -1,0 +1,208 @@
+//! The certifier toward a shared target: a read answered `429` or `503` with `Retry-After` is
+//! asked again after the wait it names, and the certificate counts such waits; a write is never
+//! repeated; an exchange left unanswered past `--timeout` fails its scenario, naming the
+//! request. A front in this test stands before the built-in server and answers as a busy or a
+//! stalled deployment would.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use salvo::conn::tcp::TcpAcceptor;
+use salvo::http::{HeaderName, HeaderValue, StatusCode};
+use salvo::prelude::*;
+use tender_certify::{CucumberOpts, RunReport, outcome::Verdict};
+
+/// How the front misbehaves.
+#[derive(Clone, Copy)]
+enum Busy {
+    /// The first `n` reads of a tender, and the first creation, answer 503 with `Retry-After: 1`.
+    AskToWait { n: usize },
+    /// The first read of a tender is held longer than the run's timeout.
+    Stall,
+}
+
+struct Front {
+    upstream: String,
+    host: String,
+    client: reqwest::Client,
+    busy: Busy,
+    tender_reads: AtomicUsize,
+    creations: AtomicUsize,
+}
+
+/// `GET /api/2.3/tenders/{id}`, the read of one tender.
+fn reads_a_tender(req: &Request) -> bool {
+    let path = req.uri().path();
+    req.method() == salvo::http::Method::GET
+        && path
+            .strip_prefix("/api/2.3/tenders/")
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+#[salvo::async_trait]
+impl Handler for Front {
+    async fn handle(&self, req: &mut Request, _: &mut Depot, res: &mut Response, _: &mut FlowCtrl) {
+        let busy = |res: &mut Response| {
+            res.status_code(StatusCode::SERVICE_UNAVAILABLE);
+            res.headers_mut()
+                .insert("retry-after", HeaderValue::from_static("1"));
+            let _ = res.write_body(
+                r#"{"status":"error","errors":[{"location":"url","name":"busy","description":"Service Unavailable"}]}"#,
+            );
+        };
+        let body = req.payload().await.map(|b| b.to_vec()).unwrap_or_default();
+        match self.busy {
+            Busy::AskToWait { n } if reads_a_tender(req) => {
+                if self.tender_reads.fetch_add(1, Ordering::SeqCst) < n {
+                    return busy(res);
+                }
+            }
+            Busy::AskToWait { .. }
+                if req.method() == salvo::http::Method::POST
+                    && req.uri().path() == "/api/2.3/tenders"
+                    && !body.starts_with(br#"{"data":{}}"#) =>
+            {
+                // A write is never repeated: this 503 to the run's second creation (the
+                // probe's empty ones aside) stands, and its scenario judges it.
+                if self.creations.fetch_add(1, Ordering::SeqCst) == 1 {
+                    return busy(res);
+                }
+            }
+            Busy::Stall if reads_a_tender(req) => {
+                if self.tender_reads.fetch_add(1, Ordering::SeqCst) == 0 {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+            }
+            _ => {}
+        }
+        let url = format!(
+            "{}{}",
+            self.upstream,
+            req.uri().path_and_query().map_or("/", |p| p.as_str())
+        );
+        let mut forward = self
+            .client
+            .request(req.method().clone(), url)
+            .header("host", self.host.as_str());
+        for (name, value) in req.headers() {
+            if !matches!(name.as_str(), "host" | "content-length" | "connection") {
+                forward = forward.header(name.as_str(), value.as_bytes());
+            }
+        }
+        let Ok(answer) = forward.body(body).send().await else {
+            res.status_code(StatusCode::BAD_GATEWAY);
+            return;
+        };
+        res.status_code(answer.status());
+        for (name, value) in answer.headers() {
+            if let Ok(name) = HeaderName::from_bytes(name.as_str().as_bytes())
+                && !matches!(name.as_str(), "content-length" | "connection")
+            {
+                res.headers_mut().append(name, value.clone());
+            }
+        }
+        let _ = res.write_body(answer.bytes().await.unwrap_or_default().to_vec());
+    }
+}
+
+/// The built-in server with the front before it; the front's address.
+async fn behind_a_front(busy: Busy) -> (tender_registry::RunningServer, String) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let app = tender_registry::Application::build(tender_registry::Settings {
+        listen: "127.0.0.1:0".into(),
+        testing: true,
+        ..Default::default()
+    })
+    .await
+    .expect("the server starts");
+    let upstream = app.base_url();
+    let server = app.spawn();
+    let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
+        .try_bind()
+        .await
+        .expect("a free port");
+    let host = acceptor.local_addr().expect("an address").to_string();
+    let front = Front {
+        upstream,
+        host: host.clone(),
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client"),
+        busy,
+        tender_reads: AtomicUsize::new(0),
+        creations: AtomicUsize::new(0),
+    };
+    let router = Router::with_path("{**rest}").goal(front);
+    tokio::spawn(async move { Server::new(acceptor).serve(router).await });
+    (server, format!("http://{host}"))
+}
+
+async fn certify(base_url: &str, tags: &str, timeout: Duration) -> (RunReport, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut settings = tender_certify::Settings::new(base_url.to_owned());
+    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
+    settings.tags = Some(tags.to_owned());
+    settings.progress = tender_certify::LiveOutput::Off;
+    settings.report = Some(dir.path().join("report.md"));
+    settings.timeout = timeout;
+    // One scenario at a time, so that the front's first answers fall to known requests.
+    let mut opts = CucumberOpts::default();
+    opts.runner.concurrency = Some(1);
+    let report = tender_certify::certify(&settings, opts)
+        .await
+        .expect("the harness runs");
+    let markdown = std::fs::read_to_string(dir.path().join("report.md")).expect("a report");
+    (report, markdown)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_wait_as_the_target_asks_and_writes_are_never_repeated() {
+    let (server, base_url) = behind_a_front(Busy::AskToWait { n: 2 }).await;
+    let (report, markdown) =
+        certify(&base_url, "@conventions and @spec", Duration::from_secs(30)).await;
+    server.stop().await;
+
+    assert_eq!(report.asked_waits.reads, 2, "{}", report.terminal_summary());
+    assert!(
+        report.asked_waits.waited >= Duration::from_secs(2),
+        "{:?}",
+        report.asked_waits
+    );
+    assert!(
+        markdown.contains(
+            "| Waits the target asked for | 2 read(s) answered 429 or 503 with `Retry-After`, asked again after"
+        ),
+        "{markdown}"
+    );
+    // The second creation's 503 was not repeated: exactly one scenario failed, on it.
+    let failed: Vec<&str> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict == Verdict::Failed)
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(failed.len(), 1, "{}", report.terminal_summary());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exchange_past_the_timeout_fails_its_scenario_naming_the_request() {
+    let (server, base_url) = behind_a_front(Busy::Stall).await;
+    let (report, _) = certify(&base_url, "@conventions and @spec", Duration::from_secs(1)).await;
+    server.stop().await;
+
+    let failures: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict == Verdict::Failed)
+        .filter_map(|s| s.failure.as_ref().map(|f| f.message.clone()))
+        .collect();
+    assert_eq!(failures.len(), 1, "{}", report.terminal_summary());
+    assert!(
+        failures[0].contains(&format!("reading {base_url}/api/2.3/tenders/"))
+            && failures[0].ends_with("no response: no answer within 1 s (--timeout)"),
+        "{}",
+        failures[0]
+    );
+    assert_eq!(report.asked_waits.reads, 0);
+}
