@@ -1,6 +1,7 @@
 //! The addresses of the document service: building them, and checking one a client sends.
 
 use super::signing::Signer;
+use crate::domain::document::Addresses;
 
 /// How long a temporary address stays valid, in seconds.
 pub const TEMPORARY_SECONDS: i64 = 300;
@@ -102,9 +103,26 @@ pub fn endorsed(url: &str, hash: &str, signer: &Signer) -> String {
     format!("{base}?{}", out.finish())
 }
 
+/// The server's key vouches for the addresses a document shows.
+impl Addresses for Signer {
+    fn check(&self, url: &str, hash: &str, root: &str) -> Result<Option<String>, &'static str> {
+        check(url, hash, root, self).map_err(AddressFault::message)
+    }
+    fn permanent(&self, root: &str, key: &str, md5: &str) -> String {
+        permanent(root, self, key, md5)
+    }
+    fn endorsed(&self, url: &str, hash: &str) -> String {
+        endorsed(url, hash, self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::document::{DocumentInput, DocumentRecord, Filing, Unfiled, UrlStyle};
+    use crate::domain::parse::{Cx, FromJson, Problem};
+    use crate::domain::time::Zone;
+    use serde_json::{Value as Json, json};
 
     const KEY: &str = "0123456789abcdef0123456789abcdef";
     const MD5: &str = "5d41402abc4b2a76b9719d911017c592";
@@ -159,5 +177,56 @@ mod tests {
             ),
             Ok(())
         );
+    }
+
+    fn cx() -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing: false,
+        }
+    }
+
+    fn body(url: &str) -> Json {
+        json!({"title": "Notice.pdf", "url": url, "hash": "md5:00000000000000000000000000000000", "format": "application/pdf"})
+    }
+
+    #[test]
+    fn addresses_of_the_service_are_checked_and_others_endorsed() {
+        let signer = Signer::generate().expect("key");
+        let filing = Filing {
+            addresses: &signer,
+            ds_root: "http://h".into(),
+            ds_only: false,
+            style: UrlStyle::Signed,
+        };
+        let t0 = cx().zone.parse("2017-01-01T10:00").expect("date");
+        let key = "0123456789abcdef0123456789abcdef";
+        let md5 = "00000000000000000000000000000000";
+        let own = permanent("http://h", &signer, key, md5);
+        let input = DocumentInput::from_value(&body(&own), &cx()).expect("valid");
+        let doc = DocumentRecord::upload(input, t0, &filing).expect("accepted");
+        assert_eq!(doc.current.url, own);
+        assert_eq!(doc.current.key, key);
+        let forged = own.replace(key, "1123456789abcdef0123456789abcdef");
+        let input = DocumentInput::from_value(&body(&forged), &cx()).expect("valid");
+        let err = DocumentRecord::upload(input, t0, &filing).expect_err("forged");
+        assert_eq!(
+            err,
+            Unfiled::Invalid(Problem::field(
+                "url",
+                Problem::msg("Document url signature invalid.")
+            ))
+        );
+        let input = DocumentInput::from_value(&body("http://ds/1"), &cx()).expect("valid");
+        let doc = DocumentRecord::upload(input.clone(), t0, &filing).expect("accepted");
+        assert!(doc.current.url.starts_with("http://ds/1?Signature="));
+        let strict = Filing {
+            ds_only: true,
+            ..filing
+        };
+        assert!(matches!(
+            DocumentRecord::upload(input, t0, &strict),
+            Err(Unfiled::ForeignStore)
+        ));
     }
 }

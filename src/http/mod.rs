@@ -99,7 +99,7 @@ impl App {
     /// is at the server's root.
     pub fn filing(&self, req: &Request, style: UrlStyle) -> Filing<'_> {
         Filing {
-            signer: &self.signer,
+            addresses: &self.signer,
             ds_root: self.base_url(req),
             ds_only: self.refuse_foreign_documents,
             style,

@@ -13,8 +13,6 @@ use super::merge::merge;
 use super::parse::{Cx, FromJson, Obj, Problem, rules};
 use super::text::Text;
 use super::time::Timestamp;
-use crate::files::address;
-use crate::files::signing::Signer;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value as Json;
 
@@ -217,11 +215,24 @@ impl From<Problem> for Unfiled {
     }
 }
 
+/// What vouches for the document service's addresses (the server's signing key, which the
+/// file store keeps): it checks an address a client sent and makes the ones a record shows.
+pub trait Addresses: std::fmt::Debug + Sync {
+    /// `url` as a document address: `Ok(None)` for another store's, `Ok(Some(key))` for a
+    /// permanent address of the service under `root` whose signature vouches for `hash`, else
+    /// why not in upstream's words.
+    fn check(&self, url: &str, hash: &str, root: &str) -> Result<Option<String>, &'static str>;
+    /// The service's permanent address of `key` under `root`, its content's md5 `md5` (hex).
+    fn permanent(&self, root: &str, key: &str, md5: &str) -> String;
+    /// Another store's address as the server shows it, endorsed with its key.
+    fn endorsed(&self, url: &str, hash: &str) -> String;
+}
+
 /// Where documents' files are and how their addresses are checked and shown: the one path
 /// every document of every holder takes.
 #[derive(Debug, Clone)]
 pub struct Filing<'a> {
-    pub signer: &'a Signer,
+    pub addresses: &'a dyn Addresses,
     /// The document service's root: its addresses are `{ds_root}/get/{key}`.
     pub ds_root: String,
     /// Refuse addresses of other stores.
@@ -240,8 +251,10 @@ impl Filing<'_> {
     /// The download key of a sent address (the service's key for its own addresses) and the
     /// address to show.
     fn resolve(&self, id: &str, url: &str, hash: &str) -> Result<(String, String), Unfiled> {
-        let held = address::check(url, hash, &self.ds_root, self.signer)
-            .map_err(|f| Problem::field("url", Problem::msg(f.message())))?;
+        let held = self
+            .addresses
+            .check(url, hash, &self.ds_root)
+            .map_err(|message| Problem::field("url", Problem::msg(message)))?;
         if held.is_none() && self.ds_only {
             return Err(Unfiled::ForeignStore);
         }
@@ -250,9 +263,10 @@ impl Filing<'_> {
             (UrlStyle::Download(prefix), _) => format!("{prefix}/{id}?download={key}"),
             (UrlStyle::Signed, Some(key)) => {
                 let md5 = hash.strip_prefix("md5:").unwrap_or_default();
-                address::permanent(&self.ds_root, self.signer, &key, &md5.to_ascii_lowercase())
+                self.addresses
+                    .permanent(&self.ds_root, &key, &md5.to_ascii_lowercase())
             }
-            (UrlStyle::Signed, None) => address::endorsed(url, hash, self.signer),
+            (UrlStyle::Signed, None) => self.addresses.endorsed(url, hash),
         };
         Ok((key, shown))
     }
@@ -544,6 +558,22 @@ mod tests {
         }
     }
 
+    /// Every address another store's: the service's own are the file store's to check.
+    #[derive(Debug)]
+    struct Elsewhere;
+
+    impl Addresses for Elsewhere {
+        fn check(&self, _: &str, _: &str, _: &str) -> Result<Option<String>, &'static str> {
+            Ok(None)
+        }
+        fn permanent(&self, root: &str, key: &str, _: &str) -> String {
+            format!("{root}/get/{key}")
+        }
+        fn endorsed(&self, url: &str, _: &str) -> String {
+            url.to_string()
+        }
+    }
+
     fn body(url: &str) -> Json {
         json!({"title": "Notice.pdf", "url": url, "hash": "md5:00000000000000000000000000000000", "format": "application/pdf"})
     }
@@ -568,53 +598,12 @@ mod tests {
     }
 
     #[test]
-    fn addresses_of_the_service_are_checked_and_others_endorsed() {
-        let signer = Signer::generate().expect("key");
-        let filing = Filing {
-            signer: &signer,
-            ds_root: "http://h".into(),
-            ds_only: false,
-            style: UrlStyle::Signed,
-        };
-        let t0 = cx().zone.parse("2017-01-01T10:00").expect("date");
-        let key = "0123456789abcdef0123456789abcdef";
-        let md5 = "00000000000000000000000000000000";
-        let own = address::permanent("http://h", &signer, key, md5);
-        let input = DocumentInput::from_value(&body(&own), &cx()).expect("valid");
-        let doc = DocumentRecord::upload(input, t0, &filing).expect("accepted");
-        assert_eq!(doc.current.url, own);
-        assert_eq!(doc.current.key, key);
-        let forged = own.replace(key, "1123456789abcdef0123456789abcdef");
-        let input = DocumentInput::from_value(&body(&forged), &cx()).expect("valid");
-        let err = DocumentRecord::upload(input, t0, &filing).expect_err("forged");
-        assert_eq!(
-            err,
-            Unfiled::Invalid(Problem::field(
-                "url",
-                Problem::msg("Document url signature invalid.")
-            ))
-        );
-        let input = DocumentInput::from_value(&body("http://ds/1"), &cx()).expect("valid");
-        let doc = DocumentRecord::upload(input.clone(), t0, &filing).expect("accepted");
-        assert!(doc.current.url.starts_with("http://ds/1?Signature="));
-        let strict = Filing {
-            ds_only: true,
-            ..filing
-        };
-        assert!(matches!(
-            DocumentRecord::upload(input, t0, &strict),
-            Err(Unfiled::ForeignStore)
-        ));
-    }
-
-    #[test]
     fn put_keeps_id_and_date_published() {
         let zone = Zone::named("Europe/Kyiv").expect("zone");
         let t0 = zone.parse("2017-01-01T10:00").expect("date");
         let t1 = zone.parse("2017-01-02T10:00").expect("date");
-        let signer = Signer::generate().expect("key");
         let style = Filing {
-            signer: &signer,
+            addresses: &Elsewhere,
             ds_root: "http://h".into(),
             ds_only: false,
             style: UrlStyle::Download("http://h/api/2.3/tenders/t/bids/b/documents".into()),
