@@ -12,6 +12,8 @@ pub mod faults;
 pub mod files;
 pub mod http;
 mod kept;
+#[cfg(test)]
+mod rooms;
 pub mod routes;
 pub mod scheduler;
 pub mod settings;
