@@ -2,11 +2,12 @@
 //! lot (committed with it), listed in the order the server changed them as tenders are, each
 //! changed by writes of its own that take turns and work on a copy, as a tender's do.
 
+use super::Store;
 use super::database::Write;
 use super::listed::ListedFields;
 use super::listing::{Entry, Page, PageRequest};
+use super::runs_to_end::RunsToEnd;
 use super::shelf::{Place, lock};
-use super::{RunsToEnd, Store};
 use crate::contracting::Contract;
 use crate::contracting::contract::handed_over;
 use crate::domain::stored;
