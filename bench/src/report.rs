@@ -608,7 +608,11 @@ impl Report {
             "`{}` certifies a fresh server (started as the benchmark starts its servers) with \
              {which}: once directly on loopback{far}. Wall time from the certifier's start to \
              its exit; the counts from its last line.",
-            c.certifier.display()
+            // The workspace's own build by its path in the workspace, wherever that is.
+            c.certifier
+                .strip_prefix(crate::server::workspace_root())
+                .unwrap_or(&c.certifier)
+                .display()
         )
     }
 
