@@ -6,7 +6,7 @@ use time::Duration;
 
 use crate::{
     checks, timestamps,
-    world::{Actor, Payload, TenderWorld, short},
+    world::{Actor, Payload, TenderWorld},
 };
 
 #[then("the tender has an auction period and an auction URL")]
@@ -93,13 +93,7 @@ async fn confirms(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has confirmed the award")]
 pub(super) async fn has_confirmed(w: &mut TenderWorld) -> Result<(), String> {
     confirms(w).await?;
-    match w.status()? {
-        200 => Ok(()),
-        status => Err(format!(
-            "confirming the award: expected 200, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "confirming the award", 200)
 }
 
 #[when("the bidder confirms the award with its bid token")]

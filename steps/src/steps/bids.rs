@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    world::{Actor, Payload, Record, TenderWorld, short},
+    world::{Actor, Payload, Record, TenderWorld},
 };
 
 pub(super) async fn register(w: &mut TenderWorld, body: Value) -> Result<(), String> {
@@ -35,13 +35,7 @@ pub(super) async fn register(w: &mut TenderWorld, body: Value) -> Result<(), Str
 }
 
 pub(super) fn require_registered(w: &TenderWorld, what: &str) -> Result<(), String> {
-    match w.status()? {
-        201 => Ok(()),
-        status => Err(format!(
-            "{what}: expected 201, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, what, 201)
 }
 
 /// A batch bid: no status, the documents in the body.

@@ -8,6 +8,18 @@ use crate::{
     world::{Actor, Payload, TenderWorld, short},
 };
 
+/// The last response has `expected` status; otherwise an error naming `what` was attempted,
+/// the status seen and the body.
+pub(super) fn expect_status(w: &TenderWorld, what: &str, expected: u16) -> Result<(), String> {
+    match w.status()? {
+        status if status == expected => Ok(()),
+        status => Err(format!(
+            "{what}: expected {expected}, got {status}: {}",
+            short(&w.response()?.body)
+        )),
+    }
+}
+
 #[then(expr = "the response status is {int}")]
 async fn response_status(w: &mut TenderWorld, expected: u16) -> Result<(), String> {
     let response = w.response()?;

@@ -202,13 +202,7 @@ async fn has_published_with_feature(w: &mut TenderWorld, most: f64) -> Result<()
     tenders::create(w, Actor::Owner, body).await?;
     tenders::require_created(w, "creating a draft tender with a feature")?;
     tenders::publish(w).await?;
-    match w.status()? {
-        200 => Ok(()),
-        status => Err(format!(
-            "publishing the draft: expected 200, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "publishing the draft", 200)
 }
 
 #[when(

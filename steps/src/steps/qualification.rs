@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks, offered,
-    world::{Actor, Payload, TenderWorld, short},
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// The status an award is in, as a step names it.
@@ -84,13 +84,7 @@ async fn decides(w: &mut TenderWorld, verb: String, adjective: String) -> Result
 async fn has_decided(w: &mut TenderWorld, done: String, adjective: String) -> Result<(), String> {
     let award = award_in(w, status_named(&adjective)).await?;
     decide(w, award, status_named(&done), json!({})).await?;
-    match w.status()? {
-        200 => Ok(()),
-        status => Err(format!(
-            "deciding the award: expected 200, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "deciding the award", 200)
 }
 
 #[when("the owner approves the pending award stating it is qualified and eligible")]
@@ -249,13 +243,7 @@ async fn uploads_protocol(w: &mut TenderWorld, which: String) -> Result<(), Stri
 #[given("the owner has uploaded a decision protocol to the pending award")]
 async fn has_uploaded_protocol(w: &mut TenderWorld) -> Result<(), String> {
     uploads_protocol(w, "pending".into()).await?;
-    match w.status()? {
-        201 => Ok(()),
-        status => Err(format!(
-            "uploading a decision protocol: expected 201, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "uploading a decision protocol", 201)
 }
 
 #[when("the bidder uploads a decision protocol to the pending award with its bid token")]

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    world::{Actor, Payload, Record, TenderWorld, short},
+    world::{Actor, Payload, Record, TenderWorld},
 };
 
 async fn ask(w: &mut TenderWorld, actor: Actor) -> Result<(), String> {
@@ -38,13 +38,7 @@ async fn asks(w: &mut TenderWorld) -> Result<(), String> {
 #[given("a participant has asked a question about the tender")]
 async fn has_asked(w: &mut TenderWorld) -> Result<(), String> {
     ask(w, Actor::Other).await?;
-    match w.status()? {
-        201 => Ok(()),
-        status => Err(format!(
-            "asking a question: expected 201, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "asking a question", 201)
 }
 
 #[when("an anonymous client asks a question about the tender")]

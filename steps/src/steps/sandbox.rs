@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::tenders::{create, draft, publish, require_created};
 use crate::{
     checks, offered,
-    world::{Actor, TenderWorld, short},
+    world::{Actor, TenderWorld},
 };
 
 #[given(expr = "the owner has published a tender in upstream's sandbox mode {string}")]
@@ -25,13 +25,7 @@ async fn has_published_in_mode(w: &mut TenderWorld, mode: String) -> Result<(), 
         ));
     }
     publish(w).await?;
-    match w.status()? {
-        200 => Ok(()),
-        status => Err(format!(
-            "publishing the draft: expected 200, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "publishing the draft", 200)
 }
 
 #[then("the tender has no auction URL")]

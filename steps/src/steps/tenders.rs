@@ -298,13 +298,7 @@ async fn publishes(w: &mut TenderWorld) -> Result<(), String> {
 pub(super) async fn has_published(w: &mut TenderWorld) -> Result<(), String> {
     has_created_draft(w).await?;
     publish(w).await?;
-    match w.status()? {
-        200 => Ok(()),
-        status => Err(format!(
-            "publishing the draft: expected 200, got {status}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    super::common::expect_status(w, "publishing the draft", 200)
 }
 
 /// The response is deliberately not looked at: the outcome is to be checked by reading.
