@@ -51,28 +51,20 @@ impl Handler for Front {
             );
         };
         let body = req.payload().await.map(|b| b.to_vec()).unwrap_or_default();
-        match self.busy {
-            Busy::AskToWait { n } if reads_a_tender(req) => {
-                if self.tender_reads.fetch_add(1, Ordering::SeqCst) < n {
-                    return busy(res);
-                }
-            }
-            Busy::AskToWait { .. }
-                if req.method() == salvo::http::Method::POST
-                    && req.uri().path() == "/api/2.3/tenders"
-                    && !body.starts_with(br#"{"data":{}}"#) =>
-            {
-                // A write is never repeated: this 503 to the run's second creation (the
-                // probe's empty ones aside) stands, and its scenario judges it.
-                if self.creations.fetch_add(1, Ordering::SeqCst) == 1 {
-                    return busy(res);
-                }
-            }
-            Busy::Stall if reads_a_tender(req) => {
-                if self.tender_reads.fetch_add(1, Ordering::SeqCst) == 0 {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                }
-            }
+        let creation = req.method() == salvo::http::Method::POST
+            && req.uri().path() == "/api/2.3/tenders"
+            && !body.starts_with(br#"{"data":{}}"#);
+        // Each count is taken once per request of its kind, whatever the answer.
+        let (nth_read, nth_creation) = (
+            reads_a_tender(req).then(|| self.tender_reads.fetch_add(1, Ordering::SeqCst)),
+            creation.then(|| self.creations.fetch_add(1, Ordering::SeqCst)),
+        );
+        match (self.busy, nth_read, nth_creation) {
+            (Busy::AskToWait { n }, Some(nth), _) if nth < n => return busy(res),
+            // A write is never repeated: this 503 to the run's second creation (the probe's
+            // empty ones aside) stands, and its scenario judges it.
+            (Busy::AskToWait { .. }, _, Some(1)) => return busy(res),
+            (Busy::Stall, Some(0), _) => tokio::time::sleep(Duration::from_secs(5)).await,
             _ => {}
         }
         let url = format!(
