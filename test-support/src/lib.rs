@@ -35,9 +35,15 @@ pub async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
     (status, body)
 }
 
-/// Sends `request` and answers its body read as JSON, whatever the status.
-pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
-    call(request).await.1
+/// A request's answer read as JSON, whatever its status.
+pub trait ReadJson {
+    fn read_json(self) -> impl std::future::Future<Output = Value> + Send;
+}
+
+impl ReadJson for reqwest::RequestBuilder {
+    async fn read_json(self) -> Value {
+        call(self).await.1
+    }
 }
 
 /// `target/<profile>/tender-certify`, built beside the running test by `cargo test` at the

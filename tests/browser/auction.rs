@@ -29,7 +29,7 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
         return;
     };
     let (server, base) = testing_server().await;
-    let client = reqwest::Client::new();
+    let client = test_support::client();
     let call = |request: reqwest::RequestBuilder| async move {
         let answer = request.send().await.expect("the server answers");
         let status = answer.status().as_u16();

@@ -7,6 +7,7 @@ use crate::webdriver::{Driver, Session};
 use crate::{browser, tender_body, testing_server, wait_for_text};
 use serde_json::{Value, json};
 use std::time::Duration;
+use test_support::ReadJson;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows() {
@@ -14,29 +15,21 @@ async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows()
         return;
     };
     let (server, base) = testing_server().await;
-    let client = reqwest::Client::new();
+    let client = test_support::client();
     // broker's own clock, an hour ahead of the server's; its tender lives on it.
     let moved: Value = client
         .post(format!("{base}/testing/clock"))
         .basic_auth("broker", Some(""))
         .json(&json!({"data": {"advance": "PT1H"}}))
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     assert_eq!(moved["data"]["own"], true, "{moved}");
     let created: Value = client
         .post(format!("{base}/api/2.3/tenders"))
         .basic_auth("broker", Some(""))
         .json(&tender_body())
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     let id = created["data"]["id"]
         .as_str()
         .expect("a tender")
@@ -79,14 +72,7 @@ async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows()
             if let Some(who) = who {
                 path = format!("{path}?broker={who}");
             }
-            let answer: Value = client
-                .get(path)
-                .send()
-                .await
-                .expect("the server answers")
-                .json()
-                .await
-                .expect("JSON");
+            let answer: Value = client.get(path).read_json().await;
             answer["data"]["now"]
                 .as_str()
                 .unwrap_or_default()

@@ -19,6 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tender_registry::{Application, Settings};
+use test_support::ReadJson;
 use webdriver::{Driver, Session};
 
 /// The server's clock stands here until the dashboard moves it, whatever today is.
@@ -137,17 +138,13 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     };
     let (server, base) = testing_server().await;
 
-    let client = reqwest::Client::new();
+    let client = test_support::client();
     let created: Value = client
         .post(format!("{base}/api/2.3/tenders"))
         .basic_auth("broker", Some(""))
         .json(&tender_body())
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     let id = created["data"]["id"]
         .as_str()
         .expect("a tender")
@@ -191,12 +188,8 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     );
     let clock: Value = client
         .get(format!("{base}/testing/clock"))
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     assert!(
         clock["data"]["now"]
             .as_str()
@@ -226,14 +219,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let read = |path: String| {
         let client = client.clone();
         async move {
-            let answer: Value = client
-                .get(path)
-                .send()
-                .await
-                .expect("the server answers")
-                .json()
-                .await
-                .expect("JSON");
+            let answer: Value = client.get(path).read_json().await;
             answer["data"].clone()
         }
     };
@@ -303,12 +289,8 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         ))
         .basic_auth("broker", Some(""))
         .json(&json!({"data": {"status": "active"}}))
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     let stand_still = approved["data"]["complaintPeriod"]["endDate"]
         .as_str()
         .expect("a stand-still")
@@ -375,12 +357,8 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         .basic_auth("broker", Some(""))
         .header("X-Access-Token", &token)
         .header("Content-Type", "application/json")
-        .send()
-        .await
-        .expect("the server answers")
-        .json()
-        .await
-        .expect("JSON");
+        .read_json()
+        .await;
     let own = credentials["access"]["token"]
         .as_str()
         .expect("the contract's token");

@@ -37,7 +37,7 @@ impl Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
         };
-        let client = reqwest::Client::new();
+        let client = test_support::client();
         let started = Instant::now();
         loop {
             let ready = client.get(format!("{}/status", driver.url)).send().await;
