@@ -12,19 +12,6 @@ use std::{
 use tender_certify::feature_set::FeatureSet;
 use tender_registry::{Application, Settings};
 
-/// `target/<profile>/tender-certify`, built beside this test by `cargo test` at the workspace root.
-fn built_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    let binary = profile.join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.is_file(),
-        "{} is missing: run `cargo test` at the workspace root (or `cargo build -p tender-certify`) first",
-        binary.display()
-    );
-    binary
-}
-
 /// Held while a copy is written and while a process is spawned. A child forked by one test
 /// keeps, until its exec, every file the process had open, so a copy still being written by
 /// another test would be "busy" (ETXTBSY) when that test runs it.
@@ -37,7 +24,7 @@ fn installed() -> (tempfile::TempDir, PathBuf) {
         .path()
         .join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
     let _alone = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
-    std::fs::copy(built_binary(), &copy).unwrap();
+    std::fs::copy(test_support::certifier_binary(), &copy).unwrap();
     (place, copy)
 }
 

@@ -422,23 +422,10 @@ async fn a_target_that_asks_for_a_client_certificate_gets_the_one_given() {
     );
 }
 
-/// `target/<profile>/tender-certify`, built beside this test by `cargo test` at the workspace root.
-fn certifier_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    let binary = profile.join(format!("tender-certify{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.is_file(),
-        "{} is missing: run `cargo test` at the workspace root (or `cargo build -p tender-certify`) first",
-        binary.display()
-    );
-    binary
-}
-
 /// The certifier binary on `base_url` (the spec's `@conventions` scenarios, the certificate
 /// in `dir`) with `HTTPS_PROXY` set to `proxy` when given, and no other proxy variable.
 async fn certifier(base_url: &str, proxy: Option<String>, ca: &Path, dir: &Path) -> Output {
-    let mut command = Command::new(certifier_binary());
+    let mut command = Command::new(test_support::certifier_binary());
     command
         .current_dir(dir)
         .args(["--base-url", base_url, "--seed", "1", "--cacert"])
