@@ -217,8 +217,24 @@ pub fn failure(base_url: &str, settings: &Settings, e: &reqwest::Error) -> Failu
             "the target at {base_url} cannot be reached{through}: {}{hint}",
             cause(e)
         ),
-        transient: e.is_connect() && through.is_empty(),
+        transient: (e.is_connect() && through.is_empty()) || closed_after_handshake(&scheme, e),
     }
+}
+
+/// Over TLS 1.3 a server that refuses the client (no client certificate, say) says so in an
+/// alert after the client has finished its handshake, so the alert may lose the race to the
+/// first request: the connection is then seen closed, without the alert. Asking again lets
+/// the alert, which names the cause, arrive first.
+fn closed_after_handshake(scheme: &str, e: &reqwest::Error) -> bool {
+    let text = cause(e);
+    scheme == "https"
+        && [
+            "not ready",
+            "closed before message completed",
+            "reset by peer",
+        ]
+        .iter()
+        .any(|closed| text.contains(closed))
 }
 
 /// What a TLS failure says about the target, after "the target at URL".
