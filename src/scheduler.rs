@@ -1,4 +1,4 @@
-//! The scheduler: applies transitions at each tender's `next_check`, on its owner's clock.
+//! The scheduler: applies transitions at each tender's `next_check`, on the clock it lives on.
 //!
 //! It sleeps until the next check a running clock reaches, until an earlier check is
 //! scheduled, or until any clock moves, so it burns nothing while idle and reacts at once to

@@ -39,7 +39,7 @@ pub async fn create(
     let data = body.data()?;
     let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
     broker.may_create(Level::Tenders, test_mode, "tender")?;
-    // A new tender lives on its owner's clock from the start.
+    // A new tender lives on its owner's clock from the start (its clock key: its owner).
     let now = app.store.now_for(&broker.name);
     let input = NewTender::parse(data, &app.cx())?.starting(now)?;
     let (token, token_hash) = ids::new_token();

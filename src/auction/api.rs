@@ -130,7 +130,7 @@ pub async fn state(
     let app = app(depot)?;
     let shown = read(&app, req, |t, lot| {
         let me = participant(req, t, lot)?;
-        Ok(view::state(t, lot, app.store.now_for(&t.owner), me))
+        Ok(view::state(t, lot, app.store.now_for(t.clock_key()), me))
     })?;
     reply::ok(req, res, shown);
     Ok(())

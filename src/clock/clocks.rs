@@ -1,6 +1,6 @@
-//! The one place that says which clock a record lives on: its owner's. Every rule about a
-//! tender or a contract takes "now" from here, through the store, never from a clock of
-//! its own choosing.
+//! The one place that says which clock a record lives on, by the record's clock key (its
+//! owner's name; see `Tender::clock_key`). Every rule about a tender or a contract takes
+//! "now" from here, through the store, never from a clock of its own choosing.
 //!
 //! On a server that offers them (`--testing`, `--sandbox`) a broker may have a clock of its
 //! own: made at its first move as a copy of the server's, then moved by that broker alone.
@@ -83,22 +83,23 @@ impl Clocks {
         &self.server
     }
 
-    /// The clock the records of `owner` live on: its own, else the server's.
-    pub fn of(&self, owner: &str) -> Arc<Clock> {
+    /// The clock the records keyed `key` live on: a broker's own, else the server's.
+    pub fn of(&self, key: &str) -> Arc<Clock> {
         self.read_own()
-            .get(owner)
+            .get(key)
             .cloned()
             .unwrap_or_else(|| self.server.clone())
     }
 
-    /// Whether `owner` has a clock of its own (its records are then stamped in its time).
-    pub fn has_own(&self, owner: &str) -> bool {
-        self.offered && self.read_own().contains_key(owner)
+    /// Whether the records keyed `key` live on a clock other than the server's (they are
+    /// then stamped in its time).
+    pub fn has_own(&self, key: &str) -> bool {
+        self.offered && self.read_own().contains_key(key)
     }
 
-    /// "Now" for the records of `owner`, in the server's zone.
-    pub fn now_for(&self, owner: &str) -> Timestamp {
-        self.zone.at(self.of(owner).now())
+    /// "Now" for the records keyed `key`, in the server's zone.
+    pub fn now_for(&self, key: &str) -> Timestamp {
+        self.zone.at(self.of(key).now())
     }
 
     /// The clock of `broker` (the server's with `None`) as a reader sees it.

@@ -92,6 +92,9 @@ pub struct Contract {
     /// tender's).
     #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
     pub listed_at: Option<Timestamp>,
+    /// The test clock the contract lives on, its tender's (see [`Contract::clock_key`]).
+    #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
+    pub clock: Option<Text>,
     /// The tender's token, as the tender keeps it: it asks for the contract's credentials.
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
     pub tender_token: TokenHash,
@@ -191,6 +194,7 @@ impl Contract {
             termination_details: None,
             date_modified: now,
             listed_at: None,
+            clock: tender.clock.clone(),
             tender_token: tender.owner_token.clone(),
             owner_token: None,
         };
@@ -205,6 +209,11 @@ impl Contract {
     /// Where the listing keeps the contract: its `listed_at`, else its `dateModified`.
     pub fn listing_key(&self) -> Timestamp {
         self.listed_at.unwrap_or(self.date_modified)
+    }
+
+    /// The key of the clock the contract lives on: its tender's (see [`Tender::clock_key`]).
+    pub fn clock_key(&self) -> &str {
+        self.clock.as_deref().unwrap_or(&self.owner)
     }
 
     /// Test-mode titles carry their markers, added on every save as upstream added them.

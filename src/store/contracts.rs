@@ -78,7 +78,7 @@ impl Store {
         for (row, contract) in contracts {
             last_row = last_row.max(row);
             indexes.contracts.restore(
-                &contract.owner,
+                contract.clock_key(),
                 contract.listing_key(),
                 contract.date_modified,
             );
@@ -109,7 +109,7 @@ impl Store {
         contracts
             .into_iter()
             .map(|mut contract| {
-                let stamp = self.stamp(&mut indexes.contracts, &contract.owner, now, None);
+                let stamp = self.stamp(&mut indexes.contracts, contract.clock_key(), now, None);
                 (contract.date_modified, contract.listed_at) =
                     (stamp.date_modified, stamp.listed_at());
                 let row = self
@@ -172,7 +172,7 @@ impl Store {
     /// Applies a write to a contract and returns `view` of the result: `op` works on a copy,
     /// which replaces the contract only if `op` succeeds and the change is committed.
     ///
-    /// `op` is given "now" on the clock of the contract's owner, read once its turn came.
+    /// `op` is given "now" on the contract's clock (its tender's), read once its turn came.
     pub async fn update_contract<V>(
         self: &Arc<Self>,
         id: &str,
@@ -185,7 +185,7 @@ impl Store {
             .ok_or(Refusal::NotFound("contract_id"))?;
         let turn = place.turn.clone().lock_owned().await;
         let mut copy = lock(&place.entry).record.clone();
-        let now = self.now_for(&copy.owner);
+        let now = self.now_for(copy.clock_key());
         if op(&mut copy, now)? != Change::None {
             if self.durable.is_none() {
                 self.save_contract(&place, copy, now).await?;
@@ -210,7 +210,12 @@ impl Store {
         let before = lock(&place.entry).record.date_modified;
         let stamp = {
             let mut indexes = lock(&self.indexes);
-            self.stamp(&mut indexes.contracts, &contract.owner, now, Some(before))
+            self.stamp(
+                &mut indexes.contracts,
+                contract.clock_key(),
+                now,
+                Some(before),
+            )
         };
         (contract.date_modified, contract.listed_at) = (stamp.date_modified, stamp.listed_at());
         let committed = match &self.durable {

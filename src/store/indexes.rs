@@ -1,6 +1,6 @@
 //! Indexes over the published tenders and the contracts under management: their listings in
-//! the order the server changed them, the schedule of `next_check`s held apart by the owner
-//! whose clock they are due on, and the daily tenderID counter.
+//! the order the server changed them, the schedule of `next_check`s held apart by the clock
+//! they are due on (a record's clock key: see [`Tender::clock_key`]), and the daily tenderID counter.
 
 use super::listed::ListedFields;
 use super::listing::{Entry, Id, Listing, Page, PageRequest, inline_id};
@@ -14,7 +14,7 @@ pub struct Indexes {
     pub listing: Listing,
     /// The contracts under management, listed as the tenders are.
     pub contracts: Listing,
-    /// Next checks, by the owner whose clock they are on, then by their moment; a tender's id
+    /// Next checks, by the key of the clock they are on, then by their moment; a tender's id
     /// breaks ties.
     schedule: HashMap<String, BTreeSet<(i64, Id)>>,
     daily: HashMap<Date, u32>,
@@ -41,8 +41,11 @@ impl Indexes {
 
     /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
     pub fn restore(&mut self, tender: &Tender) {
-        self.listing
-            .restore(&tender.owner, tender.listing_key(), tender.date_modified);
+        self.listing.restore(
+            tender.clock_key(),
+            tender.listing_key(),
+            tender.date_modified,
+        );
         let id = &tender.tender_id;
         let date = id.get(3..13).and_then(|d| {
             Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()
@@ -64,10 +67,10 @@ impl Indexes {
         fields: Option<ListedFields>,
         old: Option<&Tender>,
     ) -> bool {
-        let owner = new.owner.as_str();
+        let key = new.clock_key();
         let earliest = self
             .schedule
-            .get(owner)
+            .get(key)
             .and_then(|s| s.first())
             .map(|(m, _)| *m);
         let indexed = |t: &&Tender| t.status != TenderStatus::Draft;
@@ -78,16 +81,16 @@ impl Indexes {
         let will = Some(new).filter(indexed).and_then(scheduled);
         if was != will {
             if let Some(entry) = was
-                && let Some(checks) = self.schedule.get_mut(owner)
+                && let Some(checks) = self.schedule.get_mut(key)
             {
                 checks.remove(&entry);
                 if checks.is_empty() {
-                    self.schedule.remove(owner);
+                    self.schedule.remove(key);
                 }
             }
             if let Some(entry) = will {
                 self.schedule
-                    .entry(owner.to_string())
+                    .entry(key.to_string())
                     .or_default()
                     .insert(entry);
             }
@@ -108,27 +111,27 @@ impl Indexes {
         will.is_some_and(|(check, _)| earliest.is_none_or(|e| check < e))
     }
 
-    /// The tenders whose next check is due, each on its owner's clock (`now_of`); with
-    /// `only`, those of that owner alone.
+    /// The tenders whose next check is due, each on its clock (`now_of` a clock key); with
+    /// `only`, those on that clock alone.
     pub fn due(&self, now_of: impl Fn(&str) -> Timestamp, only: Option<&str>) -> Vec<String> {
         self.schedule
             .iter()
-            .filter(|(owner, _)| only.is_none_or(|o| o == owner.as_str()))
-            .flat_map(|(owner, checks)| {
+            .filter(|(key, _)| only.is_none_or(|o| o == key.as_str()))
+            .flat_map(|(key, checks)| {
                 checks
-                    .range(..=(now_of(owner).micros(), [u8::MAX; 32]))
+                    .range(..=(now_of(key).micros(), [u8::MAX; 32]))
                     .map(|(_, id)| String::from_utf8_lossy(id).into_owned())
             })
             .collect()
     }
 
-    /// The earliest check of each owner's tenders, on that owner's clock.
+    /// The earliest check on each clock, by clock key.
     pub fn earliest_checks(&self, zone: &Zone) -> Vec<(&str, Timestamp)> {
         self.schedule
             .iter()
-            .filter_map(|(owner, checks)| {
+            .filter_map(|(key, checks)| {
                 let (micros, _) = checks.first()?;
-                Some((owner.as_str(), from_micros(zone, *micros)?))
+                Some((key.as_str(), from_micros(zone, *micros)?))
             })
             .collect()
     }

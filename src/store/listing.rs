@@ -1,7 +1,7 @@
 //! The listing of one kind of record (tenders, contracts) in the order the server changed
 //! them: its rows, each with the fields clients page by; the keys that keep the order strictly
 //! increasing (the server's moment of each change, which is the record's `dateModified`
-//! unless the record lives on a broker's own clock); and the changes still being committed,
+//! unless the record lives on a clock of its own: a broker's or a test clock); and the changes still being committed,
 //! which a page must not pass.
 
 use super::listed::ListedFields;
@@ -134,10 +134,10 @@ fn from_micros(micros: i64) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
-/// A change of a record on its owner's own clock: the owner, that clock's now, and the
-/// `dateModified` the record showed before.
+/// A change of a record on a clock other than the server's: the clock's key, its now, and
+/// the `dateModified` the record showed before.
 pub struct OwnTime<'a> {
-    pub owner: &'a str,
+    pub clock: &'a str,
     pub now: Timestamp,
     pub before: Option<Timestamp>,
 }
@@ -146,27 +146,27 @@ pub struct OwnTime<'a> {
 pub struct Listing {
     rows: Ordered<Listed>,
     last_stamp: i64,
-    /// The last `dateModified` given to a record of each owner on its own clock: an owner's
-    /// records show theirs in the listing's order.
+    /// The last `dateModified` given to a record on each clock other than the server's, by
+    /// clock key: the records of one clock show theirs in the listing's order.
     last_own: HashMap<String, i64>,
     /// Stamps handed out for changes not yet entered: a page stops before the first.
     pending: BTreeSet<i64>,
 }
 
 impl Listing {
-    /// Takes in a record of an earlier run, of `owner`, where it stands and what it shows:
-    /// later stamps follow on from it.
-    pub fn restore(&mut self, owner: &str, key: Timestamp, date_modified: Timestamp) {
+    /// Takes in a record of an earlier run, on the clock `clock`, where it stands and what it
+    /// shows: later stamps follow on from it.
+    pub fn restore(&mut self, clock: &str, key: Timestamp, date_modified: Timestamp) {
         self.last_stamp = self.last_stamp.max(key.micros());
         if key.micros() != date_modified.micros() {
-            let last = self.last_own.entry(owner.to_string()).or_insert(i64::MIN);
+            let last = self.last_own.entry(clock.to_string()).or_insert(i64::MIN);
             *last = (*last).max(date_modified.micros());
         }
     }
 
     /// Stamps a change made at `server_now` on the server's clock, held back from the listing
-    /// until released. A record on its owner's own clock (`own`) shows a `dateModified` of
-    /// that clock, later than the one before and than any its owner's records were given;
+    /// until released. A record on a clock of its own (`own`) shows a `dateModified` of
+    /// that clock, later than the one before and than any that clock's records were given;
     /// any other shows its key.
     pub fn reserve(
         &mut self,
@@ -183,7 +183,7 @@ impl Listing {
             Some(own) => {
                 let last = self
                     .last_own
-                    .entry(own.owner.to_string())
+                    .entry(own.clock.to_string())
                     .or_insert(i64::MIN);
                 let after = own.before.map_or(i64::MIN, |b| b.micros()).max(*last);
                 let micros = own.now.micros().max(after.saturating_add(1));

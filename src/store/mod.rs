@@ -119,9 +119,10 @@ impl Store {
             .get_or_init(|| Arc::new(Clocks::new(Arc::new(Clock::new()), self.zone)))
     }
 
-    /// "Now" for a record of `owner`: the single place a rule's time is read from.
-    pub fn now_for(&self, owner: &str) -> Timestamp {
-        self.clocks().now_for(owner)
+    /// "Now" for a record on the clock keyed `clock` (see [`Tender::clock_key`]): the single
+    /// place a rule's time is read from.
+    pub fn now_for(&self, clock: &str) -> Timestamp {
+        self.clocks().now_for(clock)
     }
 
     fn slot(&self, id: &str) -> Option<Slot> {
@@ -162,13 +163,13 @@ impl Store {
         self.tenders.public_json(id, build)
     }
 
-    /// Applies every transition due on the clocks the tenders live on (with `only`, those of
-    /// that owner's tenders); returns how many tenders moved. With a data directory the
+    /// Applies every transition due on the clocks the tenders live on (with `only`, a clock
+    /// key, those on that clock); returns how many tenders moved. With a data directory the
     /// tenders are written side by side, so that their commits share syncs.
     pub async fn run_due(self: &Arc<Self>, only: Option<&str>) -> usize {
         use futures_util::stream::{self, StreamExt};
         let clocks = self.clocks();
-        let due = lock(&self.indexes).due(|owner| clocks.now_for(owner), only);
+        let due = lock(&self.indexes).due(|key| clocks.now_for(key), only);
         stream::iter(due)
             .map(|id| async move {
                 self.update(&id, |_, _| Ok(Change::None), |_| ())
@@ -194,8 +195,8 @@ impl Store {
         indexes
             .earliest_checks(&self.zone)
             .into_iter()
-            .filter_map(|(owner, due)| {
-                let clock = clocks.of(owner);
+            .filter_map(|(key, due)| {
+                let clock = clocks.of(key);
                 (!clock.is_frozen()).then(|| due.instant() - clock.now())
             })
             .min()

@@ -18,19 +18,19 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 impl Store {
-    /// Stamps a change of a record of `owner` made at `now` (its owner's) in `listing`,
-    /// `before` the `dateModified` it showed. The listing orders changes by the server's
-    /// clock; a record on its owner's own clock shows that clock's time.
+    /// Stamps a change of a record on the clock `clock` (a clock key) made at `now` (that
+    /// clock's) in `listing`, `before` the `dateModified` it showed. The listing orders
+    /// changes by the server's clock; a record on a clock of its own shows that clock's time.
     pub(super) fn stamp(
         &self,
         listing: &mut Listing,
-        owner: &str,
+        clock: &str,
         now: Timestamp,
         before: Option<Timestamp>,
     ) -> Stamp {
-        if self.clocks().has_own(owner) {
+        if self.clocks().has_own(clock) {
             let server_now = self.zone.at(self.clocks().server().now());
-            let own = OwnTime { owner, now, before };
+            let own = OwnTime { clock, now, before };
             listing.reserve(&self.zone, server_now, Some(own))
         } else {
             listing.reserve(&self.zone, now, None)
@@ -75,7 +75,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a new tender, stamping its `dateModified`, and returns `view` of it.
+    /// Stores a new tender, stamping its `dateModified`, and returns `view` of it. The tender
+    /// lives on the clock it names (see [`Tender::clock_key`]); `now` is that clock's.
     pub async fn insert<V>(
         self: &Arc<Self>,
         mut tender: Tender,
@@ -84,7 +85,7 @@ impl Store {
     ) -> Result<V, Refusal> {
         let stamp = {
             let mut indexes = lock(&self.indexes);
-            self.stamp(&mut indexes.listing, &tender.owner, now, None)
+            self.stamp(&mut indexes.listing, tender.clock_key(), now, None)
         };
         (tender.date_modified, tender.listed_at) = (stamp.date_modified, stamp.listed_at());
         let result = view(&tender);
@@ -117,7 +118,7 @@ impl Store {
     /// due are applied (and kept) first; then `op` works on a copy, which replaces the
     /// tender only if `op` succeeds and the change is committed.
     ///
-    /// `op` is given "now" on the clock of the tender's owner, read once its turn came.
+    /// `op` is given "now" on the tender's clock, read once its turn came.
     pub async fn update<V>(
         self: &Arc<Self>,
         id: &str,
@@ -127,7 +128,7 @@ impl Store {
         let place = self.slot(id).ok_or(Refusal::NotFound("tender_id"))?;
         let mut turn = place.turn.clone().lock_owned().await;
         let mut copy = lock(&place.entry).record.clone();
-        let now = self.now_for(&copy.owner);
+        let now = self.now_for(copy.clock_key());
         let (caught_up, calendar) = self.catch_up(&mut copy, now);
         if caught_up != Change::None {
             let copy = copy.clone();
@@ -225,7 +226,7 @@ impl Store {
             let before = lock(&place.entry).record.date_modified;
             let stamp = {
                 let mut indexes = lock(&self.indexes);
-                self.stamp(&mut indexes.listing, &tender.owner, now, Some(before))
+                self.stamp(&mut indexes.listing, tender.clock_key(), now, Some(before))
             };
             (tender.date_modified, tender.listed_at) = (stamp.date_modified, stamp.listed_at());
         }

@@ -338,6 +338,10 @@ pub struct Tender {
     /// moment of its last change, for a tender on a broker's own clock.
     #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
     pub listed_at: Option<Timestamp>,
+    /// The test clock the tender lives on, when not its owner's: chosen at creation, never
+    /// changed, and followed by everything under the tender (see [`Tender::clock_key`]).
+    #[serde(default, skip_serializing_if = "crate::domain::stored::hidden_or_none")]
+    pub clock: Option<Text>,
     #[serde(rename = "next_check", skip_serializing_if = "Option::is_none")]
     pub next_check: Option<Timestamp>,
     #[serde(skip_serializing_if = "crate::domain::stored::hidden")]
@@ -519,6 +523,11 @@ impl Tender {
         self.listed_at.unwrap_or(self.date_modified)
     }
 
+    /// The key of the clock the tender lives on: its test clock's id, else its owner's name.
+    pub fn clock_key(&self) -> &str {
+        self.clock.as_deref().unwrap_or(&self.owner)
+    }
+
     /// A new tender from a request [`NewTender::starting`] now: in `draft` when asked,
     /// otherwise published at once in `active.enquiries`.
     pub fn create(
@@ -565,6 +574,7 @@ impl Tender {
             date: now,
             date_modified: now,
             listed_at: None,
+            clock: None,
             next_check: None,
             owner_token,
             origin: origin.into(),
