@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use time::Duration;
 
 use crate::{
-    checks, timestamps,
+    checks,
+    exchange::timestamps,
     world::{Actor, Payload, TenderWorld},
 };
 

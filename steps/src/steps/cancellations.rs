@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks, offered,
+    checks,
+    target::offered,
     world::{Actor, Payload, TenderWorld, short},
 };
 

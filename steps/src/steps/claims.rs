@@ -6,9 +6,10 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks, offered,
+    checks,
     target::ClockMode,
-    timeline::BUDGET_SKIP,
+    target::offered,
+    world::timeline::BUDGET_SKIP,
     world::{Actor, Payload, TenderWorld, short},
 };
 

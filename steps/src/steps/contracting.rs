@@ -12,7 +12,8 @@ use time::Duration;
 use super::{awards, bids, cancellations, lots, periods, tenders};
 use crate::{
     checks::{self, Description},
-    offered, timestamps,
+    exchange::timestamps,
+    target::offered,
     world::{Actor, Payload, TenderWorld, short},
 };
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    offered::NOT_OFFERED,
+    target::offered::NOT_OFFERED,
     world::{Actor, Payload, TenderWorld, short},
 };
 

@@ -4,7 +4,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks, timestamps,
+    checks,
+    exchange::timestamps,
     world::{Actor, Payload, Record, TenderWorld, short},
 };
 

@@ -8,8 +8,8 @@ use time::Duration;
 
 use crate::{
     checks,
-    offered::NOT_OFFERED,
-    timestamps,
+    exchange::timestamps,
+    target::offered::NOT_OFFERED,
     world::{Actor, Payload, Record, TenderWorld, short},
 };
 

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::{bids, lots, tenders};
 use crate::{
-    shape::interface,
-    timestamps,
+    checks::shape::interface,
+    exchange::timestamps,
     world::{Actor, Payload, TenderWorld, short},
 };
 

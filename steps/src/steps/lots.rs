@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::{bids, cancellations, claims, documents, qualification, questions, tenders};
 use crate::{
-    checks, offered,
+    checks,
+    target::offered,
     world::{Actor, Payload, TenderWorld, short},
 };
 
@@ -580,7 +581,7 @@ async fn lot_auction(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     let lot = lot(w, n)?;
     lot.pointer("/auctionPeriod/startDate")
         .and_then(Value::as_str)
-        .and_then(crate::timestamps::parse)
+        .and_then(crate::exchange::timestamps::parse)
         .ok_or_else(|| format!("lot {n} has no auctionPeriod.startDate: {lot}"))?;
     let url = checks::as_text(&lot["auctionUrl"]);
     reqwest::Url::parse(&url).map_err(|e| format!("lot {n}'s auctionUrl {url:?}: {e}"))?;
@@ -731,7 +732,7 @@ async fn every_stand_still(w: &mut TenderWorld) -> Result<(), String> {
         .into_iter()
         .flatten()
         .filter_map(|a| a.pointer("/complaintPeriod/endDate")?.as_str())
-        .filter_map(crate::timestamps::parse)
+        .filter_map(crate::exchange::timestamps::parse)
         .max()
         .ok_or("no award of the tender has a complaintPeriod.endDate")?;
     w.pass_time_to(

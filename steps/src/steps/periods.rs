@@ -71,7 +71,7 @@ pub(super) async fn stand_still_ends(w: &mut TenderWorld) -> Result<(), String> 
         .and_then(|a| a.iter().find(|award| award["status"] == "active"))
         .and_then(|award| award.pointer("/complaintPeriod/endDate"))
         .and_then(Value::as_str)
-        .and_then(crate::timestamps::parse)
+        .and_then(crate::exchange::timestamps::parse)
         .ok_or("the tender has no active award with a complaintPeriod.endDate")?;
     w.pass_time_to(
         end + time::Duration::seconds(1),

@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks, offered,
+    checks,
+    target::offered,
     world::{Actor, Payload, TenderWorld},
 };
 
@@ -291,7 +292,7 @@ async fn last_stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
         .and_then(|a| a.last())
         .and_then(|award| award.pointer("/complaintPeriod/endDate"))
         .and_then(Value::as_str)
-        .and_then(crate::timestamps::parse)
+        .and_then(crate::exchange::timestamps::parse)
         .ok_or("the last award has no complaintPeriod.endDate")?;
     w.reach(
         end + time::Duration::seconds(1),

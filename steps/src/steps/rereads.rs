@@ -1,7 +1,7 @@
 //! Changes read again: what a write's answer showed must be what later reads show.
 use cucumber::then;
 
-use crate::{timestamps, world::TenderWorld};
+use crate::{exchange::timestamps, world::TenderWorld};
 
 #[then("reading the tender shows the dateModified of the change")]
 async fn read_shows_date_modified(w: &mut TenderWorld) -> Result<(), String> {

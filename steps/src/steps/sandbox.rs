@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::tenders::{create, draft, publish, require_created};
 use crate::{
-    checks, offered,
+    checks,
+    target::offered,
     world::{Actor, TenderWorld},
 };
 
@@ -46,8 +47,8 @@ async fn settled_at_tendering_end(w: &mut TenderWorld) -> Result<(), String> {
         if shown != end {
             return Err(format!(
                 "auctionPeriod.{field} is {}, the tender period ended at {}",
-                crate::timestamps::format(shown),
-                crate::timestamps::format(end)
+                crate::exchange::timestamps::format(shown),
+                crate::exchange::timestamps::format(end)
             ));
         }
     }

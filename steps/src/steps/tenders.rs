@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use time::Duration;
 
 use crate::{
-    checks, timestamps,
+    checks,
+    exchange::timestamps,
     world::{Actor, Payload, Record, TenderWorld, short},
 };
 
@@ -65,7 +66,7 @@ async fn create_many(w: &mut TenderWorld, bodies: Vec<Value>) -> Result<(), Stri
         w.last = Some(exchange);
         w.body = answer;
         if !violations.is_empty() {
-            return Err(crate::shape::describe(&violations));
+            return Err(crate::checks::shape::describe(&violations));
         }
         require_created_now(w, body)?;
     }

@@ -6,10 +6,10 @@ use reqwest::Url;
 use serde_json::Value;
 
 use crate::{
+    checks::rules::{self, Check},
+    checks::shape::{contract_route, created_id, tender_route},
+    exchange::timestamps,
     exchange::{ReceivedResponse, SentRequest},
-    rules::{self, Check},
-    shape::{contract_route, created_id, tender_route},
-    timestamps,
 };
 
 /// What to read after one accepted write.

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use crate::{
+    checks::rules::{self, Check},
+    exchange::timestamps,
     exchange::{ReceivedResponse, SentRequest},
-    rules::{self, Check},
-    timestamps,
 };
 
 /// A statement of the spec that one exchange broke.

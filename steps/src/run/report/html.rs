@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::{RunReport, class_tag, is_not_offered, rule_tags};
 use crate::{
-    outcome::{Class, ScenarioOutcome, Verdict},
-    rules,
+    checks::rules,
+    run::outcome::{Class, ScenarioOutcome, Verdict},
 };
 
 const TEMPLATE: &str = include_str!("template.html");

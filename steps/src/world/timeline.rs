@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::{
+    exchange::timestamps,
     target::{ClockMode, date_header},
-    timestamps,
     world::{Actor, Payload, TenderWorld},
 };
 

@@ -1,15 +1,15 @@
 //! Every exchange of the interface is checked as a whole, whatever the scenario is about: its
-//! shape ([`crate::shape`]), the facts learned so far ([`crate::facts`]) and, after an accepted
-//! write, the reads that prove the write was stored ([`crate::readback`]), under a tender or a
+//! shape ([`crate::checks::shape`]), the facts learned so far ([`crate::checks::facts`]) and, after an accepted
+//! write, the reads that prove the write was stored ([`crate::checks::readback`]), under a tender or a
 //! contract under management alike.
 use reqwest::Method;
 use serde_json::Value;
 
 use crate::{
+    checks::readback,
+    checks::rules::{self, Check},
+    checks::shape::{self, Violation},
     exchange::Exchange,
-    readback,
-    rules::{self, Check},
-    shape::{self, Violation},
     world::{Actor, Payload, TenderWorld, short},
 };
 

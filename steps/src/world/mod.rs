@@ -1,5 +1,13 @@
+//! The world: one scenario's state, and what a scenario does through it: every exchange checked
+//! as a whole ([`verify`]), time moved on the target ([`timeline`]). It may use the exchange,
+//! checks and target layers; the steps drive it.
+//!
 //! The World of one scenario: what it has created on the target, and the last request and
 //! response, so that a failing step can be reported with both.
+
+pub mod timeline;
+mod verify;
+
 use std::{
     hash::{DefaultHasher, Hash, Hasher},
     sync::Arc,
@@ -10,13 +18,13 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use crate::{
-    bodies::Fakes,
+    checks::facts::Facts,
+    checks::shape,
+    exchange::bodies::Fakes,
+    exchange::settings::Broker,
+    exchange::timestamps,
     exchange::{Exchange, ReceivedResponse, SentRequest},
-    facts::Facts,
-    settings::Broker,
-    shape,
     target::{ClockMode, Target},
-    timestamps,
 };
 
 /// Who sends a request.

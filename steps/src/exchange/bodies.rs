@@ -11,13 +11,13 @@ use fake::{
 };
 use serde_json::{Value, json};
 
-use crate::vocabulary::VOCABULARY;
+use crate::exchange::vocabulary::VOCABULARY;
 
-const TENDER: &str = include_str!("../../scenarios/tender.json");
-const BID: &str = include_str!("../../scenarios/bid.json");
-const QUESTION: &str = include_str!("../../scenarios/question.json");
-const DOCUMENT: &str = include_str!("../../scenarios/document.json");
-const ANSWER: &str = include_str!("../../scenarios/answer.json");
+const TENDER: &str = include_str!("../../../scenarios/tender.json");
+const BID: &str = include_str!("../../../scenarios/bid.json");
+const QUESTION: &str = include_str!("../../../scenarios/question.json");
+const DOCUMENT: &str = include_str!("../../../scenarios/document.json");
+const ANSWER: &str = include_str!("../../../scenarios/answer.json");
 
 /// Generates the variable parts of bodies from one seeded random source.
 #[derive(Debug)]

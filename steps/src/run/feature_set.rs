@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn the_built_in_set_is_the_features_directory_of_the_source_tree() {
         let built_in = FeatureSet::built_in();
-        let on_disk = FeatureSet::read(&crate::settings::default_features_dir()).unwrap();
+        let on_disk = FeatureSet::read(&crate::exchange::settings::default_features_dir()).unwrap();
         assert!(built_in.len() > 10, "{}", built_in.len());
         assert_eq!(built_in.files, on_disk.files);
         assert_eq!(built_in.digest(), on_disk.digest());

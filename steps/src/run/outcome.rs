@@ -11,7 +11,10 @@ use cucumber::{
     gherkin, parser, writer,
 };
 
-use crate::{exchange::Exchange, offered::NOT_OFFERED, timeline::BUDGET_SKIP, world::TenderWorld};
+use crate::{
+    exchange::Exchange, target::offered::NOT_OFFERED, world::TenderWorld,
+    world::timeline::BUDGET_SKIP,
+};
 
 /// Whether a scenario's behaviour is stated by the spec or filled in from upstream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,7 +69,7 @@ pub struct Failure {
 impl Failure {
     fn new(step: String, message: String, world: Option<&TenderWorld>) -> Failure {
         Failure {
-            rules: crate::rules::named_in(&message),
+            rules: crate::checks::rules::named_in(&message),
             step,
             message,
             exchange: world.and_then(|w| w.last.clone()),

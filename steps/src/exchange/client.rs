@@ -9,8 +9,8 @@ use reqwest::{Certificate, Client, Identity, NoProxy, Proxy, tls::TlsInfo};
 use rustls::pki_types::{CertificateDer, UnixTime, pem::PemObject as _};
 
 use crate::{
-    settings::{ProxySetting, Settings},
-    x509,
+    exchange::settings::{ProxySetting, Settings},
+    exchange::x509,
 };
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -141,7 +141,7 @@ fn tls_error<'a>(e: &'a (dyn StdError + 'static)) -> Option<&'a rustls::Error> {
 fn moment(t: &UnixTime) -> String {
     time::OffsetDateTime::from_unix_timestamp(t.as_secs() as i64)
         .ok()
-        .map(crate::timestamps::format)
+        .map(crate::exchange::timestamps::format)
         .unwrap_or_else(|| format!("{} s after 1970", t.as_secs()))
 }
 

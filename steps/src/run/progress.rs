@@ -9,7 +9,7 @@ use std::sync::{
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use time::{OffsetDateTime, macros::format_description};
 
-use crate::outcome::Verdict;
+use crate::run::outcome::Verdict;
 
 /// The status lines of one run.
 #[derive(Debug)]

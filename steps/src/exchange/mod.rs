@@ -1,4 +1,17 @@
+//! The exchange, the harness's bottom layer: one request and its response, the HTTP client
+//! and the run's settings it is built from (TLS, proxies, timeouts), the interface's
+//! timestamps and the JSON bodies the features send. It names no other layer.
+//!
 //! One HTTP request and the response to it, kept so that a failure can show both.
+
+pub mod bodies;
+pub mod client;
+pub mod settings;
+pub mod timestamps;
+#[path = "../../../scenarios/vocabulary.rs"]
+mod vocabulary;
+pub mod x509;
+
 use std::fmt;
 
 /// What was sent.

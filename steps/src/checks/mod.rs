@@ -1,9 +1,20 @@
+//! The checks: every rule one exchange or one record must meet, each a pure function of what
+//! was sent and answered: the envelope and shapes ([`shape`]), the facts for the life of a
+//! record ([`facts`]), what a write must read back as ([`readback`]) and the rule catalogue
+//! ([`rules`]). They may use the exchange layer alone; the world applies them.
+//!
 //! Checks shared by many steps: the envelope, the timestamp form, decimal amounts, identifiers,
 //! the Location header and the error triple. Each is written once and returns what it found
 //! wrong.
+
+pub mod facts;
+pub mod readback;
+pub mod rules;
+pub mod shape;
+
 use serde_json::Value;
 
-use crate::{exchange::ReceivedResponse, timestamps};
+use crate::{exchange::ReceivedResponse, exchange::timestamps};
 
 /// The JSON kind expected under `data`.
 #[derive(Clone, Copy, Debug)]

@@ -17,12 +17,12 @@ use futures::FutureExt as _;
 use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 
 use crate::{
-    acceleration::Acceleration,
-    feature_set::{self, FeatureSet},
-    outcome::{Reclassify, Recorder, Shared, verdict_of},
-    progress::Progress,
-    report::RunReport,
-    settings::{LiveOutput, Settings},
+    exchange::settings::{LiveOutput, Settings},
+    run::feature_set::{self, FeatureSet},
+    run::outcome::{Reclassify, Recorder, Shared, verdict_of},
+    run::progress::Progress,
+    run::report::RunReport,
+    target::acceleration::Acceleration,
     target::{ClockMode, Target},
     world::TenderWorld,
 };
@@ -135,12 +135,12 @@ pub async fn certify<Custom: clap::Args>(
         let whose = match &target.own_clock {
             Some(broker) => format!(
                 "broker {broker}'s own clock reads {}{}; scenarios that need dates to pass move it forward, for {broker}'s tenders alone (the target gives each broker a clock of its own)",
-                crate::timestamps::format(start.now),
+                crate::exchange::timestamps::format(start.now),
                 if start.frozen { " (frozen)" } else { "" }
             ),
             None => format!(
                 "the target's clock reads {}{}; scenarios that need dates to pass move it forward, for every tender on the target (--keep-clock leaves it alone)",
-                crate::timestamps::format(start.now),
+                crate::exchange::timestamps::format(start.now),
                 if start.frozen { " (frozen)" } else { "" }
             ),
         };

@@ -61,8 +61,8 @@ pub fn extension(reason: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use crate::{
-        outcome::{Class, ScenarioOutcome, Verdict},
-        report::RunReport,
+        run::outcome::{Class, ScenarioOutcome, Verdict},
+        run::report::RunReport,
         target::ClockMode,
     };
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use crate::{bodies::Fakes, target::Target, timestamps, world::short};
+use crate::{exchange::bodies::Fakes, exchange::timestamps, target::Target, world::short};
 
 /// The auction held live, at its real length (upstream never accelerated its phases).
 pub const LIVE: &str = "quick";

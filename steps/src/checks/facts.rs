@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::{
+    checks::rules,
+    checks::shape::{Violation, tender_route, url_path},
     exchange::SentRequest,
-    rules,
-    shape::{Violation, tender_route, url_path},
-    timestamps,
+    exchange::timestamps,
 };
 
 /// The title prefixes of a tender in test mode.
@@ -54,7 +54,7 @@ const LOT_FIELDS: [&str; 4] = ["lots", "lotID", "lotValues", "relatedLot"];
 /// The lot fields anywhere in `value`, by path.
 fn lot_fields(value: &Value) -> Vec<String> {
     let mut found = Vec::new();
-    crate::shape::walk(value, &mut |path, key, _| {
+    crate::checks::shape::walk(value, &mut |path, key, _| {
         if LOT_FIELDS.contains(&key) {
             found.push(path.to_string());
         }

@@ -4,12 +4,12 @@ mod html;
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
-    client::Connection,
-    offered,
-    outcome::{Class, ScenarioOutcome, Verdict},
-    rules,
+    checks::rules,
+    exchange::client::Connection,
+    exchange::timestamps,
+    run::outcome::{Class, ScenarioOutcome, Verdict},
+    target::offered,
     target::{AskedWaits, ClockMode, ClockReading, ClockRecord},
-    timestamps,
 };
 
 /// Everything known about a finished run.
@@ -605,7 +605,7 @@ fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Failure;
+    use crate::run::outcome::Failure;
 
     fn outcome(class: Class, tags: &[&str], failure: Option<&str>) -> ScenarioOutcome {
         ScenarioOutcome {
@@ -725,7 +725,7 @@ mod tests {
 
     #[test]
     fn the_certificate_tells_what_the_run_did_to_the_target_clock() {
-        let at = |text| crate::timestamps::parse(text).unwrap();
+        let at = |text| crate::exchange::timestamps::parse(text).unwrap();
         let reading = |text, frozen| ClockReading {
             now: at(text),
             frozen,

@@ -1,5 +1,14 @@
+//! The target: what the harness knows of the implementation under test, learned once at the
+//! start of a run and shared by every scenario: its clock and how time is moved there, the
+//! sandbox acceleration it takes ([`acceleration`]), what it offers ([`offered`]). It may use
+//! the exchange and checks layers.
+//!
 //! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
 //! brokers, and how time can be moved there.
+
+pub mod acceleration;
+pub mod offered;
+
 use std::{
     sync::{
         Arc,
@@ -13,11 +22,11 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::{
-    acceleration::{self, Acceleration},
-    client::{self, Connection},
-    progress::Progress,
-    settings::{Broker, Settings},
-    timestamps,
+    exchange::client::{self, Connection},
+    exchange::settings::{Broker, Settings},
+    exchange::timestamps,
+    run::progress::Progress,
+    target::acceleration::Acceleration,
 };
 
 /// Tries, 250 ms apart, to reach a target that is still starting.
