@@ -57,7 +57,7 @@ pub fn data_envelope(
         DataKind::Array if data.is_array() => Ok(()),
         _ => Err(format!(
             "\"data\" is not an {kind:?}: {}",
-            crate::world::short(&data.to_string())
+            crate::exchange::short(&data.to_string())
         )),
     }
 }

@@ -149,7 +149,7 @@ pub fn error_envelope(response: &ReceivedResponse, body: &Value) -> Result<(), S
         return Err(format!(
             "the {} answer is not JSON: {}",
             response.status,
-            crate::world::short(&response.body)
+            crate::exchange::short(&response.body)
         ));
     }
     let errors = crate::checks::error_envelope(body)?;
@@ -170,11 +170,11 @@ fn success_envelope(response: &ReceivedResponse, body: &Value) -> Result<(), Str
         Some(Value::Object(_) | Value::Array(_)) => Ok(()),
         Some(other) => Err(format!(
             "\"data\" is neither an object nor an array: {}",
-            crate::world::short(&other.to_string())
+            crate::exchange::short(&other.to_string())
         )),
         None => Err(format!(
             "the body has no top-level \"data\": {}",
-            crate::world::short(&response.body)
+            crate::exchange::short(&response.body)
         )),
     }
 }

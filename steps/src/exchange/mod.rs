@@ -95,3 +95,16 @@ impl fmt::Display for ReceivedResponse {
         Ok(())
     }
 }
+
+/// The start of a response body, for one-line messages.
+pub fn short(body: &str) -> String {
+    let mut end = body.len().min(300);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < body.len() {
+        format!("{}…", &body[..end])
+    } else {
+        body.to_owned()
+    }
+}

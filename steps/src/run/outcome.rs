@@ -12,8 +12,7 @@ use cucumber::{
 };
 
 use crate::{
-    exchange::Exchange, target::offered::NOT_OFFERED, world::TenderWorld,
-    world::timeline::BUDGET_SKIP,
+    exchange::Exchange, target::BUDGET_SKIP, target::offered::NOT_OFFERED, world::TenderWorld,
 };
 
 /// Whether a scenario's behaviour is stated by the spec or filled in from upstream.

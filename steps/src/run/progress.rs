@@ -9,7 +9,10 @@ use std::sync::{
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use time::{OffsetDateTime, macros::format_description};
 
-use crate::run::outcome::Verdict;
+use crate::{
+    run::outcome::Verdict,
+    target::waits::{WaitBoard, Waiting},
+};
 
 /// The status lines of one run.
 #[derive(Debug)]
@@ -34,20 +37,6 @@ struct Wait {
     scenario: String,
     what: String,
     due: OffsetDateTime,
-}
-
-/// A date being waited for, shown until this is dropped.
-#[derive(Debug)]
-pub struct Waiting<'a> {
-    progress: &'a Progress,
-    id: u64,
-}
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.progress.waits().retain(|w| w.id != self.id);
-        self.progress.show_waits();
-    }
 }
 
 impl Progress {
@@ -98,15 +87,7 @@ impl Progress {
 
     /// Shows that `scenario` waits until `due` for `what`, for as long as the guard lives.
     pub fn waiting(&self, scenario: &str, what: &str, due: OffsetDateTime) -> Waiting<'_> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.waits().push(Wait {
-            id,
-            scenario: scenario.to_owned(),
-            what: what.to_owned(),
-            due,
-        });
-        self.show_waits();
-        Waiting { progress: self, id }
+        Waiting::on(self, scenario, what, due)
     }
 
     /// The dates waited for, as the status line shows them: how many, and the soonest.
@@ -183,6 +164,25 @@ impl Progress {
             shown.waiting.finish_and_clear();
             shown.scenarios.finish_and_clear();
         }
+    }
+}
+
+impl WaitBoard for Progress {
+    fn show_wait(&self, scenario: &str, what: &str, due: OffsetDateTime) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.waits().push(Wait {
+            id,
+            scenario: scenario.to_owned(),
+            what: what.to_owned(),
+            due,
+        });
+        self.show_waits();
+        id
+    }
+
+    fn end_wait(&self, id: u64) {
+        self.waits().retain(|w| w.id != id);
+        self.show_waits();
     }
 }
 

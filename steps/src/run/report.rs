@@ -329,7 +329,7 @@ impl RunReport {
                 let _ = writeln!(
                     out,
                     "          why: {}",
-                    crate::world::short(&why.replace('\n', " "))
+                    crate::exchange::short(&why.replace('\n', " "))
                 );
             }
         }
@@ -787,5 +787,117 @@ mod tests {
         let md = run.markdown();
         assert!(md.contains("| Rule | Scenarios | Global checks | Result |"));
         assert!(md.contains("| 0 | 0 | not covered |"), "{md}");
+    }
+}
+
+/// The report of a run whose target lacks an extension.
+#[cfg(test)]
+mod not_offered_tests {
+    use crate::{
+        run::outcome::{Class, ScenarioOutcome, Verdict},
+        run::report::RunReport,
+        target::ClockMode,
+    };
+
+    fn scenario(
+        name: &str,
+        tags: &[&str],
+        verdict: Verdict,
+        skip: Option<&str>,
+    ) -> ScenarioOutcome {
+        ScenarioOutcome {
+            feature: "Tender cancellations".into(),
+            file: "cancellations.feature".into(),
+            line: 1,
+            name: name.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            class: if tags.contains(&"spec") {
+                Class::Spec
+            } else {
+                Class::Upstream
+            },
+            verdict,
+            failure: None,
+            skip_reason: skip.map(str::to_owned),
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
+        RunReport {
+            target: "http://t".into(),
+            connection: Default::default(),
+            date: "today".into(),
+            suite_version: "0",
+            seed: 1,
+            clock: ClockMode::ControlApi,
+            target_clock: Default::default(),
+            skew: "0 s".into(),
+            owner: "broker".into(),
+            other: "broker1".into(),
+            tags: None,
+            features: "built-in set".into(),
+            acceleration: "none asked for".into(),
+            strict: false,
+            fail_on_skip: false,
+            elapsed_seconds: 0.0,
+            asked_waits: Default::default(),
+            scenarios,
+            parsing_errors: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_extension_the_target_lacks_is_named_once_not_listed_as_skips() {
+        let missing =
+            "[not offered] cancellations: GET /api/2.3/tenders/x/cancellations answers 404";
+        let run = report(vec![
+            scenario(
+                "Cancel one",
+                &["upstream", "cancellations"],
+                Verdict::Skipped,
+                Some(missing),
+            ),
+            scenario(
+                "Cancel two",
+                &["upstream", "cancellations"],
+                Verdict::Skipped,
+                Some(missing),
+            ),
+            scenario(
+                "Slow one",
+                &["upstream", "clock"],
+                Verdict::Skipped,
+                Some("too slow"),
+            ),
+            scenario("Spec one", &["spec"], Verdict::Passed, None),
+        ]);
+        assert_eq!(run.not_offered(), vec!["cancellations".to_string()]);
+        let md = run.markdown();
+        assert!(md.contains("## Extensions not offered\n"), "{md}");
+        assert!(md.contains("\n- cancellations\n"), "{md}");
+        assert!(md.contains("## Skipped (1)"), "{md}");
+        assert!(!md.contains("Cancel one"), "{md}");
+        let terminal = run.terminal_summary();
+        assert!(
+            terminal.contains("not offered: cancellations"),
+            "{terminal}"
+        );
+        assert!(
+            terminal.contains("Slow one") && !terminal.contains("Cancel two"),
+            "{terminal}"
+        );
+        assert!(run.certified(), "the spec verdict stands");
+    }
+
+    #[test]
+    fn a_run_offering_everything_names_nothing() {
+        let run = report(vec![scenario(
+            "Fails",
+            &["upstream"],
+            Verdict::Failed,
+            None,
+        )]);
+        assert!(run.not_offered().is_empty());
+        assert!(!run.markdown().contains("not offered"));
     }
 }

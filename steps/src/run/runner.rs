@@ -179,10 +179,13 @@ pub async fn certify<Custom: clap::Args>(
     // The tags and `--name` both apply, as `--list` shows; cucumber alone drops the tags for a name.
     let name = opts.re_filter.take();
 
-    if settings.progress == LiveOutput::Bar {
+    let progress = Arc::new(if settings.progress == LiveOutput::Bar {
         let total = features.scenarios(tags.as_ref(), name.as_ref())?.len();
-        target.progress = Arc::new(Progress::on_terminal(total));
-    }
+        Progress::on_terminal(total)
+    } else {
+        Progress::hidden()
+    });
+    target.waits = progress.clone();
     let target = Arc::new(target);
 
     let shared = Shared::default();
@@ -206,7 +209,7 @@ pub async fn certify<Custom: clap::Args>(
     .fail_on_skipped();
 
     let hook_target = target.clone();
-    let progress = target.progress.clone();
+    let shown = progress.clone();
     let cucumber = TenderWorld::cucumber::<std::path::PathBuf>()
         .with_parser(FeatureFiles)
         .before(move |feature, rule, scenario, world| {
@@ -223,7 +226,7 @@ pub async fn certify<Custom: clap::Args>(
                 .and_then(|p| p.file_name())
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            progress.finished(
+            shown.finished(
                 verdict_of(finished),
                 &format!("{file}:{} {}", scenario.position.line, scenario.name),
             );
@@ -248,7 +251,7 @@ pub async fn certify<Custom: clap::Args>(
         })
         .await;
 
-    target.progress.clear();
+    progress.clear();
     let target_clock = target.clock_record().await;
     let collected = std::mem::take(
         &mut *shared

@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    target::offered,
-    world::{Actor, Payload, TenderWorld, short},
+    exchange::short,
+    world::offered,
+    world::{Actor, Payload, TenderWorld},
 };
 
 fn collection(w: &TenderWorld) -> Result<String, String> {

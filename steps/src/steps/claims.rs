@@ -7,10 +7,11 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
+    exchange::short,
+    target::BUDGET_SKIP,
     target::ClockMode,
-    target::offered,
-    world::timeline::BUDGET_SKIP,
-    world::{Actor, Payload, TenderWorld, short},
+    world::offered,
+    world::{Actor, Payload, TenderWorld},
 };
 
 const RESOLUTION: &str = "Умови тендеру буде змінено найближчим часом";

@@ -5,7 +5,8 @@ use reqwest::Method;
 
 use crate::{
     checks::{self, DataKind, Description},
-    world::{Actor, Payload, TenderWorld, short},
+    exchange::short,
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// The last response has `expected` status; otherwise an error naming `what` was attempted,

@@ -12,9 +12,10 @@ use time::Duration;
 use super::{awards, bids, cancellations, lots, periods, tenders};
 use crate::{
     checks::{self, Description},
+    exchange::short,
     exchange::timestamps,
-    target::offered,
-    world::{Actor, Payload, TenderWorld, short},
+    world::offered,
+    world::{Actor, Payload, TenderWorld},
 };
 
 const EXTENSION: &str = "contracting";

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
+    exchange::short,
     target::offered::NOT_OFFERED,
-    world::{Actor, Payload, TenderWorld, short},
+    world::{Actor, Payload, TenderWorld},
 };
 
 const BOUNDARY: &str = "tender-certify-boundary";

@@ -5,8 +5,9 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
+    exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, Record, TenderWorld, short},
+    world::{Actor, Payload, Record, TenderWorld},
 };
 
 /// Keeps a created document (from a 201) as the scenario's latest document.

@@ -8,9 +8,10 @@ use time::Duration;
 
 use crate::{
     checks,
+    exchange::short,
     exchange::timestamps,
     target::offered::NOT_OFFERED,
-    world::{Actor, Payload, Record, TenderWorld, short},
+    world::{Actor, Payload, Record, TenderWorld},
 };
 
 const FAULTS: &str = "/testing/faults";

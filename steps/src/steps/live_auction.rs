@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use super::{bids, lots, tenders};
 use crate::{
     checks::shape::interface,
+    exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, TenderWorld, short},
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// `first` → 0, `second` → 1, `third` → 2.

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use super::{bids, cancellations, claims, documents, qualification, questions, tenders};
 use crate::{
     checks,
-    target::offered,
-    world::{Actor, Payload, TenderWorld, short},
+    exchange::short,
+    world::offered,
+    world::{Actor, Payload, TenderWorld},
 };
 
 const EXTENSION: &str = "lots";

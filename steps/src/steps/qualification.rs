@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    target::offered,
+    world::offered,
     world::{Actor, Payload, TenderWorld},
 };
 

@@ -8,8 +8,9 @@ use time::Duration;
 
 use crate::{
     checks,
+    exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, TenderWorld, short},
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// A write endpoint of the spec (and the bid's reads, which need the bid token too).

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::tenders::{create, draft, publish, require_created};
 use crate::{
     checks,
-    target::offered,
+    world::offered,
     world::{Actor, TenderWorld},
 };
 
@@ -21,7 +21,7 @@ async fn has_published_in_mode(w: &mut TenderWorld, mode: String) -> Result<(), 
     if w.data()["submissionMethodDetails"] != mode.as_str() {
         return Err(format!(
             "{}sandbox modes: a tender created with submissionMethodDetails {mode:?} shows {}",
-            offered::NOT_OFFERED,
+            crate::target::offered::NOT_OFFERED,
             w.data()["submissionMethodDetails"]
         ));
     }

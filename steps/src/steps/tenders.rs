@@ -6,8 +6,9 @@ use time::Duration;
 
 use crate::{
     checks,
+    exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, Record, TenderWorld, short},
+    world::{Actor, Payload, Record, TenderWorld},
 };
 
 /// Sends a creation request; on 201 the created tender becomes the scenario's tender.

@@ -1,13 +1,16 @@
 //! The target: what the harness knows of the implementation under test, learned once at the
 //! start of a run and shared by every scenario: its clock and how time is moved there, the
-//! sandbox acceleration it takes ([`acceleration`]), what it offers ([`offered`]). It may use
-//! the exchange and checks layers.
+//! sandbox acceleration it takes ([`acceleration`]), what it offers ([`offered`]), where waits
+//! on its clock are shown ([`waits`]); the probe that learns all this (`probe`). It may use the
+//! exchange and checks layers.
 //!
 //! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
 //! brokers, and how time can be moved there.
 
 pub mod acceleration;
 pub mod offered;
+mod probe;
+pub mod waits;
 
 use std::{
     sync::{
@@ -25,12 +28,14 @@ use crate::{
     exchange::client::{self, Connection},
     exchange::settings::{Broker, Settings},
     exchange::timestamps,
-    run::progress::Progress,
     target::acceleration::Acceleration,
+    target::waits::WaitBoard,
 };
 
-/// Tries, 250 ms apart, to reach a target that is still starting.
-const STARTUP_ATTEMPTS: u32 = 40;
+/// A step failure with this prefix means "could not finish within the time budget" (the
+/// target's `wait_budget`): the run reports the scenario as skipped with the rest of the
+/// message as the reason.
+pub const BUDGET_SKIP: &str = "[time budget] ";
 
 /// How a scenario makes time pass on the target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +113,7 @@ pub struct Target {
     /// Whether tenders carry upstream's sandbox acceleration fields, and why.
     pub acceleration: Acceleration,
     /// Where waits in real time are shown while they last.
-    pub progress: Arc<Progress>,
+    pub waits: Arc<dyn WaitBoard>,
     /// How the run reached the target: scheme, the certificate it presented, the proxy.
     pub connection: Connection,
     /// The run's settings, for naming the cause of a failed exchange.
@@ -116,114 +121,8 @@ pub struct Target {
 }
 
 impl Target {
-    /// Probes the target once: is it reachable, does it offer the clock control API, how far is
-    /// its clock from ours, and (when asked for) does it take the sandbox acceleration fields.
-    pub async fn probe(settings: &Settings, seed: u64) -> Result<Target, String> {
-        let client = client::build(settings)?;
-        let base_url = settings.base_url.trim_end_matches('/').to_owned();
-        let mut target = Target {
-            base_url,
-            client,
-            owner: settings.owner.clone(),
-            other: settings.other.clone(),
-            clock: ClockMode::RealTime,
-            clock_api: false,
-            own_clock: None,
-            clock_at_start: None,
-            moves: AtomicUsize::new(0),
-            still_stamps: AtomicUsize::new(0),
-            asked_waits: AtomicUsize::new(0),
-            asked_wait_ms: AtomicU64::new(0),
-            timeout: settings.timeout,
-            skew: Duration::ZERO,
-            skew_ahead: false,
-            period: settings.period,
-            wait_budget: settings.wait_budget,
-            seed,
-            acceleration: Acceleration::Off,
-            progress: Arc::new(Progress::hidden()),
-            connection: Connection::default(),
-            settings: settings.clone(),
-        };
-        // A target started just before the run may still be binding its socket; a certificate
-        // or a proxy that refuses will not change, so those stop the run at once.
-        let mut attempts = 0;
-        let (local, listing) = loop {
-            let local = OffsetDateTime::now_utc();
-            match target
-                .client
-                .get(target.url("/api/2.3/tenders"))
-                .send()
-                .await
-            {
-                Ok(response) => break (local, response),
-                Err(e) => {
-                    let failure = target.failure(&e);
-                    attempts += 1;
-                    if !failure.transient || attempts >= STARTUP_ATTEMPTS {
-                        return Err(failure.line);
-                    }
-                    tokio::time::sleep(Duration::from_millis(250)).await;
-                }
-            }
-        };
-        target.connection = Connection::of(settings, &listing);
-        if let Some(server) = date_header(listing.headers()) {
-            let diff = server - local;
-            target.skew_ahead = diff.is_positive();
-            target.skew = diff.unsigned_abs();
-        }
-        is_this_api(&target.base_url, listing).await?;
-        for (broker, option) in [
-            (&target.owner, "--broker"),
-            (&target.other, "--other-broker"),
-        ] {
-            target.knows(broker, option).await?;
-        }
-        if let Ok((reading, broker)) = target.clock_read().await {
-            target.clock_api = true;
-            target.own_clock = broker.filter(|b| *b == target.owner.name);
-            target.clock_at_start = Some(reading);
-            if !settings.keep_clock {
-                target.clock = ClockMode::ControlApi;
-            }
-        }
-        target.acceleration = match (settings.accelerator, target.clock) {
-            (None, _) => Acceleration::Off,
-            (Some(factor), ClockMode::ControlApi) => Acceleration::NotNeeded { factor },
-            (Some(factor), ClockMode::RealTime) => acceleration::probe(&target, factor).await,
-        };
-        Ok(target)
-    }
-
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
-    }
-
-    /// A broker whose credentials the target refuses would fail every scenario: the run stops
-    /// before the first. Asked with a creation whose body holds nothing, which the target
-    /// refuses whoever asks (422), so the question creates nothing; a 401, or a 403
-    /// `permission` (the spec's answer to credentials it does not know), is the refusal.
-    async fn knows(&self, broker: &Broker, option: &str) -> Result<(), String> {
-        let response = self
-            .client
-            .post(self.url("/api/2.3/tenders"))
-            .basic_auth(&broker.name, Some(&broker.password))
-            .json(&serde_json::json!({"data": {}}))
-            .send()
-            .await
-            .map_err(|e| self.failure(&e).line)?;
-        let status = response.status().as_u16();
-        let body: Value = response.json().await.unwrap_or(Value::Null);
-        let permission =
-            body.pointer("/errors/0/name").and_then(Value::as_str) == Some("permission");
-        if status == 401 || (status == 403 && permission) {
-            return Err(format!(
-                "the target at {} refuses the credentials of {option} {}: POST /api/2.3/tenders answered {status}; name a broker the target knows",
-                self.base_url, broker.name
-            ));
-        }
-        Ok(())
     }
 
     /// `now` of the clock control API.
@@ -355,41 +254,6 @@ impl Target {
     fn failure(&self, e: &reqwest::Error) -> client::Failure {
         client::failure(&self.base_url, &self.settings, e)
     }
-}
-
-/// The first listing must be this API's: a JSON page with a `data` array and a `next_page`.
-/// Anything else (a web page, another service, an error) stops the run before any scenario.
-async fn is_this_api(base_url: &str, listing: reqwest::Response) -> Result<(), String> {
-    let not_it = |what: String| {
-        format!(
-            "the target at {base_url} is not a Tender Procurement Service Interface 2.3: GET {base_url}/api/2.3/tenders {what}"
-        )
-    };
-    let status = listing.status();
-    let content_type = listing
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("no content type")
-        .to_owned();
-    if !status.is_success() {
-        return Err(not_it(format!("answered {status} ({content_type})")));
-    }
-    if !content_type.starts_with("application/json") {
-        return Err(not_it(format!(
-            "answered {status} with {content_type}, not JSON"
-        )));
-    }
-    let body: Value = listing
-        .json()
-        .await
-        .map_err(|_| not_it(format!("answered {status} with a body that is not JSON")))?;
-    if !body.get("data").is_some_and(Value::is_array) || body.get("next_page").is_none() {
-        return Err(not_it(
-            "answered JSON without a `data` array and a `next_page`".to_owned(),
-        ));
-    }
-    Ok(())
 }
 
 /// The `Date` header of a response, as an instant.

@@ -1,11 +1,12 @@
 //! The world: one scenario's state, and what a scenario does through it: every exchange checked
-//! as a whole ([`verify`]), time moved on the target ([`timeline`]). It may use the exchange,
+//! as a whole (`verify`), time moved on the target (`timeline`). It may use the exchange,
 //! checks and target layers; the steps drive it.
 //!
 //! The World of one scenario: what it has created on the target, and the last request and
 //! response, so that a failing step can be reported with both.
 
-pub mod timeline;
+pub mod offered;
+mod timeline;
 mod verify;
 
 use std::{
@@ -22,6 +23,7 @@ use crate::{
     checks::shape,
     exchange::bodies::Fakes,
     exchange::settings::Broker,
+    exchange::short,
     exchange::timestamps,
     exchange::{Exchange, ReceivedResponse, SentRequest},
     target::{ClockMode, Target},
@@ -522,19 +524,6 @@ impl TenderWorld {
 /// Whether a request to `path_and_query` creates a tender (when it is a POST).
 fn creates_a_tender(path_and_query: &str) -> bool {
     path_and_query.split('?').next() == Some("/api/2.3/tenders")
-}
-
-/// The start of a response body, for one-line messages.
-pub fn short(body: &str) -> String {
-    let mut end = body.len().min(300);
-    while !body.is_char_boundary(end) {
-        end -= 1;
-    }
-    if end < body.len() {
-        format!("{}…", &body[..end])
-    } else {
-        body.to_owned()
-    }
 }
 
 impl TenderWorld {

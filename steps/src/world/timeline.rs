@@ -8,13 +8,9 @@ use time::{Duration, OffsetDateTime};
 
 use crate::{
     exchange::timestamps,
-    target::{ClockMode, date_header},
+    target::{BUDGET_SKIP, ClockMode, date_header, waits::Waiting},
     world::{Actor, Payload, TenderWorld},
 };
-
-/// A step failure with this prefix means "could not finish within the time budget": the run
-/// reports the scenario as skipped with the rest of the message as the reason.
-pub const BUDGET_SKIP: &str = "[time budget] ";
 
 /// How long a target with a clock API may take to show a transition that became due.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -54,7 +50,7 @@ impl TenderWorld {
             status => Err(format!(
                 "moving the clock to {}: expected 200, got {status}: {}",
                 timestamps::format(at),
-                crate::world::short(&self.response()?.body)
+                crate::exchange::short(&self.response()?.body)
             )),
         }
     }
@@ -140,7 +136,7 @@ impl TenderWorld {
         let started = Instant::now();
         // Guards against a target whose Date header stands still.
         let local_limit = (deadline - start_now).max(Duration::ZERO) + Duration::seconds(5);
-        let _shown = target.progress.waiting(self.scenario_name(), what, due);
+        let _shown = Waiting::on(&*target.waits, self.scenario_name(), what, due);
         loop {
             self.refresh_tender().await?;
             if done(&self.tender()?.data) {
@@ -194,7 +190,7 @@ impl TenderWorld {
                 // The local clock only guards against a target whose Date header stands still.
                 let started = Instant::now();
                 let local_limit = target.wait_budget + std::time::Duration::from_secs(5);
-                let _shown = target.progress.waiting(self.scenario_name(), what, due);
+                let _shown = Waiting::on(&*target.waits, self.scenario_name(), what, due);
                 while target.now().await? <= due {
                     if started.elapsed() > local_limit {
                         return Err(format!(

@@ -10,7 +10,8 @@ use crate::{
     checks::rules::{self, Check},
     checks::shape::{self, Violation},
     exchange::Exchange,
-    world::{Actor, Payload, TenderWorld, short},
+    exchange::short,
+    world::{Actor, Payload, TenderWorld},
 };
 
 impl TenderWorld {
