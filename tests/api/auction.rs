@@ -32,19 +32,14 @@ async fn in_auction(
         let r = s
             .by("broker1")
             .post(&format!("/api/2.3/tenders/{id}/bids"), offer.clone())
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+            .await
+            .assert_status(201);
         bids.push((r.id(), r.token()));
     }
     let t = s.until_status(&id, "active.auction").await;
     let mut addresses = Vec::new();
     for (bid, bid_token) in bids {
-        let r = s
-            .by("broker1")
-            .get(&format!(
-                "/api/2.3/tenders/{id}/bids/{bid}?acc_token={bid_token}"
-            ))
-            .await;
+        let r = s.bidder(&bid_token).get(&format!("{id}/bids/{bid}")).await;
         // A bid on lots has an address for each lot auctioned.
         let data = &r.body["data"];
         let address = data["participationUrl"]
@@ -64,8 +59,11 @@ async fn in_auction(
 }
 
 async fn state(s: &TestServer, address: &str) -> Value {
-    let r = s.get(&interface(address, "state")).send().await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s
+        .get(&interface(address, "state"))
+        .send()
+        .await
+        .assert_status(200);
     r.body["data"].clone()
 }
 
@@ -82,11 +80,10 @@ async fn into_stage(s: &TestServer, viewer: &str, index: usize) {
     let target = (moment(&start) + time::Duration::seconds(5))
         .format(&time::format_description::well_known::Rfc3339)
         .expect("formats");
-    let r = s
-        .anyone()
+    s.anyone()
         .post("/testing/clock", json!({"now": target}))
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
 }
 
 fn two_bids() -> [Value; 2] {
@@ -120,8 +117,7 @@ async fn the_second_cheapest_bid_wins_by_bidding_lower() {
         mine["participant"]["max"], 465.0,
         "480 less the minimal step of 15"
     );
-    let posted = bid(&s, &dearer_page, json!(440)).await;
-    assert_eq!(posted.status, 200, "{}", posted.text);
+    let posted = bid(&s, &dearer_page, json!(440)).await.assert_status(200);
     assert_eq!(
         posted.body["data"],
         json!({"bid": 440.0, "bidder_id": dearer})

@@ -29,8 +29,8 @@ async fn step_by_step_registration_with_the_bid_token() {
     let r = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/bids"), body)
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     let (bid, token) = (r.id(), r.token());
     assert_eq!(
         r.header("location"),
@@ -43,23 +43,14 @@ async fn step_by_step_registration_with_the_bid_token() {
         "currency comes from the tender"
     );
 
-    let path = format!("/api/2.3/tenders/{id}/bids/{bid}");
-    let activated = s
-        .by("broker1")
-        .patch(
-            &format!("{path}?acc_token={token}"),
-            json!({"status": "active"}),
-        )
-        .await;
-    assert_eq!(activated.status, 200, "{}", activated.text);
-    assert_eq!(activated.body["data"]["status"], "active");
-    let back = s
-        .by("broker1")
-        .patch(
-            &format!("{path}?acc_token={token}"),
-            json!({"status": "draft"}),
-        )
-        .await;
+    let path = format!("{id}/bids/{bid}");
+    let bidder = s.bidder(&token);
+    let activated = bidder.patch(&path, json!({"status": "active"})).await;
+    assert_eq!(
+        activated.assert_status(200).body["data"]["status"],
+        "active"
+    );
+    let back = bidder.patch(&path, json!({"status": "draft"})).await;
     assert_eq!(
         back.error(),
         (
@@ -69,14 +60,11 @@ async fn step_by_step_registration_with_the_bid_token() {
         )
     );
 
-    let own = s
-        .by("broker1")
-        .get(&format!("{path}?acc_token={token}"))
-        .await;
+    let own = bidder.get(&path).await;
     assert_eq!((own.status, own.id()), (200, bid.clone()));
     let stolen = s
         .by("broker2")
-        .get(&format!("{path}?acc_token={token}"))
+        .get(&format!("/api/2.3/tenders/{path}?acc_token={token}"))
         .await;
     assert_eq!(
         stolen.error(),
@@ -153,23 +141,17 @@ async fn bid_documents_and_withdrawal() {
     let (bid, token) = s.bid(&id, 450.0).await;
     let docs = format!("/api/2.3/tenders/{id}/bids/{bid}/documents");
     let up = s
-        .by("broker1")
-        .post(
-            &format!("{docs}?acc_token={token}"),
-            document_body("Offer.pdf"),
-        )
-        .await;
-    assert_eq!(up.status, 201, "{}", up.text);
+        .bidder(&token)
+        .post(&docs, document_body("Offer.pdf"))
+        .await
+        .assert_status(201);
     assert!(
         up.body["data"]["url"]
             .as_str()
             .unwrap_or_default()
             .starts_with(&format!("{}{docs}/{}?download=", s.base, up.id()))
     );
-    let list = s
-        .by("broker1")
-        .get(&format!("{docs}?acc_token={token}"))
-        .await;
+    let list = s.bidder(&token).get(&docs).await;
     assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
     let hidden = s.get(&docs).send().await;
     assert_eq!(
@@ -177,19 +159,9 @@ async fn bid_documents_and_withdrawal() {
         json!("Can't view bid documents in current (active.tendering) tender status")
     );
 
-    let gone = s
-        .by("broker1")
-        .delete(&format!(
-            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
-        ))
-        .await;
+    let gone = s.bidder(&token).delete(&format!("{id}/bids/{bid}")).await;
     assert_eq!((gone.status, gone.id()), (200, bid.clone()));
-    let again = s
-        .by("broker1")
-        .get(&format!(
-            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
-        ))
-        .await;
+    let again = s.bidder(&token).get(&format!("{id}/bids/{bid}")).await;
     assert_eq!(
         again.error(),
         ("url".into(), "bid_id".into(), json!("Not Found"))

@@ -17,8 +17,7 @@ fn moment(s: &str) -> time::OffsetDateTime {
 
 /// `broker`'s clock as it reads it.
 async fn clock_of(s: &TestServer, broker: &str) -> Value {
-    let r = s.by(broker).get("/testing/clock").await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s.by(broker).get("/testing/clock").await.assert_status(200);
     r.body["data"].clone()
 }
 
@@ -52,8 +51,8 @@ async fn create_as(s: &TestServer, broker: &str) -> (String, String, Value) {
     let r = s
         .by(broker)
         .post("/api/2.3/tenders", tender_body(&now, 1, 4))
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     (r.id(), r.token(), r.body["data"].clone())
 }
 
@@ -78,8 +77,8 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     let jumped = s
         .by("broker")
         .post("/testing/clock", json!({"advance": "P30D"}))
-        .await;
-    assert_eq!(jumped.status, 200, "{}", jumped.text);
+        .await
+        .assert_status(200);
     assert_eq!(
         (&jumped.body["data"]["broker"], &jumped.body["data"]["own"]),
         (&json!("broker"), &json!(true))
@@ -91,8 +90,9 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     );
     let t = until_status(&s, "broker", &id, "active.tendering").await;
     // Bids of other brokers are judged on the owner's clock, not on theirs.
-    let first = place_bid(&s, "broker1", &id, 480.0).await;
-    assert_eq!(first.status, 201, "{}", first.text);
+    let first = place_bid(&s, "broker1", &id, 480.0)
+        .await
+        .assert_status(201);
     assert_eq!(
         first.body["data"]["date"],
         clock_of(&s, "broker").await["now"],
@@ -103,13 +103,10 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     let t = until_status(&s, "broker", &id, "active.qualification").await;
     let award = text(&t["awards"][0]["id"]);
     let approved = s
-        .by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"),
-            json!({"status": "active"}),
-        )
-        .await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
+        .owner(&token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .await
+        .assert_status(200);
     past(
         &s,
         "broker",
@@ -117,14 +114,13 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     )
     .await;
     let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = s
-        .by("broker")
+    s.owner(&token)
         .patch(
-            &format!("/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"),
+            &format!("{id}/contracts/{contract}"),
             json!({"status": "active"}),
         )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
     assert_eq!(s.tender(&id).await["status"], "complete");
 
     let after = s.tender(&theirs).await;
@@ -154,8 +150,7 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
         .await;
     // broker1 is three years on: on its clock broker's tender would have ended long ago, but
     // on broker's, enquiries are still open.
-    let question = s.by("broker1").post(&format!("/api/2.3/tenders/{mine}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await;
-    assert_eq!(question.status, 201, "{}", question.text);
+    s.by("broker1").post(&format!("/api/2.3/tenders/{mine}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await.assert_status(201);
     assert_eq!(
         s.tender(&mine).await["status"],
         "active.enquiries",
@@ -172,8 +167,9 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
     // years behind) bids in it, dated by broker1's clock.
     let (theirs, _, _) = create_as(&s, "broker1").await;
     until_status(&s, "broker1", &theirs, "active.tendering").await;
-    let behind = place_bid(&s, "broker", &theirs, 400.0).await;
-    assert_eq!(behind.status, 201, "{}", behind.text);
+    let behind = place_bid(&s, "broker", &theirs, 400.0)
+        .await
+        .assert_status(201);
     assert_eq!(
         behind.body["data"]["date"],
         clock_of(&s, "broker1").await["now"]
@@ -211,8 +207,8 @@ async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() 
             "/testing/clock",
             json!({"advance": "P1D", "broker": "broker"}),
         )
-        .await;
-    assert_eq!(owner.status, 200, "{}", owner.text);
+        .await
+        .assert_status(200);
     assert_eq!(owner.body["data"]["own"], true);
     let read = s.get("/testing/clock?broker=broker").send().await;
     assert_eq!(read.body["data"], owner.body["data"], "anyone reads it");
@@ -240,8 +236,8 @@ async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
                 offset.replace('+', "%2B")
             ))
             .send()
-            .await;
-        assert_eq!(r.status, 200, "{}", r.text);
+            .await
+            .assert_status(200);
         let rows = r.body["data"].as_array().cloned().unwrap_or_default();
         for row in &rows {
             seen.entry(text(&row["id"]))
@@ -340,14 +336,13 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         .iter()
         .find(|(b, _, _)| b == "broker2")
         .expect("a tender of broker2");
-    let changed = s
-        .by(broker)
+    s.by(broker)
         .patch(
             &format!("/api/2.3/tenders/{id}?acc_token={token}"),
             json!({"description": "остання зміна"}),
         )
-        .await;
-    assert_eq!(changed.status, 200, "{}", changed.text);
+        .await
+        .assert_status(200);
     let after = s
         .get(&format!(
             "/api/2.3/tenders?feed=changes&limit=100&offset={}",

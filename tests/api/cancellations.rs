@@ -19,8 +19,9 @@ async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
 async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() {
     let s = TestServer::start().await;
     let (id, token, _) = s.published().await;
-    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"})).await;
-    assert_eq!(made.status, 201, "{}", made.text);
+    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"}))
+        .await
+        .assert_status(201);
     let cid = made.id();
     assert_eq!(
         made.header("Location"),
@@ -46,25 +47,24 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
     let doc = s
         .owner(&token)
         .post(&docs, document_body("Reason.pdf"))
-        .await;
-    assert_eq!(doc.status, 201, "{}", doc.text);
+        .await
+        .assert_status(201);
     assert!(doc.body["data"].get("author").is_none());
-    let renamed = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &format!("{docs}/{}", doc.id()),
             json!({"description": "Changed description"}),
         )
-        .await;
-    assert_eq!(renamed.status, 200, "{}", renamed.text);
+        .await
+        .assert_status(200);
     let replaced = s
         .owner(&token)
         .put(
             &format!("{docs}/{}", doc.id()),
             document_body("Reason-2.pdf"),
         )
-        .await;
-    assert_eq!(replaced.status, 200, "{}", replaced.text);
+        .await
+        .assert_status(200);
     assert_eq!(
         replaced.body["data"]["datePublished"],
         doc.body["data"]["datePublished"]
@@ -78,8 +78,8 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
             &format!("{id}/cancellations/{cid}"),
             json!({"status": "active", "id": cid, "reason": "ignored"}),
         )
-        .await;
-    assert_eq!(active.status, 200, "{}", active.text);
+        .await
+        .assert_status(200);
     assert_eq!(active.body["data"]["status"], "active");
     assert_eq!(
         active.body["data"]["reason"], "Потреба відпала",
@@ -119,8 +119,8 @@ async fn cancelling_while_tendering_deletes_the_bids() {
         &token,
         json!({"reason": "Помилка в документації", "status": "active"}),
     )
-    .await;
-    assert_eq!(made.status, 201, "{}", made.text);
+    .await
+    .assert_status(201);
     assert_eq!(made.body["data"]["status"], "active");
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "cancelled");
@@ -135,14 +135,13 @@ async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
     let s = TestServer::start().await;
     let (id, token, _) = qualifying(&s, &[400.0]).await;
     let made = cancel(&s, &id, &token, json!({"reason": "Скасування"})).await;
-    let r = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &format!("{id}/cancellations/{}", made.id()),
             json!({"status": "active"}),
         )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "cancelled");
     assert_eq!(t["bids"].as_array().map(Vec::len), Some(1));
@@ -238,14 +237,13 @@ async fn a_cancelled_tender_refuses_every_write() {
         .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(300.0))
         .await;
     bid.assert_refused_saying(403, "Can't add bid in current (cancelled) tender status");
-    let question = s
-        .by("broker1")
+    s.by("broker1")
         .post(
             &format!("/api/2.3/tenders/{id}/questions"),
             json!({"title": "Чому?", "author": organization()}),
         )
-        .await;
-    assert_eq!(question.status, 403, "{}", question.text);
+        .await
+        .assert_status(403);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
 }
 

@@ -55,8 +55,11 @@ async fn change(s: &TestServer, path: &str, broker: &str, token: &str, data: Val
 }
 
 async fn read(s: &TestServer, path: &str) -> Value {
-    let r = s.get(&format!("/api/2.3/tenders/{path}")).send().await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s
+        .get(&format!("/api/2.3/tenders/{path}"))
+        .send()
+        .await
+        .assert_status(200);
     r.body["data"].clone()
 }
 
@@ -68,8 +71,8 @@ async fn submitted(s: &TestServer, id: &str) -> (String, String) {
         None,
         claim_body(Some("claim")),
     )
-    .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    .await
+    .assert_status(201);
     (format!("{id}/complaints/{}", r.id()), r.token())
 }
 
@@ -88,8 +91,9 @@ async fn answer(s: &TestServer, path: &str, owner: &str, kind: &str) -> Reply {
 async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
     let s = TestServer::start().await;
     let (id, owner, _) = s.published().await;
-    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
-    assert_eq!(made.status, 201, "{}", made.text);
+    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None))
+        .await
+        .assert_status(201);
     let cid = made.id();
     assert_eq!(
         made.header("Location"),
@@ -118,8 +122,8 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         &token,
         json!({"title": "Нові умови", "status": "claim", "id": cid}),
     )
-    .await;
-    assert_eq!(edited.status, 200, "{}", edited.text);
+    .await
+    .assert_status(200);
     assert_eq!(
         (
             &edited.body["data"]["status"],
@@ -159,8 +163,7 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         &owner,
         json!({"status": "answered", "resolutionType": "resolved", "resolution": RESOLUTION, "tendererAction": "Змінено"}),
     )
-    .await;
-    assert_eq!(answered.status, 200, "{}", answered.text);
+    .await.assert_status(200);
     let a = &answered.body["data"];
     assert_eq!(a["status"], "answered");
     assert!(a["dateAnswered"].is_string() && a["tendererActionDate"].is_string());
@@ -172,8 +175,8 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         &token,
         json!({"status": "resolved", "satisfied": true}),
     )
-    .await;
-    assert_eq!(resolved.status, 200, "{}", resolved.text);
+    .await
+    .assert_status(200);
     assert_eq!(
         (
             &resolved.body["data"]["status"],
@@ -271,8 +274,8 @@ async fn a_claim_is_cancelled_from_draft_from_claim_and_from_answered() {
             token,
             json!({"status": "cancelled", "cancellationReason": "Умови змінено"}),
         )
-        .await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
         let c = &r.body["data"];
         assert_eq!(
             (&c["status"], &c["cancellationReason"]),
@@ -316,8 +319,9 @@ async fn with_the_sandbox_accelerator_an_answer_takes_effect_after_three_minutes
     let (id, owner, _) = s.create(body).await;
     let (path, token) = submitted(&s, &id).await;
     assert_eq!(answer(&s, &path, &owner, "declined").await.status, 200);
-    let unhappy = change(&s, &path, "broker2", &token, json!({"satisfied": false})).await;
-    assert_eq!(unhappy.status, 200, "{}", unhappy.text);
+    let unhappy = change(&s, &path, "broker2", &token, json!({"satisfied": false}))
+        .await
+        .assert_status(200);
     assert_eq!(
         (
             &unhappy.body["data"]["status"],
@@ -357,8 +361,9 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
 
     let anonymous = file(&s, &claims, None, claim_body(Some("claim"))).await;
     anonymous.assert_refused_on(403, "permission");
-    let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
-    assert_eq!(made.status, 201, "{}", made.text);
+    let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim")))
+        .await
+        .assert_status(201);
     assert_eq!(
         made.header("Location"),
         Some(format!("{}/api/2.3/tenders/{claims}/{}", s.base, made.id()).as_str())
@@ -372,8 +377,8 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let approved = s
         .owner(&owner)
         .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
-        .await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
+        .await
+        .assert_status(200);
     let stand_still_end = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
     s.past(&stand_still_end).await;
     let late = file(&s, &claims, Some(bid_token), claim_body(None)).await;
@@ -398,7 +403,7 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
         json!("Can't add document in current (answered) complaint status"),
         "the owner writes only while the claim waits for the answer"
     );
-    let evidence = change_doc(
+    change_doc(
         &s,
         "POST",
         &format!("{answered_path}/documents"),
@@ -406,8 +411,8 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
         &answered_token,
         "Evidence.pdf",
     )
-    .await;
-    assert_eq!(evidence.status, 201, "{}", evidence.text);
+    .await
+    .assert_status(201);
 
     let contract = format!(
         "{id}/contracts/{}",
@@ -420,18 +425,17 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let refused = sign().await;
     refused.assert_refused_saying(403, "Can't sign contract before reviewing all complaints");
     assert_eq!(s.tender(&id).await["contracts"][0]["status"], "pending");
-    let settled = change(
+    change(
         &s,
         &answered_path,
         "broker1",
         &answered_token,
         json!({"status": "resolved", "satisfied": true}),
     )
-    .await;
-    assert_eq!(settled.status, 200, "{}", settled.text);
+    .await
+    .assert_status(200);
     assert_eq!(read(&s, &ignored_path).await["status"], "claim");
-    let signed = sign().await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+    sign().await.assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
     let ignored = read(&s, &ignored_path).await;
@@ -462,14 +466,13 @@ async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion(
     ))
     .await;
     let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = s
-        .owner(&owner)
+    s.owner(&owner)
         .patch(
             &format!("{id}/contracts/{contract}"),
             json!({"status": "active"}),
         )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
     assert_eq!(read(&s, &path).await["status"], "ignored");
 }
 
@@ -480,8 +483,9 @@ async fn claim_documents_are_written_by_each_party_in_its_turn() {
     let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
     let (path, token) = (format!("{id}/complaints/{}", made.id()), made.token());
     let docs = format!("{path}/documents");
-    let by_claimant = change_doc(&s, "POST", &docs, "broker2", &token, "Claim.pdf").await;
-    assert_eq!(by_claimant.status, 201, "{}", by_claimant.text);
+    let by_claimant = change_doc(&s, "POST", &docs, "broker2", &token, "Claim.pdf")
+        .await
+        .assert_status(201);
     assert_eq!(by_claimant.body["data"]["author"], "complaint_owner");
     assert_eq!(
         by_claimant.header("Location"),
@@ -492,10 +496,12 @@ async fn claim_documents_are_written_by_each_party_in_its_turn() {
         403,
         "Can't add document in current (draft) complaint status",
     );
-    let submitted = change(&s, &path, "broker2", &token, json!({"status": "claim"})).await;
-    assert_eq!(submitted.status, 200, "{}", submitted.text);
-    let by_owner = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf").await;
-    assert_eq!(by_owner.status, 201, "{}", by_owner.text);
+    change(&s, &path, "broker2", &token, json!({"status": "claim"}))
+        .await
+        .assert_status(200);
+    let by_owner = change_doc(&s, "POST", &docs, "broker", &owner, "Answer.pdf")
+        .await
+        .assert_status(201);
     assert_eq!(by_owner.body["data"]["author"], "tender_owner");
     let not_yours = change_doc(
         &s,
@@ -553,14 +559,15 @@ async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disquali
             &format!("{id}/awards/{award}"),
             json!({"status": "unsuccessful"}),
         )
-        .await;
-    assert_eq!(refused.status, 200, "{}", refused.text);
+        .await
+        .assert_status(200);
     let stand_still_end = parse(&refused.body["data"]["complaintPeriod"]["endDate"]);
     // Answered two days into the two-working-day stand-still, so it settles after it.
     s.advance("P2D").await;
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
-    let answered = answer(&s, &path, &owner, "declined").await;
-    assert_eq!(answered.status, 200, "{}", answered.text);
+    let answered = answer(&s, &path, &owner, "declined")
+        .await
+        .assert_status(200);
     let settles = parse(&answered.body["data"]["dateAnswered"]) + time::Duration::days(3);
     assert!(
         settles > stand_still_end,
@@ -572,8 +579,9 @@ async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disquali
         (json!("active.awarded"), settles),
         "only the claim is due: it holds the tender open"
     );
-    let unhappy = change(&s, &path, "broker1", &token, json!({"satisfied": false})).await;
-    assert_eq!(unhappy.status, 200, "{}", unhappy.text);
+    change(&s, &path, "broker1", &token, json!({"satisfied": false}))
+        .await
+        .assert_status(200);
     s.past(t["next_check"].as_str().unwrap_or_default()).await;
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "unsuccessful");

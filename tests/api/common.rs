@@ -73,6 +73,34 @@ impl Reply {
         );
     }
 
+    /// Asserts the status a request must get, and hands the reply on.
+    #[track_caller]
+    pub fn assert_status(self, status: u16) -> Reply {
+        assert_eq!(self.status, status, "{}", self.text);
+        self
+    }
+
+    /// The names its errors give, in order.
+    pub fn error_names(&self) -> Vec<&str> {
+        self.body["errors"]
+            .as_array()
+            .map(|errors| errors.iter().filter_map(|e| e["name"].as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Each error's `(name, description)`, in order.
+    pub fn errors(&self) -> Vec<(Value, Value)> {
+        self.body["errors"]
+            .as_array()
+            .map(|errors| {
+                errors
+                    .iter()
+                    .map(|e| (e["name"].clone(), e["description"].clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub fn id(&self) -> String {
         self.body["data"]["id"]
             .as_str()
@@ -94,13 +122,19 @@ impl Reply {
 pub struct As<'a> {
     server: &'a TestServer,
     broker: Option<&'a str>,
-    /// The owner's token, sent as `acc_token` on paths below `/api/2.3/tenders/`.
+    /// The owner's token, sent as `acc_token`; a path not starting with `/` is below
+    /// `/api/2.3/tenders/`.
     token: Option<&'a str>,
 }
 
 impl As<'_> {
     fn call(self, method: reqwest::Method, path: &str) -> Call {
         let call = match self.token {
+            Some(token) if path.starts_with('/') => {
+                let sep = if path.contains('?') { '&' } else { '?' };
+                self.server
+                    .call(method, &format!("{path}{sep}acc_token={token}"))
+            }
             Some(token) => self.server.call(
                 method,
                 &format!("/api/2.3/tenders/{path}?acc_token={token}"),
@@ -269,8 +303,18 @@ impl TestServer {
         }
     }
 
+    /// Requests as the bidder (`broker1`) holding a bid's `token`, on paths below
+    /// `/api/2.3/tenders/` or full ones.
+    pub fn bidder<'a>(&'a self, token: &'a str) -> As<'a> {
+        As {
+            server: self,
+            broker: Some("broker1"),
+            token: Some(token),
+        }
+    }
+
     /// Requests as the owner of a tender (`broker` with the tender's `token`), on paths below
-    /// `/api/2.3/tenders/`.
+    /// `/api/2.3/tenders/` or full ones.
     pub fn owner<'a>(&'a self, token: &'a str) -> As<'a> {
         As {
             server: self,

@@ -36,14 +36,13 @@ pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Va
     )
     .await;
     let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &format!("{id}/contracts/{contract}"),
             json!({"status": "active", "contractNumber": "№ 1/2026"}),
         )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
     let signed = t["contracts"][0].clone();
@@ -58,8 +57,8 @@ pub async fn credentials(s: &TestServer, contract: &str, tender_token: &str) -> 
         .header("X-Access-Token", tender_token)
         .header("Content-Type", "application/json")
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     r.token()
 }
 
@@ -96,8 +95,8 @@ async fn read(s: &TestServer, contract: &str) -> Value {
     let r = s
         .get(&format!("/api/2.3/contracts/{contract}"))
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     r.body["data"].clone()
 }
 
@@ -213,8 +212,8 @@ async fn a_test_mode_contract_is_marked_in_every_language() {
         &own,
         json!({"title": "Договір на папір", "title_en": "[TESTING] Paper"}),
     )
-    .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    .await
+    .assert_status(200);
     assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Договір на папір");
     assert_eq!(r.body["data"]["title_en"], "[TESTING] Paper");
     let listed = s.get("/api/2.3/contracts?mode=test").send().await;
@@ -290,15 +289,12 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
     let token = credentials(&s, &id, &tender_token).await;
-    let empty = post(&s, &format!("{id}/changes"), &token, json!({})).await;
-    assert_eq!(empty.status, 422, "{}", empty.text);
-    let names: Vec<Value> = empty.body["errors"]
-        .as_array()
-        .map(|e| e.iter().map(|e| e["name"].clone()).collect())
-        .unwrap_or_default();
+    let empty = post(&s, &format!("{id}/changes"), &token, json!({}))
+        .await
+        .assert_status(422);
     assert_eq!(
-        names,
-        [json!("rationaleTypes"), json!("rationale")],
+        empty.error_names(),
+        ["rationaleTypes", "rationale"],
         "upstream's order"
     );
     let bad = post(
@@ -308,16 +304,8 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
         json!({"rationale": "", "rationaleTypes": ["priceReduction", "luck"], "colour": 1}),
     )
     .await;
-    let errors: Vec<(Value, Value)> = bad.body["errors"]
-        .as_array()
-        .map(|e| {
-            e.iter()
-                .map(|e| (e["name"].clone(), e["description"].clone()))
-                .collect()
-        })
-        .unwrap_or_default();
     assert_eq!(
-        errors,
+        bad.errors(),
         [
             (
                 json!("rationaleTypes.1"),
@@ -335,8 +323,7 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
         &token,
         json!({"rationale": "Зменшення обсягів", "rationale_en": "Volume cuts", "rationaleTypes": "volumeCuts", "status": "active", "id": "x"}),
     )
-    .await;
-    assert_eq!(made.status, 201, "{}", made.text);
+    .await.assert_status(201);
     let change = made.id();
     assert_eq!(
         made.header("Location"),
@@ -407,14 +394,15 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
         &token,
         json!({"rationale_ru": "Сокращение объёмов", "dateSigned": now}),
     )
-    .await;
-    assert_eq!(edited.status, 200, "{}", edited.text);
+    .await
+    .assert_status(200);
     assert_eq!(
         edited.body["data"]["date"], created_at,
         "a plain edit keeps the date"
     );
-    let applied = patch(&s, &path, &token, json!({"status": "active"})).await;
-    assert_eq!(applied.status, 200, "{}", applied.text);
+    let applied = patch(&s, &path, &token, json!({"status": "active"}))
+        .await
+        .assert_status(200);
     assert_eq!(applied.body["data"]["status"], "active");
     assert_eq!(applied.body["data"]["dateSigned"], json!(now));
     assert_eq!(
@@ -476,8 +464,9 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         )
         .await;
     assert_eq!(error(&anonymous), forbidden());
-    let added = post(&s, &docs, &token, document_body("Contract.pdf")).await;
-    assert_eq!(added.status, 201, "{}", added.text);
+    let added = post(&s, &docs, &token, document_body("Contract.pdf"))
+        .await
+        .assert_status(201);
     assert_eq!(added.body["data"]["documentOf"], "contract");
     let doc = added.id();
     assert_eq!(
@@ -514,8 +503,8 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         &token,
         json!({"documentOf": "change", "relatedItem": change}),
     )
-    .await;
-    assert_eq!(bound.status, 200, "{}", bound.text);
+    .await
+    .assert_status(200);
     assert_eq!(bound.body["data"]["relatedItem"], change.as_str());
     let version = s
         .put(&format!("/api/2.3/contracts/{docs}/{doc}"))
@@ -523,8 +512,8 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         .header("X-Access-Token", &token)
         .data(document_body("Contract-2.pdf"))
         .send()
-        .await;
-    assert_eq!(version.status, 200, "{}", version.text);
+        .await
+        .assert_status(200);
     assert_eq!(
         version.body["data"]["documentOf"], "change",
         "kept from the version before"
@@ -541,8 +530,9 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         .status,
         200
     );
-    let later = post(&s, &docs, &token, document_body("Annex.pdf")).await;
-    assert_eq!(later.status, 201, "{}", later.text);
+    let later = post(&s, &docs, &token, document_body("Annex.pdf"))
+        .await
+        .assert_status(201);
     let too_late = patch(
         &s,
         &format!("{docs}/{}", later.id()),
@@ -617,8 +607,9 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
     whole["changes"][0]["rationale"] = json!("Змінено");
     whole["items"][0]["classification"]["id"] = json!("44617100-9");
     whole["items"][0]["quantity"] = json!(12);
-    let r = contract_patch(&s, &id, &token, whole).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    contract_patch(&s, &id, &token, whole)
+        .await
+        .assert_status(200);
     let after = read(&s, &id).await;
     let mut expected = before.clone();
     expected["description"] = json!("Поставка паперу А4");
@@ -631,16 +622,8 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
     assert_eq!((same.status, &same.body["data"]), (200, &after));
     assert_eq!(read(&s, &id).await, after);
     let rogue = contract_patch(&s, &id, &token, json!({"colour": "red", "status": "done", "period": {"startDate": "2030-02-01", "endDate": "2030-01-01"}})).await;
-    let errors: Vec<(Value, Value)> = rogue.body["errors"]
-        .as_array()
-        .map(|e| {
-            e.iter()
-                .map(|e| (e["name"].clone(), e["description"].clone()))
-                .collect()
-        })
-        .unwrap_or_default();
     assert_eq!(
-        errors,
+        rogue.errors(),
         [
             (
                 json!("status"),
@@ -724,8 +707,8 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
         &token,
         json!({"amountPaid": {"amount": 900, "currency": "USD", "valueAddedTaxIncluded": false}}),
     )
-    .await;
-    assert_eq!(paid.status, 200, "{}", paid.text);
+    .await
+    .assert_status(200);
     assert_eq!(
         paid.body["data"]["amountPaid"],
         json!({"amount": 900.0, "currency": "UAH", "valueAddedTaxIncluded": true}),
@@ -748,8 +731,7 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
         &token,
         json!({"status": "terminated", "amountPaid": {"amount": 400}, "terminationDetails": "Виконано"}),
     )
-    .await;
-    assert_eq!(terminated.status, 200, "{}", terminated.text);
+    .await.assert_status(200);
     assert_eq!(terminated.body["data"]["status"], "terminated");
     assert_eq!(terminated.body["data"]["amountPaid"]["amount"], 400.0);
     let held = read(&s, &id).await;
@@ -874,14 +856,13 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
         404,
         "not before its lot completes"
     );
-    let signed = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &format!("{id}/contracts/{contract_id}"),
             json!({"status": "active"}),
         )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification", "lot B goes on");
     let c = read(&s, &contract_id).await;
@@ -902,11 +883,11 @@ async fn faults_on_demand_hit_contract_writes() {
     let token = credentials(&s, &id, &tender_token).await;
     let before = read(&s, &id).await;
     for (fault, kept) in [("error-before-commit", false), ("error-after-commit", true)] {
-        let rule = s.by("broker").post("/testing/faults", json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault})).await;
-        assert_eq!(rule.status, 201, "{}", rule.text);
+        s.by("broker").post("/testing/faults", json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault})).await.assert_status(201);
         let description = format!("Змінено ({fault})");
-        let r = contract_patch(&s, &id, &token, json!({"description": description})).await;
-        assert_eq!(r.status, 503, "{}", r.text);
+        contract_patch(&s, &id, &token, json!({"description": description}))
+            .await
+            .assert_status(503);
         let after = read(&s, &id).await;
         if kept {
             assert_eq!(after["description"], description.as_str());

@@ -26,8 +26,8 @@ async fn creation_answers_201_with_location_token_and_envelope() {
     let r = s
         .by("broker")
         .post("/api/2.3/tenders", tender_body(&s.now().await, 1, 4))
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     assert_eq!(
         r.header("content-type"),
         Some("application/json; charset=UTF-8")

@@ -87,8 +87,7 @@ async fn probe_keys_and_a_binary_round_trip() {
             .is_some_and(|c| c.starts_with("text/plain"))
     );
 
-    let keys = s.get("/keys").send().await;
-    assert_eq!(keys.status, 200, "{}", keys.text);
+    let keys = s.get("/keys").send().await.assert_status(200);
     let key = &keys.body["data"][0];
     assert_eq!(key["algorithm"], "Ed25519");
     let key_id = key["KeyID"].as_str().expect("KeyID");
@@ -99,8 +98,9 @@ async fn probe_keys_and_a_binary_round_trip() {
     );
 
     let bytes = all_bytes();
-    let r = upload(&s, "filename=\"all.bin\"", &bytes).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = upload(&s, "filename=\"all.bin\"", &bytes)
+        .await
+        .assert_status(200);
     let data = &r.body["data"];
     assert_eq!(data["hash"], format!("md5:{}", md5_of(&bytes)));
     assert_eq!(data["title"], "all.bin");
@@ -134,8 +134,9 @@ async fn a_cyrillic_file_name_and_an_empty_file() {
         "filename*=UTF-8''%D0%A2%D0%97.txt".to_string(),
         "filename=\"ТЗ.txt\"".to_string(),
     ] {
-        let r = upload(&s, &header, "Технічне завдання".as_bytes()).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = upload(&s, &header, "Технічне завдання".as_bytes())
+            .await
+            .assert_status(200);
         assert_eq!(r.body["data"]["title"], "ТЗ.txt");
         let (status, headers, body) = download(&s, r.body["data"]["url"].as_str().unwrap()).await;
         assert_eq!(status, 200);
@@ -145,8 +146,9 @@ async fn a_cyrillic_file_name_and_an_empty_file() {
             "attachment; filename=\"__.txt\"; filename*=UTF-8''%D0%A2%D0%97.txt"
         );
     }
-    let r = upload(&s, "filename=\"empty.txt\"", b"").await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = upload(&s, "filename=\"empty.txt\"", b"")
+        .await
+        .assert_status(200);
     assert_eq!(
         r.body["data"]["hash"],
         "md5:d41d8cd98f00b204e9800998ecf8427e"
@@ -163,8 +165,8 @@ async fn register_then_upload_and_every_register_error() {
     let r = s
         .by("broker")
         .post("/register", json!({"hash": format!("md5:{md5}")}))
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     let upload_url = r.body["upload_url"]
         .as_str()
         .expect("upload_url")
@@ -175,16 +177,15 @@ async fn register_then_upload_and_every_register_error() {
     assert_eq!(r.body["data"]["hash"], format!("md5:{md5}"));
 
     // A registration by form field works as well.
-    let by_form = s
-        .post("/register")
+    s.post("/register")
         .broker("broker")
         .raw(
             "application/x-www-form-urlencoded",
             format!("hash=md5:{md5}"),
         )
         .send()
-        .await;
-    assert_eq!(by_form.status, 201, "{}", by_form.text);
+        .await
+        .assert_status(201);
 
     let send = |path: String, bytes: &'static [u8]| {
         s.post(&path)
@@ -202,8 +203,9 @@ async fn register_then_upload_and_every_register_error() {
         "file",
         "Invalid checksum",
     );
-    let done = send(upload_url.clone(), b"registered content").await;
-    assert_eq!(done.status, 200, "{}", done.text);
+    let done = send(upload_url.clone(), b"registered content")
+        .await
+        .assert_status(200);
     assert_eq!(
         done.body["data"]["url"],
         url.as_str(),
@@ -463,8 +465,9 @@ async fn files_and_the_key_survive_a_restart_and_storage_failures_are_502() {
     let documents = dir.path().join("documents");
     std::fs::remove_dir_all(&documents).unwrap();
     std::fs::write(&documents, b"in the way").unwrap();
-    let r = upload(&s, "filename=\"a.txt\"", b"a").await;
-    assert_eq!(r.status, 502, "{}", r.text);
+    let r = upload(&s, "filename=\"a.txt\"", b"a")
+        .await
+        .assert_status(502);
     assert_eq!(
         r.body["errors"][0]["description"],
         "Upload failed, please try again later"
@@ -557,12 +560,14 @@ async fn the_upload_limit_is_a_json_413() {
     })
     .await;
     assert_eq!(upload(&s, "filename=\"a\"", &[7u8; 1000]).await.status, 200);
-    let r = upload(&s, "filename=\"a\"", &vec![7u8; 200_000]).await;
-    assert_eq!(r.status, 413, "{}", r.text);
+    let r = upload(&s, "filename=\"a\"", &vec![7u8; 200_000])
+        .await
+        .assert_status(413);
     assert_eq!(r.body["errors"][0]["name"], "file");
     // Within the slack for headers the declared length passes, the file's size does not.
-    let r = upload(&s, "filename=\"a\"", &[7u8; 1001]).await;
-    assert_eq!(r.status, 413, "{}", r.text);
+    upload(&s, "filename=\"a\"", &[7u8; 1001])
+        .await
+        .assert_status(413);
 
     // The upload limit, not the JSON body limit, bounds a file.
     let s = TestServer::start_with(Settings {
@@ -573,8 +578,9 @@ async fn the_upload_limit_is_a_json_413() {
     })
     .await;
     let big = vec![0x5au8; 300_000];
-    let r = upload(&s, "filename=\"big.bin\"", &big).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = upload(&s, "filename=\"big.bin\"", &big)
+        .await
+        .assert_status(200);
     let (_, _, body) = download(&s, r.body["data"]["url"].as_str().unwrap()).await;
     assert_eq!(body, big);
 }
@@ -595,8 +601,9 @@ async fn the_api_checks_addresses_of_the_service() {
         }
         s.post(&docs).broker("broker").data(data).send()
     };
-    let ok = post(url.clone(), Some(hash.clone())).await;
-    assert_eq!(ok.status, 201, "{}", ok.text);
+    let ok = post(url.clone(), Some(hash.clone()))
+        .await
+        .assert_status(201);
     assert_eq!(
         ok.body["data"]["url"],
         url.as_str(),
@@ -643,8 +650,9 @@ async fn the_api_checks_addresses_of_the_service() {
         assert_error(&r, 422, "body", name, description);
     }
     // Another store's address is accepted, and shown endorsed by the same key.
-    let r = post("http://docs.example.net/get/x".into(), Some(hash.clone())).await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    let r = post("http://docs.example.net/get/x".into(), Some(hash.clone()))
+        .await
+        .assert_status(201);
     let shown = r.body["data"]["url"].as_str().unwrap();
     assert!(
         shown.starts_with("http://docs.example.net/get/x?Signature="),
@@ -676,13 +684,12 @@ async fn the_api_checks_addresses_of_the_service() {
         "Can add document only from document service.",
     );
     let own = upload(&strict, "filename=\"n.pdf\"", b"n").await;
-    let r = strict
+    strict
         .post(&format!("/api/2.3/tenders/{id}/documents?acc_token={token}"))
         .broker("broker")
         .data(json!({"title": "n.pdf", "url": own.body["data"]["url"], "hash": own.body["data"]["hash"], "format": "application/pdf"}))
         .send()
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await.assert_status(201);
 }
 
 /// Legacy multipart uploads to tender documents: POST, PUT (a new version), versions
@@ -700,8 +707,8 @@ async fn multipart_tender_documents_and_their_versions() {
             multipart("filename=\"Звіт.pdf\"", "application/pdf", &all_bytes()),
         )
         .send()
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     let doc = r.body["data"].clone();
     let doc_id = r.id();
     assert_eq!(doc["title"], "Звіт.pdf");
@@ -730,8 +737,8 @@ async fn multipart_tender_documents_and_their_versions() {
             multipart("filename=\"v2.txt\"", "text/plain", b"second"),
         )
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     assert_eq!(r.body["data"]["id"], doc_id.as_str());
     assert_eq!(r.body["data"]["title"], "v2.txt");
     let (_, _, body) = download(&s, r.body["data"]["url"].as_str().unwrap()).await;
@@ -774,13 +781,12 @@ async fn multipart_tender_documents_and_their_versions() {
         .await;
     assert_error(&r, 404, "body", "file", "Not Found");
     // A PATCH stays JSON-only.
-    let r = s
-        .patch(&format!("{docs}/{doc_id}?acc_token={token}"))
+    s.patch(&format!("{docs}/{doc_id}?acc_token={token}"))
         .broker("broker")
         .raw(&form(), multipart("filename=\"x\"", "text/plain", b"x"))
         .send()
-        .await;
-    assert_eq!(r.status, 415, "{}", r.text);
+        .await
+        .assert_status(415);
 
     // A PUT whose body is neither JSON nor multipart is the new version's raw bytes: the
     // request's Content-Type is its format, the document keeps its title.
@@ -790,8 +796,8 @@ async fn multipart_tender_documents_and_their_versions() {
         .broker("broker")
         .raw("image/png", all_bytes())
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     assert_eq!(r.body["data"]["title"], "v2.txt");
     assert_eq!(r.body["data"]["format"], "image/png");
     assert_eq!(
@@ -840,8 +846,8 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
             ),
         )
         .send()
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     let shown = r.body["data"]["url"].as_str().unwrap().to_string();
     assert!(
         shown.starts_with(&format!("{}{docs}/{}?download=", s.base, r.id())),
@@ -849,13 +855,12 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
     );
 
     // Hidden from others while tendering.
-    let anonymous = s.get(&shown).send().await;
-    assert_eq!(anonymous.status, 403, "{}", anonymous.text);
+    s.get(&shown).send().await.assert_status(403);
     let redirect = s
         .by("broker1")
         .get(&format!("{shown}&acc_token={bid_token}"))
-        .await;
-    assert_eq!(redirect.status, 302, "{}", redirect.text);
+        .await
+        .assert_status(302);
     let location = redirect.header("location").unwrap().to_string();
     assert!(
         location.starts_with(&format!("{}/get/", s.base)) && location.contains("Expires="),
@@ -872,8 +877,7 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
 
     // A JSON bid document with a service address keeps the service's key.
     let up = upload(&s, "filename=\"b.pdf\"", b"bid file").await;
-    let r = s.by("broker1").post(&format!("{docs}?acc_token={bid_token}"), json!({"title": "b.pdf", "url": up.body["data"]["url"], "hash": up.body["data"]["hash"], "format": "application/pdf"})).await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    let r = s.bidder(&bid_token).post(&docs, json!({"title": "b.pdf", "url": up.body["data"]["url"], "hash": up.body["data"]["hash"], "format": "application/pdf"})).await.assert_status(201);
     let shown = r.body["data"]["url"].as_str().unwrap();
     let redirect = s
         .by("broker1")
@@ -921,8 +925,9 @@ async fn the_document_service_s_own_users_come_from_upstream_s_file() {
             .data(json!({"hash": format!("md5:{}", md5_of(b"%PDF"))}))
             .send()
     };
-    let registered = register("test.quintagroup.com", "test.quintagroup.com").await;
-    assert_eq!(registered.status, 201, "{}", registered.text);
+    let registered = register("test.quintagroup.com", "test.quintagroup.com")
+        .await
+        .assert_status(201);
     let upload_url = registered.body["upload_url"].as_str().unwrap().to_string();
     let uploaded = s
         .post(&upload_url)
@@ -932,20 +937,19 @@ async fn the_document_service_s_own_users_come_from_upstream_s_file() {
             multipart("filename=\"a.pdf\"", "application/pdf", b"%PDF"),
         )
         .send()
-        .await;
-    assert_eq!(uploaded.status, 200, "{}", uploaded.text);
+        .await
+        .assert_status(200);
     let (status, _, bytes) = download(&s, uploaded.body["data"]["url"].as_str().unwrap()).await;
     assert_eq!((status, bytes), (200, b"%PDF".to_vec()));
-    let api = s
-        .post("/upload")
+    s.post("/upload")
         .basic("api", "api")
         .raw(
             &form(),
             multipart("filename=\"b.pdf\"", "application/pdf", b"b"),
         )
         .send()
-        .await;
-    assert_eq!(api.status, 200, "{}", api.text);
+        .await
+        .assert_status(200);
     assert_eq!(register("broker", "").await.status, 201, "a broker's key");
 
     for (user, password) in [
@@ -969,13 +973,12 @@ async fn the_document_service_s_own_users_come_from_upstream_s_file() {
         assert_error(&r, 403, "url", "permission", "Forbidden");
     }
     // The users upload files; they are not brokers of the API.
-    let r = s
-        .post("/api/2.3/tenders")
+    s.post("/api/2.3/tenders")
         .basic("test.quintagroup.com", "test.quintagroup.com")
         .data(tender_body(moments::MONDAY_MORNING, 1, 4))
         .send()
-        .await;
-    assert_eq!(r.status, 403, "{}", r.text);
+        .await
+        .assert_status(403);
 }
 
 /// A brokers file may keep the document service's users in its own `[uploaders]` and `[api]`
@@ -999,16 +1002,15 @@ async fn a_brokers_file_s_uploaders_upload_and_a_clear_password_stops_the_start(
         ..Settings::default()
     })
     .await;
-    let r = s
-        .post("/upload")
+    s.post("/upload")
         .basic("acme.ds", "ds-secret")
         .raw(
             &form(),
             multipart("filename=\"a.pdf\"", "application/pdf", b"a"),
         )
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     let r = s
         .post("/upload")
         .broker("acme-key")

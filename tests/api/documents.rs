@@ -9,13 +9,10 @@ async fn upload_put_patch_and_read_back() {
     let (id, token, _) = s.published().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let r = s
-        .by("broker")
-        .post(
-            &format!("{docs}?acc_token={token}"),
-            document_body("Notice.pdf"),
-        )
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .owner(&token)
+        .post(&docs, document_body("Notice.pdf"))
+        .await
+        .assert_status(201);
     let doc = r.body["data"].clone();
     let doc_id = r.id();
     assert_eq!(
@@ -34,13 +31,13 @@ async fn upload_put_patch_and_read_back() {
     // The pinned clock stands still: let a minute pass, so a refreshed date can show.
     s.advance("PT1M").await;
     let described = s
-        .by("broker")
+        .owner(&token)
         .patch(
-            &format!("{docs}/{doc_id}?acc_token={token}"),
+            &format!("{docs}/{doc_id}"),
             json!({"documentType": "technicalSpecifications", "description": "ТЗ"}),
         )
-        .await;
-    assert_eq!(described.status, 200, "{}", described.text);
+        .await
+        .assert_status(200);
     assert_eq!(
         described.body["data"]["documentType"],
         "technicalSpecifications"
@@ -55,13 +52,10 @@ async fn upload_put_patch_and_read_back() {
     );
 
     let replaced = s
-        .by("broker")
-        .put(
-            &format!("{docs}/{doc_id}?acc_token={token}"),
-            document_body("Notice-v2.pdf"),
-        )
-        .await;
-    assert_eq!(replaced.status, 200, "{}", replaced.text);
+        .owner(&token)
+        .put(&format!("{docs}/{doc_id}"), document_body("Notice-v2.pdf"))
+        .await
+        .assert_status(200);
     let v2 = &replaced.body["data"];
     assert_eq!(v2["id"], doc_id);
     assert_eq!(v2["datePublished"], doc["datePublished"]);
@@ -106,10 +100,7 @@ async fn documents_only_during_enquiries_and_only_by_the_owner() {
         .post(&format!("{docs}?acc_token=0000"), document_body("a.pdf"))
         .await;
     other.assert_refused_on(403, "permission");
-    let late = s
-        .by("broker")
-        .post(&format!("{docs}?acc_token={token}"), document_body("a.pdf"))
-        .await;
+    let late = s.owner(&token).post(&docs, document_body("a.pdf")).await;
     late.assert_refused(
         403,
         "body",
@@ -122,14 +113,9 @@ async fn documents_only_during_enquiries_and_only_by_the_owner() {
 async fn bad_document_fields_are_named() {
     let s = TestServer::start().await;
     let (id, token, _) = s.published().await;
-    let r = s.by("broker").post(&format!("/api/2.3/tenders/{id}/documents?acc_token={token}"), json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"})).await;
+    let r = s.owner(&token).post(&format!("{id}/documents"), json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"})).await;
     assert_eq!(r.status, 422);
-    let names: Vec<&str> = r.body["errors"]
-        .as_array()
-        .expect("errors")
-        .iter()
-        .filter_map(|e| e["name"].as_str())
-        .collect();
+    let names = r.error_names();
     assert_eq!(names, ["url", "hash"]);
 }
 
@@ -142,8 +128,8 @@ async fn download_key_redirects_to_the_stored_file() {
     let r = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/bids"), body)
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     assert_eq!(
         r.body["data"]["status"], "active",
         "a batch registration is active at once"

@@ -12,8 +12,7 @@ use tender_registry::routes::router;
 type Routes = BTreeSet<(String, String)>;
 
 async fn described(server: &TestServer) -> serde_json::Value {
-    let reply = server.get("/openapi.json").send().await;
-    assert_eq!(reply.status, 200, "{}", reply.text);
+    let reply = server.get("/openapi.json").send().await.assert_status(200);
     assert_eq!(reply.body["openapi"], "3.1.0");
     reply.body
 }
@@ -205,12 +204,7 @@ async fn participation_address(server: &TestServer) -> String {
     let (bid, token) = server.bid(&id, 480.0).await;
     server.bid(&id, 450.0).await;
     server.until_status(&id, "active.auction").await;
-    let read = server
-        .by("broker1")
-        .get(&format!(
-            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
-        ))
-        .await;
+    let read = server.bidder(&token).get(&format!("{id}/bids/{bid}")).await;
     let address = read.body["data"]["participationUrl"]
         .as_str()
         .unwrap_or_default()

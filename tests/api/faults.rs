@@ -36,8 +36,7 @@ async fn rule(s: &TestServer, id: &str) -> Value {
 }
 
 async fn listed(s: &TestServer) -> Vec<Value> {
-    let r = s.get("/api/2.3/tenders").send().await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s.get("/api/2.3/tenders").send().await.assert_status(200);
     r.body["data"].as_array().cloned().unwrap_or_default()
 }
 
@@ -60,8 +59,7 @@ async fn a_rule_is_stored_shown_listed_and_removed() {
         Some("broker"),
         json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
     )
-    .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    .await.assert_status(201);
     let stored = r.body["data"].clone();
     let id = r.id();
     assert!(
@@ -171,8 +169,7 @@ async fn error_before_commit_changes_nothing() {
     );
     no_hint_of_injection(&r);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
-    let retried = change().send().await;
-    assert_eq!(retried.status, 200, "{}", retried.text);
+    change().send().await.assert_status(200);
     assert_eq!(s.tender(&id).await["description"], "changed");
 }
 
@@ -250,8 +247,10 @@ async fn a_brokers_rule_never_hits_another_brokers_request() {
         "nor an anonymous one: {}",
         anonymous.text
     );
-    let own = s.by("broker1").post("/api/2.3/tenders", body).await;
-    assert_eq!(own.status, 503, "{}", own.text);
+    s.by("broker1")
+        .post("/api/2.3/tenders", body)
+        .await
+        .assert_status(503);
     assert_eq!(listed(&s).await.len(), 1);
 
     let naming_another = set(
@@ -261,13 +260,12 @@ async fn a_brokers_rule_never_hits_another_brokers_request() {
     )
     .await;
     naming_another.assert_refused(403, "url", "permission", "Forbidden");
-    let naming_itself = set(
+    set(
         &s,
         Some("broker1"),
         json!({"match": {"path": "/api/2.3/tenders", "broker": "broker1"}, "fault": "error-before-commit"}),
     )
-    .await;
-    assert_eq!(naming_itself.status, 201, "{}", naming_itself.text);
+    .await.assert_status(201);
 }
 
 #[tokio::test]
@@ -278,8 +276,7 @@ async fn without_credentials_a_rule_may_hit_anyone_under_testing() {
         None,
         json!({"match": {"path": "/api/2.3/tenders", "broker": "broker2"}, "fault": "error-before-commit"}),
     )
-    .await;
-    assert_eq!(named.status, 201, "{}", named.text);
+    .await.assert_status(201);
     assert_eq!(named.body["data"]["match"]["broker"], "broker2");
     let everyone = set(
         &s,
@@ -346,8 +343,8 @@ async fn a_star_in_the_path_stands_for_one_segment() {
             &questions,
             json!({"title": "Q", "description": "?", "author": organization()}),
         )
-        .await;
-    assert_eq!(asked.status, 201, "{}", asked.text);
+        .await
+        .assert_status(201);
     let stored = fault(
         &s,
         "broker1",

@@ -18,12 +18,6 @@ async fn after_tendering(
     (id, token, bids)
 }
 
-async fn patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
-    s.by("broker")
-        .patch(&format!("{path}?acc_token={token}"), data)
-        .await
-}
-
 #[tokio::test]
 async fn a_whole_flow_to_complete_in_well_under_a_second() {
     let started = Instant::now();
@@ -63,13 +57,12 @@ async fn whole_flow(at: &str) {
         )
         .await
         .id();
-    patch(
-        &s,
-        &format!("/api/2.3/tenders/{id}/questions/{q}"),
-        &token,
-        json!({"answer": "Відповідь"}),
-    )
-    .await;
+    s.owner(&token)
+        .patch(
+            &format!("/api/2.3/tenders/{id}/questions/{q}"),
+            json!({"answer": "Відповідь"}),
+        )
+        .await;
     s.advance("P1DT1M").await;
     let (cheap, cheap_token) = s.bid(&id, 410.0).await;
     let (dear, _) = s.bid(&id, 480.0).await;
@@ -88,10 +81,8 @@ async fn whole_flow(at: &str) {
     let auction_url = t["auctionUrl"].as_str().unwrap_or_default().to_string();
     assert_eq!(auction_url, format!("{}/auctions/{id}", s.base));
     let own = s
-        .by("broker1")
-        .get(&format!(
-            "/api/2.3/tenders/{id}/bids/{cheap}?acc_token={cheap_token}"
-        ))
+        .bidder(&cheap_token)
+        .get(&format!("{id}/bids/{cheap}"))
         .await;
     let participation = own.body["data"]["participationUrl"]
         .as_str()
@@ -128,17 +119,17 @@ async fn whole_flow(at: &str) {
     );
     assert_eq!(award["value"]["amount"], 410.0);
 
-    let awarded = patch(
-        &s,
-        &format!(
-            "/api/2.3/tenders/{id}/awards/{}",
-            award["id"].as_str().unwrap_or_default()
-        ),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
-    assert_eq!(awarded.status, 200, "{}", awarded.text);
+    let awarded = s
+        .owner(&token)
+        .patch(
+            &format!(
+                "/api/2.3/tenders/{id}/awards/{}",
+                award["id"].as_str().unwrap_or_default()
+            ),
+            json!({"status": "active"}),
+        )
+        .await
+        .assert_status(200);
     let stand_still_end = awarded.body["data"]["complaintPeriod"]["endDate"]
         .as_str()
         .unwrap_or_else(|| panic!("an active award has a complaint period: {}", awarded.text))
@@ -158,7 +149,10 @@ async fn whole_flow(at: &str) {
         contract["id"].as_str().unwrap_or_default()
     );
 
-    let early = patch(&s, &contract_path, &token, json!({"status": "active"})).await;
+    let early = s
+        .owner(&token)
+        .patch(&contract_path, json!({"status": "active"}))
+        .await;
     assert_eq!(early.status, 403);
     assert!(
         early
@@ -168,63 +162,56 @@ async fn whole_flow(at: &str) {
             .unwrap_or_default()
             .starts_with("Can't sign contract before stand-still period end (")
     );
-    let higher = patch(
-        &s,
-        &contract_path,
-        &token,
-        json!({"value": {"amount": 420}}),
-    )
-    .await;
+    let higher = s
+        .owner(&token)
+        .patch(&contract_path, json!({"value": {"amount": 420}}))
+        .await;
     assert_eq!(
         higher.error().2,
         json!("Value amount should be less or equal to awarded amount (410.0)")
     );
-    let currency = patch(
-        &s,
-        &contract_path,
-        &token,
-        json!({"value": {"amount": 400, "currency": "USD"}}),
-    )
-    .await;
+    let currency = s
+        .owner(&token)
+        .patch(
+            &contract_path,
+            json!({"value": {"amount": 400, "currency": "USD"}}),
+        )
+        .await;
     assert_eq!(
         currency.error().2,
         json!("Can't update currency for contract value")
     );
-    let lowered = patch(
-        &s,
-        &contract_path,
-        &token,
-        json!({"value": {"amount": 400}, "contractNumber": "№ 1/2026"}),
-    )
-    .await;
-    assert_eq!(lowered.status, 200, "{}", lowered.text);
+    let lowered = s
+        .owner(&token)
+        .patch(
+            &contract_path,
+            json!({"value": {"amount": 400}, "contractNumber": "№ 1/2026"}),
+        )
+        .await
+        .assert_status(200);
     assert_eq!(
         lowered.body["data"]["value"],
         json!({"amount": 400.0, "currency": "UAH", "valueAddedTaxIncluded": true})
     );
-    let before_end = patch(
-        &s,
-        &contract_path,
-        &token,
-        json!({"dateSigned": s.now().await}),
-    )
-    .await;
+    let before_end = s
+        .owner(&token)
+        .patch(&contract_path, json!({"dateSigned": s.now().await}))
+        .await;
     assert_eq!(before_end.error().1, "dateSigned");
 
     s.past(&stand_still_end).await;
-    let future = patch(
-        &s,
-        &contract_path,
-        &token,
-        json!({"dateSigned": days_after(&s.now().await, 1)}),
-    )
-    .await;
+    let future = s
+        .owner(&token)
+        .patch(
+            &contract_path,
+            json!({"dateSigned": days_after(&s.now().await, 1)}),
+        )
+        .await;
     assert_eq!(
         future.error().2,
         json!("Contract signature date can't be in the future")
     );
-    let signed = patch(&s, &contract_path, &token, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+    let signed = s.owner(&token).patch(&contract_path, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await.assert_status(200);
     assert_eq!(signed.body["data"]["status"], "active");
     assert!(
         signed.body["data"]["dateSigned"].is_string(),
@@ -233,13 +220,10 @@ async fn whole_flow(at: &str) {
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
     assert!(t.get("next_check").is_none());
-    let closed = patch(
-        &s,
-        &format!("/api/2.3/tenders/{id}"),
-        &token,
-        json!({"title": "x"}),
-    )
-    .await;
+    let closed = s
+        .owner(&token)
+        .patch(&format!("/api/2.3/tenders/{id}"), json!({"title": "x"}))
+        .await;
     assert_eq!(
         closed.error().2,
         json!("Can't update tender in current (complete) status")
@@ -285,17 +269,16 @@ async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
     let awards = |t: &Value| t["awards"].as_array().cloned().unwrap_or_default();
     let first = awards(&s.until_status(&id, "active.qualification").await)[0].clone();
     assert_eq!(first["bid_id"], json!(bids[1].0));
-    let r = patch(
-        &s,
-        &format!(
-            "/api/2.3/tenders/{id}/awards/{}",
-            first["id"].as_str().unwrap_or_default()
-        ),
-        &token,
-        json!({"status": "unsuccessful"}),
-    )
-    .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    s.owner(&token)
+        .patch(
+            &format!(
+                "/api/2.3/tenders/{id}/awards/{}",
+                first["id"].as_str().unwrap_or_default()
+            ),
+            json!({"status": "unsuccessful"}),
+        )
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification");
     let second = awards(&t)[1].clone();
@@ -303,32 +286,31 @@ async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
         (second["bid_id"].clone(), second["status"].clone()),
         (json!(bids[0].0), json!("pending"))
     );
-    patch(
-        &s,
-        &format!(
-            "/api/2.3/tenders/{id}/awards/{}",
-            second["id"].as_str().unwrap_or_default()
-        ),
-        &token,
-        json!({"status": "unsuccessful"}),
-    )
-    .await;
+    s.owner(&token)
+        .patch(
+            &format!(
+                "/api/2.3/tenders/{id}/awards/{}",
+                second["id"].as_str().unwrap_or_default()
+            ),
+            json!({"status": "unsuccessful"}),
+        )
+        .await;
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.awarded");
     assert!(
         t["next_check"].is_string(),
         "the stand-still of the last decision is awaited"
     );
-    let again = patch(
-        &s,
-        &format!(
-            "/api/2.3/tenders/{id}/awards/{}",
-            first["id"].as_str().unwrap_or_default()
-        ),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let again = s
+        .owner(&token)
+        .patch(
+            &format!(
+                "/api/2.3/tenders/{id}/awards/{}",
+                first["id"].as_str().unwrap_or_default()
+            ),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(
         again.error().2,
         json!("Can't update award in current (unsuccessful) status")
@@ -347,13 +329,16 @@ async fn a_cancelled_award_cancels_its_contract_and_awards_the_bid_anew() {
         .to_string();
     let path = format!("/api/2.3/tenders/{id}/awards/{award}");
     assert_eq!(
-        patch(&s, &path, &token, json!({"status": "active"}))
+        s.owner(&token)
+            .patch(&path, json!({"status": "active"}))
             .await
             .status,
         200
     );
-    let r = patch(&s, &path, &token, json!({"status": "cancelled"})).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    s.owner(&token)
+        .patch(&path, json!({"status": "cancelled"}))
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["contracts"][0]["status"], "cancelled");
     assert_eq!(t["awards"][1]["status"], "pending");
@@ -370,7 +355,10 @@ async fn award_decisions_are_the_owners() {
         .unwrap_or_default()
         .to_string();
     let path = format!("/api/2.3/tenders/{id}/awards/{award}");
-    let r = patch(&s, &path, &bids[0].1, json!({"status": "active"})).await;
+    let r = s
+        .owner(&bids[0].1)
+        .patch(&path, json!({"status": "active"}))
+        .await;
     r.assert_refused_on(403, "permission");
 }
 
@@ -412,13 +400,13 @@ async fn sandbox_acceleration_shortens_what_the_server_computes_but_not_the_auct
         .as_str()
         .unwrap_or_default()
         .to_string();
-    let r = patch(
-        &s,
-        &format!("/api/2.3/tenders/{id}/awards/{award}"),
-        &token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let r = s
+        .owner(&token)
+        .patch(
+            &format!("/api/2.3/tenders/{id}/awards/{award}"),
+            json!({"status": "active"}),
+        )
+        .await;
     let award = &r.body["data"];
     assert_eq!(
         timestamp(&award["complaintPeriod"]["endDate"]) - timestamp(&award["date"]),
@@ -515,11 +503,8 @@ async fn concurrent_writers_never_lose_an_acknowledged_write() {
         tasks.push(tokio::spawn(async move {
             if i % 4 == 0 {
                 let r = s
-                    .by("broker")
-                    .patch(
-                        &format!("/api/2.3/tenders/{id}?acc_token={token}"),
-                        json!({"description": format!("{i}")}),
-                    )
+                    .owner(&token)
+                    .patch(&id.to_string(), json!({"description": format!("{i}")}))
                     .await;
                 (r.status, None)
             } else {
@@ -541,12 +526,7 @@ async fn concurrent_writers_never_lose_an_acknowledged_write() {
         placed.extend(bid);
     }
     for (bid, token) in &placed {
-        let r = s
-            .by("broker1")
-            .get(&format!(
-                "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
-            ))
-            .await;
+        let r = s.bidder(token).get(&format!("{id}/bids/{bid}")).await;
         assert_eq!(r.status, 200, "acknowledged bid {bid} is stored");
     }
     s.advance("P3D").await;
@@ -582,11 +562,10 @@ async fn the_end_of_the_calendar_is_refused_not_fatal() {
     body["tenderPeriod"]["endDate"] = json!("9999-12-31T23:59:59Z");
     let r = s.try_create(body).await;
     r.assert_refused_on(422, "tenderPeriod.endDate");
-    let listing = s
-        .get("/api/2.3/tenders?offset=9999-12-31T23:59:59Z")
+    s.get("/api/2.3/tenders?offset=9999-12-31T23:59:59Z")
         .send()
-        .await;
-    assert_eq!(listing.status, 200, "{}", listing.text);
+        .await
+        .assert_status(200);
     // The server and its scheduler are still there: time moves the tender on.
     s.advance("P1D").await;
     s.until_status(&id, "active.tendering").await;

@@ -4,8 +4,11 @@ use crate::common::*;
 use serde_json::{Value, json};
 
 async fn page(s: &TestServer, query: &str) -> Value {
-    let r = s.get(&format!("/api/2.3/tenders{query}")).send().await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s
+        .get(&format!("/api/2.3/tenders{query}"))
+        .send()
+        .await
+        .assert_status(200);
     r.body
 }
 
@@ -130,11 +133,8 @@ async fn a_change_moves_the_tender_to_the_end_at_once() {
     let (a, token, _) = s.published().await;
     let (b, _, _) = s.published().await;
     assert_eq!(ids(&page(&s, "").await), [a.clone(), b.clone()]);
-    s.by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{a}?acc_token={token}"),
-            json!({"description": "оновлено"}),
-        )
+    s.owner(&token)
+        .patch(&a.to_string(), json!({"description": "оновлено"}))
         .await;
     assert_eq!(ids(&page(&s, "").await), [b.clone(), a.clone()]);
     assert_eq!(ids(&page(&s, "?descending=1").await), [a, b]);
@@ -208,9 +208,9 @@ async fn listed_fields_follow_every_change_of_the_tender() {
 
     s.advance("PT1M").await;
     let changed = s
-        .by("broker")
+        .owner(&token)
         .patch(
-            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            &id.to_string(),
             json!({"title": "Інша назва", "value": {"amount": 600000}}),
         )
         .await;

@@ -58,18 +58,6 @@ async fn bid(s: &TestServer, tender: &str, offers: &[(&str, f64)]) -> String {
     r.id()
 }
 
-async fn owner_patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
-    s.by("broker")
-        .patch(&format!("{path}?acc_token={token}"), data)
-        .await
-}
-
-async fn owner_post(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
-    s.by("broker")
-        .post(&format!("{path}?acc_token={token}"), data)
-        .await
-}
-
 fn text(v: &Value) -> &str {
     v.as_str().unwrap_or_default()
 }
@@ -93,13 +81,10 @@ fn lot_in<'a>(t: &'a Value, lot: &str) -> &'a Value {
 async fn decide(s: &TestServer, id: &str, token: &str, lot: &str, status: &str) -> Reply {
     let t = s.tender(id).await;
     let award = text(&award_of(&t, lot)["id"]).to_string();
-    let r = owner_patch(
-        s,
-        &format!("/api/2.3/tenders/{id}/awards/{award}"),
-        token,
-        json!({"status": status}),
-    )
-    .await;
+    let r = s
+        .owner(token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
+        .await;
     assert_eq!(r.status, 200, "award decided: {}", r.text);
     r
 }
@@ -115,13 +100,14 @@ async fn sign(s: &TestServer, id: &str, token: &str, lot: &str) -> Value {
         .and_then(|c| c.iter().find(|c| c["awardID"] == award["id"]))
         .unwrap_or_else(|| panic!("the award has a contract: {t}"))
         .clone();
-    let r = owner_patch(
-        s,
-        &format!("/api/2.3/tenders/{id}/contracts/{}", text(&contract["id"])),
-        token,
-        json!({"status": "active"}),
-    )
-    .await;
+    let contract = text(&contract["id"]);
+    let r = s
+        .owner(token)
+        .patch(
+            &format!("{id}/contracts/{contract}"),
+            json!({"status": "active"}),
+        )
+        .await;
     assert_eq!(r.status, 200, "contract signed: {}", r.text);
     s.tender(id).await
 }
@@ -131,8 +117,8 @@ async fn one_lot_with_two_bids_goes_through_its_auction_to_complete() {
     let s = TestServer::start().await;
     let created = s
         .try_create(lot_tender(&s.now().await, &[(A, 300.0)]))
-        .await;
-    assert_eq!(created.status, 201, "{}", created.text);
+        .await
+        .assert_status(201);
     let shown = &created.body["data"];
     assert_eq!(shown["lots"][0]["id"], A, "the client's lot id is kept");
     assert_eq!(shown["lots"][0]["status"], "active");
@@ -161,10 +147,8 @@ async fn one_lot_with_two_bids_goes_through_its_auction_to_complete() {
     let url = text(&t["lots"][0]["auctionUrl"]).to_string();
     assert!(url.ends_with(&format!("/auctions/{id}_{A}")), "{url}");
     let r = s
-        .by("broker1")
-        .get(&format!(
-            "/api/2.3/tenders/{id}/bids/{cheap}?acc_token={cheap_token}"
-        ))
+        .bidder(&cheap_token)
+        .get(&format!("{id}/bids/{cheap}"))
         .await;
     assert!(
         text(&r.body["data"]["lotValues"][0]["participationUrl"])
@@ -172,8 +156,11 @@ async fn one_lot_with_two_bids_goes_through_its_auction_to_complete() {
         "the bidder reads its address for the lot's auction: {}",
         r.text
     );
-    let state = s.get(&format!("{url}/state")).send().await;
-    assert_eq!(state.status, 200, "{}", state.text);
+    let state = s
+        .get(&format!("{url}/state"))
+        .send()
+        .await
+        .assert_status(200);
     assert_eq!(
         state.body["data"]["initial"].as_array().map(Vec::len),
         Some(2),
@@ -260,27 +247,21 @@ async fn a_lot_cancelled_before_the_auction_leaves_the_other_to_complete() {
     let cheap = bid(&s, &id, &[(A, 250.0), (B, 180.0)]).await;
 
     let path = format!("/api/2.3/tenders/{id}/cancellations");
-    let r = owner_post(
-        &s,
-        &path,
-        &token,
-        json!({"reason": "Лот більше не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}),
-    )
-    .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    let r = s.owner(&token).post(&path, json!({"reason": "Лот більше не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
+    .await.assert_status(201);
     assert_eq!(r.body["data"]["relatedLot"], A);
     assert_eq!(r.body["data"]["cancellationOf"], "lot");
     let t = s.tender(&id).await;
     assert_eq!(lot_in(&t, A)["status"], "cancelled");
     assert_eq!(t["status"], "active.tendering", "the tender goes on with B");
 
-    let again = owner_post(
-        &s,
-        &path,
-        &token,
-        json!({"reason": "ще раз", "cancellationOf": "lot", "relatedLot": A}),
-    )
-    .await;
+    let again = s
+        .owner(&token)
+        .post(
+            &path,
+            json!({"reason": "ще раз", "cancellationOf": "lot", "relatedLot": A}),
+        )
+        .await;
     again.assert_refused(
         403,
         "body",
@@ -340,7 +321,7 @@ async fn lots_are_refused_as_upstream_refuses_them() {
     let (id, token, _) = s.create(lot_tender(&now, &[(A, 300.0)])).await;
     let lots = format!("/api/2.3/tenders/{id}/lots");
 
-    let empty = owner_post(&s, &lots, &token, json!({})).await;
+    let empty = s.owner(&token).post(&lots, json!({})).await;
     assert_eq!(empty.status, 422);
     let mut names: Vec<&str> = empty.body["errors"]
         .as_array()
@@ -355,7 +336,7 @@ async fn lots_are_refused_as_upstream_refuses_them() {
 
     let mut steep = lot(B, 100.0);
     steep["minimalStep"]["amount"] = json!(150);
-    let r = owner_post(&s, &lots, &token, steep).await;
+    let r = s.owner(&token).post(&lots, steep).await;
     r.assert_refused(
         422,
         "body",
@@ -377,13 +358,13 @@ async fn lots_are_refused_as_upstream_refuses_them() {
         json!("lot guarantee currency should be identical to tender guarantee currency")
     );
 
-    let r = owner_patch(
-        &s,
-        &format!("/api/2.3/tenders/{id}"),
-        &token,
-        json!({"items": [{"relatedLot": B}]}),
-    )
-    .await;
+    let r = s
+        .owner(&token)
+        .patch(
+            &format!("/api/2.3/tenders/{id}"),
+            json!({"items": [{"relatedLot": B}]}),
+        )
+        .await;
     r.assert_refused(
         422,
         "body",
@@ -391,8 +372,11 @@ async fn lots_are_refused_as_upstream_refuses_them() {
         "relatedLot should be one of lots",
     );
 
-    let added = owner_post(&s, &lots, &token, lot(B, 200.0)).await;
-    assert_eq!(added.status, 201, "{}", added.text);
+    let added = s
+        .owner(&token)
+        .post(&lots, lot(B, 200.0))
+        .await
+        .assert_status(201);
     assert_eq!(
         added.header("Location"),
         Some(s.url(&format!("{lots}/{B}")).as_str())
@@ -402,51 +386,48 @@ async fn lots_are_refused_as_upstream_refuses_them() {
     assert_eq!(t["minimalStep"]["amount"], 5.0);
 
     let whole = lot_in(&t, B).clone();
-    let same = owner_patch(&s, &format!("{lots}/{B}"), &token, whole.clone()).await;
+    let same = s
+        .owner(&token)
+        .patch(&format!("{lots}/{B}"), whole.clone())
+        .await;
     assert_eq!(
         (same.status, &same.body["data"]),
         (200, &whole),
         "a no-op answers the lot as it is"
     );
     assert_eq!(s.tender(&id).await["dateModified"], t["dateModified"]);
-    let dearer = owner_patch(
-        &s,
-        &format!("{lots}/{B}"),
-        &token,
-        json!({"value": {"amount": 250}}),
-    )
-    .await;
+    let dearer = s
+        .owner(&token)
+        .patch(&format!("{lots}/{B}"), json!({"value": {"amount": 250}}))
+        .await;
     assert_eq!(dearer.body["data"]["value"]["amount"], 250.0);
     assert_eq!(s.tender(&id).await["value"]["amount"], 550.0);
 
-    let r = s
-        .by("broker")
-        .delete(&format!("{lots}/{A}?acc_token={token}"))
-        .await;
+    let r = s.owner(&token).delete(&format!("{lots}/{A}")).await;
     assert_eq!(
         (r.status, r.error().1),
         (422, "items.0.relatedLot".into()),
         "an item names the lot: {}",
         r.text
     );
-    let r = s
-        .by("broker")
-        .delete(&format!("{lots}/{B}?acc_token={token}"))
-        .await;
+    let r = s.owner(&token).delete(&format!("{lots}/{B}")).await;
     assert_eq!((r.status, r.body["data"]["id"].clone()), (200, json!(B)));
 
     let unknown = s.get(&format!("{lots}/{B}")).send().await;
     unknown.assert_refused_on(404, "lot_id");
 
     s.advance("P1DT1M").await;
-    let late = owner_post(&s, &lots, &token, lot(B, 200.0)).await;
+    let late = s.owner(&token).post(&lots, lot(B, 200.0)).await;
     late.assert_refused(
         403,
         "body",
         "data",
         "Can't add lot in current (active.tendering) tender status",
     );
-    let late = owner_patch(&s, &format!("{lots}/{A}"), &token, json!({"title": "x"})).await;
+    let late = s
+        .owner(&token)
+        .patch(&format!("{lots}/{A}"), json!({"title": "x"}))
+        .await;
     assert_eq!(
         late.error().2,
         json!("Can't update lot in current (active.tendering) tender status")
@@ -537,8 +518,11 @@ async fn an_answered_claim_on_a_lot_holds_that_lot_only() {
     let s = TestServer::start().await;
     let (id, token) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
     let claims = format!("/api/2.3/tenders/{id}/complaints");
-    let filed = s.by("broker2").post(&claims, claim_on(A)).await;
-    assert_eq!(filed.status, 201, "{}", filed.text);
+    let filed = s
+        .by("broker2")
+        .post(&claims, claim_on(A))
+        .await
+        .assert_status(201);
     assert_eq!(filed.body["data"]["relatedLot"], A);
     let (claim, claim_token) = (filed.id(), filed.token());
     bid(&s, &id, &[(A, 280.0), (B, 190.0)]).await;
@@ -549,14 +533,8 @@ async fn an_answered_claim_on_a_lot_holds_that_lot_only() {
     let t = s.tender(&id).await;
     s.past(text(&award_of(&t, A)["complaintPeriod"]["endDate"]))
         .await;
-    let answered = owner_patch(
-        &s,
-        &format!("{claims}/{claim}"),
-        &token,
-        json!({"status": "answered", "resolutionType": "resolved", "resolution": "Умови лоту буде змінено найближчим часом"}),
-    )
-    .await;
-    assert_eq!(answered.status, 200, "{}", answered.text);
+    s.owner(&token).patch(&format!("{claims}/{claim}"), json!({"status": "answered", "resolutionType": "resolved", "resolution": "Умови лоту буде змінено найближчим часом"}))
+    .await.assert_status(200);
     let t = sign(&s, &id, &token, B).await;
     assert_eq!(lot_in(&t, B)["status"], "complete", "B is not held");
 
@@ -569,18 +547,22 @@ async fn an_answered_claim_on_a_lot_holds_that_lot_only() {
         "/api/2.3/tenders/{id}/contracts/{}",
         text(&contract_a["id"])
     );
-    let held = owner_patch(&s, &path, &token, json!({"status": "active"})).await;
+    let held = s
+        .owner(&token)
+        .patch(&path, json!({"status": "active"}))
+        .await;
     held.assert_refused_saying(403, "Can't sign contract before reviewing all complaints");
-    let resolved = s
-        .by("broker2")
+    s.by("broker2")
         .patch(
             &format!("{claims}/{claim}?acc_token={claim_token}"),
             json!({"status": "resolved", "satisfied": true}),
         )
-        .await;
-    assert_eq!(resolved.status, 200, "{}", resolved.text);
-    let signed = owner_patch(&s, &path, &token, json!({"status": "active"})).await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
+    s.owner(&token)
+        .patch(&path, json!({"status": "active"}))
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
 }
@@ -593,8 +575,11 @@ async fn questions_and_documents_name_a_lot() {
         .await;
     let questions = format!("/api/2.3/tenders/{id}/questions");
     let ask = |lot: &str| json!({"title": "Чи можна?", "author": organization(), "questionOf": "lot", "relatedItem": lot});
-    let asked = s.by("broker2").post(&questions, ask(A)).await;
-    assert_eq!(asked.status, 201, "{}", asked.text);
+    let asked = s
+        .by("broker2")
+        .post(&questions, ask(A))
+        .await
+        .assert_status(201);
     assert_eq!(asked.body["data"]["relatedItem"], A);
     let unknown = s
         .by("broker2")
@@ -613,21 +598,20 @@ async fn questions_and_documents_name_a_lot() {
     let mut doc = document_body("lot-a.pdf");
     doc["documentOf"] = json!("lot");
     doc["relatedItem"] = json!(A);
-    let added = owner_post(&s, &documents, &token, doc.clone()).await;
-    assert_eq!(added.status, 201, "{}", added.text);
+    let added = s
+        .owner(&token)
+        .post(&documents, doc.clone())
+        .await
+        .assert_status(201);
     assert_eq!(added.body["data"]["relatedItem"], A);
     doc["relatedItem"] = json!("0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c");
-    let unknown = owner_post(&s, &documents, &token, doc).await;
-    assert_eq!(unknown.status, 422, "{}", unknown.text);
+    s.owner(&token)
+        .post(&documents, doc)
+        .await
+        .assert_status(422);
 
-    let cancelled = owner_post(
-        &s,
-        &format!("/api/2.3/tenders/{id}/cancellations"),
-        &token,
-        json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": B, "status": "active"}),
-    )
-    .await;
-    assert_eq!(cancelled.status, 201, "{}", cancelled.text);
+    s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": B, "status": "active"}))
+    .await.assert_status(201);
     let late = s.by("broker2").post(&questions, ask(B)).await;
     late.assert_refused_saying(403, "Can add question only in active lot status");
 }
@@ -638,14 +622,8 @@ async fn a_cancelled_lot_takes_no_new_bids_or_claims_and_keeps_the_offers_made()
     let s = TestServer::start().await;
     let (id, token) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
     let both = bid(&s, &id, &[(A, 280.0), (B, 190.0)]).await;
-    let cancelled = owner_post(
-        &s,
-        &format!("/api/2.3/tenders/{id}/cancellations"),
-        &token,
-        json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}),
-    )
-    .await;
-    assert_eq!(cancelled.status, 201, "{}", cancelled.text);
+    s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
+    .await.assert_status(201);
 
     let late = try_bid(&s, &id, lot_bid_body(&[(A, 250.0)])).await;
     late.assert_refused_saying(403, "Can add bid only in active lot status");
@@ -682,14 +660,8 @@ async fn a_lot_cancelled_in_qualification_cancels_its_open_award() {
     decide(&s, &id, &token, A, "active").await;
 
     // As upstream, a cancellation naming a lot cancels the lot, whatever its `cancellationOf`.
-    let cancelled = owner_post(
-        &s,
-        &format!("/api/2.3/tenders/{id}/cancellations"),
-        &token,
-        json!({"reason": "Не потрібен", "cancellationOf": "tender", "relatedLot": A, "status": "active"}),
-    )
-    .await;
-    assert_eq!(cancelled.status, 201, "{}", cancelled.text);
+    let cancelled = s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "tender", "relatedLot": A, "status": "active"}))
+    .await.assert_status(201);
     assert_eq!(cancelled.body["data"]["cancellationOf"], "lot");
     let t = s.tender(&id).await;
     assert_eq!(award_of(&t, A)["status"], "cancelled");
@@ -698,13 +670,13 @@ async fn a_lot_cancelled_in_qualification_cancels_its_open_award() {
     assert_eq!(t["status"], "active.qualification", "B's award is pending");
 
     let award_a = text(&award_of(&t, A)["id"]).to_string();
-    let r = owner_patch(
-        &s,
-        &format!("/api/2.3/tenders/{id}/awards/{award_a}"),
-        &token,
-        json!({"title": "x"}),
-    )
-    .await;
+    let r = s
+        .owner(&token)
+        .patch(
+            &format!("/api/2.3/tenders/{id}/awards/{award_a}"),
+            json!({"title": "x"}),
+        )
+        .await;
     r.assert_refused_saying(403, "Can update award only in active lot status");
     decide(&s, &id, &token, B, "active").await;
     let t = sign(&s, &id, &token, B).await;

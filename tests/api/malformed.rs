@@ -57,8 +57,7 @@ async fn wrong_types_are_field_errors() {
     body["items"] = json!({"a": 1});
     body["enquiryPeriod"]["endDate"] = json!("invalid_value");
     body["title"] = json!(["a"]);
-    let r = s.try_create(body).await;
-    assert_eq!(r.status, 422, "{}", r.text);
+    let r = s.try_create(body).await.assert_status(422);
     let find = |name: &str| {
         r.body["errors"]
             .as_array()
@@ -103,8 +102,7 @@ async fn nested_problems_are_string_entries_named_by_their_path() {
     body["procuringEntity"]["contactPoint"]["email"] = json!("nobody");
     body["guarantee"] = json!({"amount": 5, "colour": "red"});
     body["colour"] = json!("red");
-    let r = s.try_create(body).await;
-    assert_eq!(r.status, 422, "{}", r.text);
+    let r = s.try_create(body).await.assert_status(422);
     let errors = r.body["errors"].as_array().cloned().unwrap_or_default();
     assert!(
         errors

@@ -47,8 +47,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
             &format!("{id}/awards/{first}/documents"),
             document_body("Protocol.pdf"),
         )
-        .await;
-    assert_eq!(protocol.status, 201, "{}", protocol.text);
+        .await
+        .assert_status(201);
     assert_eq!(protocol.body["data"]["author"], "tender_owner");
     assert_eq!(
         protocol.header("Location"),
@@ -63,8 +63,9 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     );
     assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
 
-    let approved = decide(&s, &id, &token, &first, "active").await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
+    let approved = decide(&s, &id, &token, &first, "active")
+        .await
+        .assert_status(200);
     assert_eq!(
         approved.header("Location"),
         None,
@@ -83,8 +84,9 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "Can't add document in current (active.awarded) tender status",
     );
 
-    let cancelled = decide(&s, &id, &token, &first, "cancelled").await;
-    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    let cancelled = decide(&s, &id, &token, &first, "cancelled")
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     let fresh = str_of(&t["awards"][1]["id"]);
     assert_eq!(
@@ -112,16 +114,16 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "the decision protocol stays with the cancelled award"
     );
 
-    let second_protocol = s
-        .owner(&token)
+    s.owner(&token)
         .post(
             &format!("{id}/awards/{fresh}/documents"),
             document_body("Protocol-2.pdf"),
         )
-        .await;
-    assert_eq!(second_protocol.status, 201, "{}", second_protocol.text);
-    let approved = decide(&s, &id, &token, &fresh, "active").await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
+        .await
+        .assert_status(201);
+    let approved = decide(&s, &id, &token, &fresh, "active")
+        .await
+        .assert_status(200);
     let stand_still = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
     let t = s.tender(&id).await;
     let contract = t["contracts"][1].clone();
@@ -136,19 +138,18 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
             &format!("{contract_path}/documents"),
             document_body("Contract.pdf"),
         )
-        .await;
-    assert_eq!(signed_copy.status, 201, "{}", signed_copy.text);
+        .await
+        .assert_status(201);
     assert!(signed_copy.body["data"].get("author").is_none());
 
     s.past(&stand_still).await;
-    let signed = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &contract_path,
             json!({"status": "active", "contractNumber": "12/2026"}),
         )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "complete");
     assert_eq!(t["contracts"][1]["documents"][0]["title"], "Contract.pdf");
@@ -159,8 +160,9 @@ async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
     let s = TestServer::start().await;
     let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
     let first = award(&s, &id, 0).await;
-    let r = decide(&s, &id, &token, &first, "unsuccessful").await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = decide(&s, &id, &token, &first, "unsuccessful")
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     let second = str_of(&t["awards"][1]["id"]);
     assert_eq!(
@@ -172,8 +174,9 @@ async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
         json!(bids[0].0),
         "the next best bid"
     );
-    let last = decide(&s, &id, &token, &second, "unsuccessful").await;
-    assert_eq!(last.status, 200, "{}", last.text);
+    let last = decide(&s, &id, &token, &second, "unsuccessful")
+        .await
+        .assert_status(200);
     assert_eq!(last.header("Location"), None, "no bid is left to award");
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.awarded");
@@ -266,8 +269,8 @@ async fn refused_decisions_change_nothing() {
             &format!("{id}/awards/{second}"),
             json!({"title": "Рішення", "description": "Переможець"}),
         )
-        .await;
-    assert_eq!(titled.status, 200, "{}", titled.text);
+        .await
+        .assert_status(200);
     assert_eq!(
         (
             titled.body["data"]["title"].clone(),
@@ -308,22 +311,21 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
         .await;
     r.assert_refused_on(404, "document_id");
 
-    let described = s
-        .owner(&token)
+    s.owner(&token)
         .patch(
             &format!("{docs}/{doc_id}"),
             json!({"description": "Рішення про визначення переможця"}),
         )
-        .await;
-    assert_eq!(described.status, 200, "{}", described.text);
+        .await
+        .assert_status(200);
     let replaced = s
         .owner(&token)
         .put(
             &format!("{docs}/{doc_id}"),
             document_body("Protocol-v2.pdf"),
         )
-        .await;
-    assert_eq!(replaced.status, 200, "{}", replaced.text);
+        .await
+        .assert_status(200);
     assert_eq!(replaced.body["data"]["author"], "tender_owner");
     assert_eq!(
         replaced.body["data"]["description"],

@@ -14,8 +14,8 @@ async fn ask_read_and_answer() {
     let r = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/questions"), question())
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+        .await
+        .assert_status(201);
     let q = r.id();
     assert_eq!(
         r.header("location"),
@@ -39,13 +39,10 @@ async fn ask_read_and_answer() {
     assert!(s.tender(&id).await["questions"][0].get("author").is_none());
 
     let answered = s
-        .by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{id}/questions/{q}?acc_token={token}"),
-            json!({"answer": "Так"}),
-        )
-        .await;
-    assert_eq!(answered.status, 200, "{}", answered.text);
+        .owner(&token)
+        .patch(&format!("{id}/questions/{q}"), json!({"answer": "Так"}))
+        .await
+        .assert_status(200);
     assert_eq!(answered.body["data"]["answer"], "Так");
     assert!(answered.body["data"].get("author").is_none());
     assert_eq!(
@@ -73,11 +70,8 @@ async fn asking_needs_broker_credentials_and_the_enquiry_period() {
     let late = s.by("broker1").post(&path, question()).await;
     late.assert_refused_saying(403, "Can add question only in enquiryPeriod");
     let answer = s
-        .by("broker")
-        .patch(
-            &format!("{path}/{q}?acc_token={token}"),
-            json!({"answer": "Так"}),
-        )
+        .owner(&token)
+        .patch(&format!("{path}/{q}"), json!({"answer": "Так"}))
         .await;
     answer.assert_refused_saying(
         403,

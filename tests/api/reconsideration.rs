@@ -33,11 +33,8 @@ async fn claim(s: &TestServer, id: &str, award: &str, token: &str, status: Optio
         body["status"] = json!(status);
     }
     let r = s
-        .by("broker1")
-        .post(
-            &format!("/api/2.3/tenders/{id}/awards/{award}/complaints?acc_token={token}"),
-            body,
-        )
+        .bidder(token)
+        .post(&format!("{id}/awards/{award}/complaints"), body)
         .await;
     assert_eq!(r.status, 201, "claim filed: {}", r.text);
     r.id()
@@ -60,8 +57,9 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
     let (second_bid, second_token) = bids[1].clone();
 
     // Without a claim the refusal is final, and the refusal changes nothing.
-    let refused = decide(&s, &id, &owner, &first, "unsuccessful").await;
-    assert_eq!(refused.status, 200, "{}", refused.text);
+    let refused = decide(&s, &id, &owner, &first, "unsuccessful")
+        .await
+        .assert_status(200);
     let second = fresh(&refused);
     let before = s.tender(&id).await;
     let premature = decide(&s, &id, &owner, &first, "cancelled").await;
@@ -75,15 +73,17 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
 
     // The next bidder is approved (a contract is prepared); the first bidder claims against
     // its disqualification, the second drafts a complaint on its own award.
-    let approved = decide(&s, &id, &owner, &second, "active").await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
+    decide(&s, &id, &owner, &second, "active")
+        .await
+        .assert_status(200);
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
     let claimed = claim(&s, &id, &first, &best_token, Some("claim")).await;
     let drafted = claim(&s, &id, &second, &second_token, None).await;
     let now = s.now().await;
 
-    let reconsidered = decide(&s, &id, &owner, &first, "cancelled").await;
-    assert_eq!(reconsidered.status, 200, "{}", reconsidered.text);
+    let reconsidered = decide(&s, &id, &owner, &first, "cancelled")
+        .await
+        .assert_status(200);
     assert_eq!(reconsidered.body["data"]["id"], first.as_str());
     assert_eq!(reconsidered.body["data"]["status"], "cancelled");
     let third = fresh(&reconsidered);
@@ -126,8 +126,9 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
         award(&s.tender(&id).await, &fourth)["bid_id"],
         second_bid.as_str()
     );
-    let last = decide(&s, &id, &owner, &fourth, "unsuccessful").await;
-    assert_eq!(last.status, 200, "{}", last.text);
+    let last = decide(&s, &id, &owner, &fourth, "unsuccessful")
+        .await
+        .assert_status(200);
     assert!(last.header("Location").is_none(), "{}", last.text);
     let t = s.tender(&id).await;
     assert_eq!(t["awards"].as_array().map(Vec::len), Some(4));
@@ -154,25 +155,24 @@ async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_no
             &format!("{claims}?acc_token={}", bids[0].1),
             json!({"title": "Т", "description": "Д", "author": organization(), "status": "claim"}),
         )
-        .await;
-    assert_eq!(filed.status, 201, "{}", filed.text);
-    let withdrawn = s
-        .by("broker1")
+        .await
+        .assert_status(201);
+    s.by("broker1")
         .patch(
             &format!("{claims}/{}?acc_token={}", filed.id(), filed.token()),
             json!({"status": "cancelled", "cancellationReason": "Помилка"}),
         )
-        .await;
-    assert_eq!(withdrawn.status, 200, "{}", withdrawn.text);
+        .await
+        .assert_status(200);
     let premature = decide(&s, &id, &owner, &first, "cancelled").await;
     premature.assert_refused_saying(403, "Can't update award in current (unsuccessful) status");
 
     // A claim the owner answered is.
     let answered = claim(&s, &id, &first, &bids[0].1, Some("claim")).await;
-    let r = s.by("broker").patch(&format!("{claims}/{answered}?acc_token={owner}"), json!({"status": "answered", "resolutionType": "resolved", "resolution": "Рішення буде переглянуто найближчим часом"})).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    let reconsidered = decide(&s, &id, &owner, &first, "cancelled").await;
-    assert_eq!(reconsidered.status, 200, "{}", reconsidered.text);
+    s.owner(&owner).patch(&format!("{claims}/{answered}"), json!({"status": "answered", "resolutionType": "resolved", "resolution": "Рішення буде переглянуто найближчим часом"})).await.assert_status(200);
+    decide(&s, &id, &owner, &first, "cancelled")
+        .await
+        .assert_status(200);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification");
     let complaints = &award(&t, &first)["complaints"];
@@ -204,8 +204,9 @@ async fn on_a_lot_only_the_lot_s_later_awards_go() {
     s.advance("P1DT1M").await;
     let mut tokens = Vec::new();
     for offers in [&[(A, 280.0), (B, 190.0)][..], &[(A, 270.0), (B, 195.0)][..]] {
-        let r = try_bid(&s, &id, lot_bid_body(offers)).await;
-        assert_eq!(r.status, 201, "{}", r.text);
+        let r = try_bid(&s, &id, lot_bid_body(offers))
+            .await
+            .assert_status(201);
         tokens.push((r.id(), r.token()));
     }
     let t = s.until_status(&id, "active.qualification").await;
@@ -230,8 +231,9 @@ async fn on_a_lot_only_the_lot_s_later_awards_go() {
         200
     );
 
-    let reconsidered = decide(&s, &id, &owner, &a_first, "cancelled").await;
-    assert_eq!(reconsidered.status, 200, "{}", reconsidered.text);
+    let reconsidered = decide(&s, &id, &owner, &a_first, "cancelled")
+        .await
+        .assert_status(200);
     let a_third = fresh(&reconsidered);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification");

@@ -134,8 +134,8 @@ async fn watched(s: &TestServer, t: &Value) -> Value {
     let r = s
         .get(&format!("{}/state", text(&t["auctionUrl"])))
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     r.body["data"].clone()
 }
 
@@ -235,11 +235,10 @@ async fn a_quick_auction_is_planned_on_its_owner_s_clock() {
         "14:07 and 12 minutes, up to the quarter hour: {t}"
     );
     for (broker, amount) in [("broker1", 480.0), ("broker2", 450.0)] {
-        let r = s
-            .by(broker)
+        s.by(broker)
             .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(amount))
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+            .await
+            .assert_status(201);
     }
     own("broker", json!({"now": "2026-12-08T14:10:00+02:00"})).await;
     t = s.tender(&id).await;

@@ -31,8 +31,8 @@ async fn two_phase_creation_publishes_once_and_repeats_harmlessly() {
     let published = s
         .by("broker")
         .patch(&path, json!({"status": "active.enquiries"}))
-        .await;
-    assert_eq!(published.status, 200, "{}", published.text);
+        .await
+        .assert_status(200);
     let t = &published.body["data"];
     assert_eq!(t["status"], "active.enquiries");
     assert!(t["next_check"].is_string());
@@ -63,8 +63,8 @@ async fn publication_accepts_the_whole_object_sent_back() {
         .header("X-Access-Token", &token)
         .data(draft)
         .send()
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     assert_eq!(r.body["data"]["status"], "active.enquiries");
 }
 
@@ -78,13 +78,13 @@ async fn test_mode_prefixes_every_title() {
     assert_eq!(data["title_en"], "[TESTING] ");
     assert_eq!(data["title_ru"], "[ТЕСТИРОВАНИЕ] ");
     let r = s
-        .by("broker")
+        .owner(&token)
         .patch(
-            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            &id.to_string(),
             json!({"title": "Нова назва", "mode": null}),
         )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .await
+        .assert_status(200);
     assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Нова назва");
     assert_eq!(r.body["data"]["mode"], "test");
 }
@@ -104,12 +104,7 @@ async fn every_value_shows_its_vat_flag_true_when_not_sent() {
     }
     s.advance("P1DT1M").await;
     let (bid, bid_token) = s.bid(&id, 450.0).await;
-    let own = s
-        .by("broker1")
-        .get(&format!(
-            "/api/2.3/tenders/{id}/bids/{bid}?acc_token={bid_token}"
-        ))
-        .await;
+    let own = s.bidder(&bid_token).get(&format!("{id}/bids/{bid}")).await;
     assert_eq!(
         own.body["data"]["value"],
         json!({"amount": 450.0, "currency": "UAH", "valueAddedTaxIncluded": true})
@@ -135,8 +130,7 @@ async fn the_tendering_start_follows_every_move_of_the_enquiry_end() {
         if let Some(start) = sent_start {
             data["tenderPeriod"] = json!({"startDate": start});
         }
-        let r = s.by("broker").patch(&path, data).await;
-        assert_eq!(r.status, 200, "{}", r.text);
+        let r = s.by("broker").patch(&path, data).await.assert_status(200);
         let read = s.tender(&id).await;
         assert_eq!(
             read["tenderPeriod"]["startDate"], read["enquiryPeriod"]["endDate"],
@@ -153,8 +147,7 @@ async fn owner_changes_terms_during_enquiries() {
     let now = s.now().await;
     let (id, token, before) = s.published().await;
     let path = format!("/api/2.3/tenders/{id}?acc_token={token}");
-    let r = s.by("broker").patch(&path, json!({"tenderPeriod": {"endDate": days_after(&now, 5)}, "guarantee": {"amount": 10, "currency": "USD"}})).await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    let r = s.by("broker").patch(&path, json!({"tenderPeriod": {"endDate": days_after(&now, 5)}, "guarantee": {"amount": 10, "currency": "USD"}})).await.assert_status(200);
     let t = &r.body["data"];
     assert_eq!(
         t["guarantee"],
@@ -197,13 +190,10 @@ async fn lists_merge_by_index_and_a_shorter_list_truncates() {
     body["items"].as_array_mut().expect("items").push(second);
     let (id, token, _) = s.create(body).await;
     let r = s
-        .by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
-            json!({"items": [{"quantity": 7}]}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+        .owner(&token)
+        .patch(&id.to_string(), json!({"items": [{"quantity": 7}]}))
+        .await
+        .assert_status(200);
     let items = r.body["data"]["items"].as_array().expect("items");
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["id"], "item-1");
@@ -216,19 +206,14 @@ async fn invalid_changes_are_refused_with_every_problem_and_change_nothing() {
     let s = TestServer::start().await;
     let (id, token, before) = s.published().await;
     let r = s
-        .by("broker")
+        .owner(&token)
         .patch(
-            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+            &id.to_string(),
             json!({"minimalStep": {"amount": 900}, "value": {"currency": 5}, "colour": "red"}),
         )
-        .await;
-    assert_eq!(r.status, 422, "{}", r.text);
-    let names: Vec<&str> = r.body["errors"]
-        .as_array()
-        .expect("errors")
-        .iter()
-        .filter_map(|e| e["name"].as_str())
-        .collect();
+        .await
+        .assert_status(422);
+    let names = r.error_names();
     assert!(
         names.contains(&"colour") && names.contains(&"value.currency"),
         "{names:?}"
@@ -534,8 +519,7 @@ async fn a_tender_whose_periods_have_passed_is_refused_at_creation_but_a_late_dr
     };
     let begin = "period should begin before its end".to_string();
     let past = tender_body(&now, -1, 4);
-    let r = s.try_create(past).await;
-    assert_eq!(r.status, 422, "{}", r.text);
+    let r = s.try_create(past).await.assert_status(422);
     assert_eq!(
         refused(&r),
         [("enquiryPeriod.startDate".to_string(), begin.clone())]
@@ -559,13 +543,10 @@ async fn a_tender_whose_periods_have_passed_is_refused_at_creation_but_a_late_dr
 
     s.advance("P10D").await;
     let published = s
-        .by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{id}?acc_token={token}"),
-            json!({"status": "active.enquiries"}),
-        )
-        .await;
-    assert_eq!(published.status, 200, "{}", published.text);
+        .owner(&token)
+        .patch(&id.to_string(), json!({"status": "active.enquiries"}))
+        .await
+        .assert_status(200);
     assert_eq!(
         published.body["data"]["enquiryPeriod"],
         created["enquiryPeriod"]
