@@ -12,6 +12,8 @@
 
 pub mod checks;
 pub mod exchange;
+#[cfg(test)]
+mod layers;
 pub mod run;
 mod steps;
 pub mod target;
