@@ -1,7 +1,9 @@
 //! The server state other than records that a data directory keeps in its database: the
-//! server's clock and the brokers' own clocks. Without a data directory it starts afresh.
+//! server's clock, the brokers' own clocks and the test clocks. Without a data directory it
+//! starts afresh.
 
 use crate::clock::clocks::{Clocks, Keeper};
+use crate::clock::test_clocks;
 use crate::clock::{Clock, Saved};
 use crate::domain::stored;
 use crate::domain::time::Zone;
@@ -16,7 +18,7 @@ const BROKER_CLOCKS: &str = "broker_clocks";
 
 /// The clocks as the data directory left them (a `--clock-start` counts only for a new one);
 /// every later move is committed before it is made. With `own_clocks`, brokers may move
-/// clocks of their own.
+/// clocks of their own and have test clocks.
 pub fn clocks(
     store: &Arc<Store>,
     start: Option<OffsetDateTime>,
@@ -41,7 +43,24 @@ pub fn clocks(
             store.keep_state(BROKER_CLOCKS, json, version)
         }) as Keeper
     });
-    Ok(clocks.offering_own(kept, keeper))
+    let tests = store
+        .kept_clocks()
+        .iter()
+        .map(|(id, json)| {
+            stored::from_json::<test_clocks::Kept>(json)
+                .map_err(|e| format!("the kept test clock {id}: {e}"))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let test_keeper: Option<test_clocks::Keeper> = store.database_file().map(|_| {
+        let store = store.clone();
+        Box::new(move |kept: &test_clocks::Kept| {
+            let json = stored::to_json(kept).map_err(|e| e.to_string())?;
+            store.keep_clock(&kept.id, json)
+        }) as test_clocks::Keeper
+    });
+    Ok(clocks
+        .offering_own(kept, keeper)
+        .offering_tests(tests, test_keeper))
 }
 
 /// The server's clock as the data directory left it.

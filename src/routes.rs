@@ -5,7 +5,7 @@
 
 use crate::api::{
     awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, faults,
-    listing, lots, openapi, questions, tenders,
+    listing, lots, openapi, questions, tenders, test_clocks,
 };
 use crate::http::{App, error, pages};
 use salvo::catcher::Catcher;
@@ -80,7 +80,7 @@ fn complaints() -> Router {
 }
 
 /// The whole API surface, in the order of the spec's endpoint table, with the clock control API
-/// when `clock_api` and faults on demand when `faults_api`.
+/// and test clocks when `clock_api` and faults on demand when `faults_api`.
 pub fn router(clock_api: bool, faults_api: bool) -> Router {
     let questions = Router::with_path("questions")
         .get(questions::list)
@@ -172,6 +172,16 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
             Router::with_path("testing/clock")
                 .get(clock::show)
                 .post(clock::set),
+        );
+        let clock = Router::with_path("{clock_id}")
+            .get(test_clocks::show)
+            .post(test_clocks::set)
+            .delete(test_clocks::remove);
+        root = root.push(
+            Router::with_path("testing/clocks")
+                .get(test_clocks::list)
+                .post(test_clocks::create)
+                .push(clock),
         );
     }
     if faults_api {

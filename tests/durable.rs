@@ -940,3 +940,107 @@ async fn every_broker_s_clock_and_where_its_records_stand_survive_a_restart() {
     );
     s.stop();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn test_clocks_and_the_records_on_them_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Server::start(dir.path());
+    // `send` speaks as `broker`, the clocks' owner.
+    let ahead = s
+        .write(
+            reqwest::Method::POST,
+            "/testing/clocks",
+            json!({"name": "ahead", "now": "2027-01-04T09:00:00+02:00"}),
+        )
+        .await["data"]
+        .clone();
+    let id = ahead["id"].as_str().unwrap().to_string();
+    let still = s
+        .write(reqwest::Method::POST, "/testing/clocks", json!({}))
+        .await["data"]
+        .clone();
+    let gone = s
+        .write(reqwest::Method::POST, "/testing/clocks", json!({}))
+        .await["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, _) = s
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/testing/clocks/{gone}"),
+            None,
+        )
+        .await
+        .expect("the server answers");
+    assert_eq!(status, 200);
+    let created = s
+        .client
+        .post(format!("{}/api/2.3/tenders", s.base))
+        .basic_auth("broker", Some(""))
+        .header("X-Testing-Clock", &id)
+        .json(&json!({"data": tender_body("2027-01-04T09:00:00+02:00", 1, 4)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let created: Value = created.json().await.unwrap();
+    let tender = created["data"]["id"].as_str().unwrap().to_string();
+    let token = created["access"]["token"].as_str().unwrap().to_string();
+    let moved = s
+        .write(
+            reqwest::Method::POST,
+            &format!("/testing/clocks/{id}"),
+            json!({"advance": "P1DT1M"}),
+        )
+        .await;
+    let before = s.get(&url(&tender, &token)).await;
+    assert_eq!(before["data"]["status"], "active.tendering", "{before}");
+    let listed = s.get("/testing/clocks").await;
+    let found = s.get(&format!("/testing/clock?tender={tender}")).await;
+    let deleted = s.get(&format!("/testing/clocks/{gone}")).await;
+    let listing = s.get("/api/2.3/tenders").await;
+    s.stop();
+
+    let mut s = Server::start(dir.path());
+    pretty_assertions::assert_eq!(s.get("/testing/clocks").await, listed);
+    assert_eq!(listed["data"].as_array().map(Vec::len), Some(2), "{listed}");
+    assert_eq!(
+        s.get(&format!("/testing/clocks/{id}")).await["data"],
+        moved["data"]
+    );
+    assert_eq!(
+        s.get(&format!(
+            "/testing/clocks/{}",
+            still["id"].as_str().unwrap()
+        ))
+        .await["data"],
+        still
+    );
+    assert_eq!(s.get(&format!("/testing/clocks/{gone}")).await, deleted);
+    pretty_assertions::assert_eq!(s.get(&url(&tender, &token)).await, before);
+    pretty_assertions::assert_eq!(
+        s.get(&format!("/testing/clock?tender={tender}")).await,
+        found,
+        "the tender still lives on its clock"
+    );
+    pretty_assertions::assert_eq!(s.get("/api/2.3/tenders").await, listing);
+    // Moving that clock alone still ends its tender.
+    s.write(
+        reqwest::Method::POST,
+        &format!("/testing/clocks/{id}"),
+        json!({"advance": "P30D"}),
+    )
+    .await;
+    assert_eq!(
+        s.get(&url(&tender, &token)).await["data"]["status"],
+        "unsuccessful"
+    );
+    let server = s.get("/testing/clock?broker=broker").await;
+    assert_eq!(
+        (&server["data"]["now"], &server["data"]["own"]),
+        (&json!("2026-11-23T09:00:00.000000+02:00"), &json!(false)),
+        "the broker's own clock stays where the server's started"
+    );
+    s.stop();
+}

@@ -5,6 +5,8 @@
 //! a call without credentials reads the server's clock and, with `--testing`
 //! only (a server its runner owns), moves it or any broker's named in the body. A broker may
 //! move no clock but its own (403), and `GET ?broker=NAME` reads any broker's clock.
+//! `GET ?tender=ID` (or `?contract=ID`) reads the clock that record lives on: its owner's,
+//! or the test clock it was created on.
 //!
 //! A POST answers only after every transition that became due on the clock it moved has been
 //! applied, so the caller sees a settled world.
@@ -50,14 +52,65 @@ pub async fn show(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
+    let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
+    if let Some(shown) = record_s(&app, req, caller.as_deref())? {
+        reply::ok(req, res, shown);
+        return Ok(());
+    }
     let named = known(
         &app,
         req.query::<String>("broker").filter(|b| !b.is_empty()),
     )?;
-    let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
     let broker = named.or(caller.clone()).filter(|_| app.clocks.offers_own());
     reply::ok(req, res, state(&app, broker.as_deref(), caller.as_deref()));
     Ok(())
+}
+
+/// The clock of the record `?tender=ID` or `?contract=ID` names, as [`show`] answers for a
+/// broker's (`broker`, `own`) or a test clock's shows it (`clock`, its id, with `name`,
+/// `owner` and `deleted` if so), with the record's id; `None` when the request names none.
+fn record_s(app: &App, req: &Request, caller: Option<&str>) -> Result<Option<Json>, ApiError> {
+    let named = |key: &str| req.query::<String>(key).filter(|id| !id.is_empty());
+    let (kind, id, found) = if let Some(id) = named("tender") {
+        let found = app.store.read(&id, |t| (t.clock.clone(), t.owner.clone()));
+        (
+            "tender",
+            id,
+            found.ok_or_else(|| ApiError::not_found("tender_id"))?,
+        )
+    } else if let Some(id) = named("contract") {
+        let found = app
+            .store
+            .read_contract(&id, |c| (c.clock.clone(), c.owner.clone()));
+        (
+            "contract",
+            id,
+            found.ok_or_else(|| ApiError::not_found("contract_id"))?,
+        )
+    } else {
+        return Ok(None);
+    };
+    let mut shown = match found {
+        (Some(clock), _) => {
+            let reading = app
+                .clocks
+                .tests()
+                .reading(&clock)
+                .ok_or_else(|| ApiError::not_found("clock_id"))?;
+            let mut shown = super::test_clocks::shown(app, &reading, caller);
+            if let Some(fields) = shown.as_object_mut() {
+                fields.remove("id");
+                fields.insert("clock".into(), json!(clock.as_ref()));
+            }
+            shown
+        }
+        (None, owner) => {
+            let broker = Some(owner.as_ref()).filter(|_| app.clocks.offers_own());
+            state(app, broker, caller)
+        }
+    };
+    shown[kind] = json!(id);
+    Ok(Some(shown))
 }
 
 /// An ISO 8601 duration such as `P2DT3H`, `PT90S` or `P1W`.
@@ -105,6 +158,61 @@ fn mover(
     }
 }
 
+/// A move as `/testing/clock` and `/testing/clocks/{id}` take it: to `now`, or by
+/// `advance`, and `frozen` or not.
+pub(super) struct Move {
+    pub now: Option<Timestamp>,
+    pub advance: Option<Duration>,
+    pub frozen: Option<bool>,
+}
+
+impl Move {
+    /// Reads a move's fields from `o`; a bad one is noted in `o`, for its `done`.
+    pub(super) fn read(o: &mut Obj<'_>) -> Move {
+        let now: Option<Timestamp> = o.opt("now");
+        let advance: Option<String> = o.opt("advance");
+        let frozen: Option<bool> = o.opt("frozen");
+        let advance = match advance {
+            Some(text) => match parse_duration(&text) {
+                Some(d) => Some(d),
+                None => {
+                    o.fail(
+                        "advance",
+                        Problem::msg(format!(
+                            "Could not parse {text}. Should be an ISO 8601 duration such as P2DT3H."
+                        )),
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
+        Move {
+            now,
+            advance,
+            frozen,
+        }
+    }
+
+    pub(super) fn target(&self) -> Option<time::OffsetDateTime> {
+        self.now.map(|t| t.instant())
+    }
+
+    /// The refusal of this move, which `error` refused; `now`: the clock's time, which a
+    /// move back is told.
+    pub(super) fn refused(&self, error: ClockError, now: impl FnOnce() -> Timestamp) -> ApiError {
+        let field = if self.now.is_some() { "now" } else { "advance" };
+        let message = match error {
+            ClockError::Backwards => {
+                format!("The clock only moves forward; it is now {}.", now())
+            }
+            ClockError::OutOfRange => "The clock cannot move that far.".to_string(),
+            ClockError::Unavailable(reason) => return Refusal::Unavailable(reason).into(),
+        };
+        Refusal::field(field, Problem::msg(message)).into()
+    }
+}
+
 #[handler]
 pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
     let app = app(depot)?;
@@ -113,44 +221,17 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
     let data = body.data()?;
     let cx = app.cx();
     let mut o = Obj::new(data, &cx, "Clock").map_err(Refusal::from)?;
-    let now: Option<Timestamp> = o.opt("now");
-    let advance: Option<String> = o.opt("advance");
-    let frozen: Option<bool> = o.opt("frozen");
+    let wanted = Move::read(&mut o);
     let named: Option<String> = o.opt("broker");
-    let advance = match advance {
-        Some(text) => match parse_duration(&text) {
-            Some(d) => Some(d),
-            None => {
-                o.fail(
-                    "advance",
-                    Problem::msg(format!(
-                        "Could not parse {text}. Should be an ISO 8601 duration such as P2DT3H."
-                    )),
-                );
-                None
-            }
-        },
-        None => None,
-    };
     o.done(|| Some(())).map_err(Refusal::from)?;
     let broker = mover(&app, caller.as_deref(), named)?.filter(|_| app.clocks.offers_own());
-    let target = now.map(|t| t.instant());
+    let (target, advance, frozen) = (wanted.target(), wanted.advance, wanted.frozen);
     let moved = match &broker {
         Some(broker) => app.clocks.set_own(broker, target, advance, frozen),
         None => app.clocks.set_server(target, advance, frozen),
     };
-    let field = if now.is_some() { "now" } else { "advance" };
-    let problem = match moved {
-        Ok(_) => None,
-        Err(ClockError::Backwards) => Some(format!(
-            "The clock only moves forward; it is now {}.",
-            app.clocks.reading(broker.as_deref()).now
-        )),
-        Err(ClockError::OutOfRange) => Some("The clock cannot move that far.".to_string()),
-        Err(ClockError::Unavailable(reason)) => return Err(Refusal::Unavailable(reason).into()),
-    };
-    if let Some(message) = problem {
-        return Err(Refusal::field(field, Problem::msg(message)).into());
+    if let Err(error) = moved {
+        return Err(wanted.refused(error, || app.clocks.reading(broker.as_deref()).now));
     }
     // A broker's move runs its own tenders' transitions; the server's, everyone's due.
     app.store.run_due(broker.as_deref()).await;

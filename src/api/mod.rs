@@ -1,5 +1,5 @@
 //! The API's resources, one module per resource (tenders and what they hold, the listings,
-//! the document service, the clock and fault APIs, the dashboard, the OpenAPI description),
+//! the document service, the clock, test clock and fault APIs, the dashboard, the OpenAPI description),
 //! each on the shared plumbing of `http`. `routes` composes them.
 
 pub mod awards;
@@ -17,3 +17,4 @@ pub mod lots;
 pub mod openapi;
 pub mod questions;
 pub mod tenders;
+pub mod test_clocks;

@@ -1,5 +1,6 @@
 //! `/tenders` (creation) and `/tenders/{tender_id}`: read and change a tender.
 
+use super::test_clocks;
 use crate::domain::ids;
 use crate::domain::tender::{NewTender, Tender};
 use crate::domain::views;
@@ -39,8 +40,11 @@ pub async fn create(
     let data = body.data()?;
     let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
     broker.may_create(Level::Tenders, test_mode, "tender")?;
-    // A new tender lives on its owner's clock from the start (its clock key: its owner).
-    let now = app.store.now_for(&broker.name);
+    // A new tender lives on its owner's clock from the start, or on the test clock it names
+    // (held until the tender is stored, so that the clock is not deleted meanwhile).
+    let on = test_clocks::chosen(&app, req, data, &broker.name).await?;
+    let clock = on.as_ref().map(|held| held.id.clone());
+    let now = app.store.now_for(clock.as_deref().unwrap_or(&broker.name));
     let input = NewTender::parse(data, &app.cx())?.starting(now)?;
     let (token, token_hash) = ids::new_token();
     let tender_id = app.store.next_tender_id(now);
@@ -52,7 +56,8 @@ pub async fn create(
         token_hash,
         app.base_url(req),
         now,
-    );
+    )
+    .on_clock(clock);
     let pretty = wants_pretty(req);
     let (id, text) = app
         .store
@@ -63,6 +68,7 @@ pub async fn create(
             )
         })
         .await?;
+    drop(on);
     reply::created_rendered(res, &format!("{}/tenders/{id}", app.api_root(req)), text);
     Ok(())
 }

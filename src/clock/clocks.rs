@@ -1,12 +1,15 @@
-//! The one place that says which clock a record lives on, by the record's clock key (its
-//! owner's name; see `Tender::clock_key`). Every rule about a tender or a contract takes
-//! "now" from here, through the store, never from a clock of its own choosing.
+//! The one place that says which clock a record lives on, by the record's clock key (see
+//! `Tender::clock_key`): a test clock's id, else its owner's name. Every rule about a tender
+//! or a contract takes "now" from here, through the store, never from a clock of its own
+//! choosing.
 //!
 //! On a server that offers them (`--testing`, `--sandbox`) a broker may have a clock of its
 //! own: made at its first move as a copy of the server's, then moved by that broker alone.
 //! Until then, and for every broker on a server that does not offer them, a broker's records
-//! live on the server's clock.
+//! live on the server's clock. There a broker may also create test clocks
+//! ([`super::test_clocks`]), each holding the records created on it.
 
+use super::test_clocks::{self, TestClockError, TestClocks, TestReading};
 use super::{Clock, ClockError, Saved};
 use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeMap, HashMap};
@@ -25,6 +28,8 @@ pub struct Clocks {
     /// The brokers' own clocks, by broker name. Moves take the write lock, one at a time.
     own: RwLock<HashMap<String, Arc<Clock>>>,
     keeper: Option<Keeper>,
+    /// Test clocks, by id (only where own clocks are offered).
+    tests: TestClocks,
     /// Counts every move of any of the clocks.
     moved: watch::Sender<u64>,
 }
@@ -48,6 +53,7 @@ impl Clocks {
             offered: false,
             own: RwLock::default(),
             keeper: None,
+            tests: TestClocks::default(),
             moved,
         }
     }
@@ -62,6 +68,17 @@ impl Clocks {
             .map(|(broker, saved)| (broker, Arc::new(Clock::restore(saved))))
             .collect();
         self.own = RwLock::new(restored);
+        self
+    }
+
+    /// Offers test clocks too, those of an earlier run restored (see
+    /// [`TestClocks::restore`]).
+    pub fn offering_tests(
+        mut self,
+        kept: Vec<test_clocks::Kept>,
+        keeper: Option<test_clocks::Keeper>,
+    ) -> Clocks {
+        self.tests = TestClocks::restore(kept, keeper);
         self
     }
 
@@ -83,8 +100,12 @@ impl Clocks {
         &self.server
     }
 
-    /// The clock the records keyed `key` live on: a broker's own, else the server's.
+    /// The clock the records keyed `key` live on: the test clock of that id, else the
+    /// broker's own of that name, else the server's.
     pub fn of(&self, key: &str) -> Arc<Clock> {
+        if let Some(clock) = self.tests.clock(key) {
+            return clock;
+        }
         self.read_own()
             .get(key)
             .cloned()
@@ -94,7 +115,7 @@ impl Clocks {
     /// Whether the records keyed `key` live on a clock other than the server's (they are
     /// then stamped in its time).
     pub fn has_own(&self, key: &str) -> bool {
-        self.offered && self.read_own().contains_key(key)
+        self.offered && (self.tests.clock(key).is_some() || self.read_own().contains_key(key))
     }
 
     /// "Now" for the records keyed `key`, in the server's zone.
@@ -121,6 +142,38 @@ impl Clocks {
         frozen: Option<bool>,
     ) -> Result<OffsetDateTime, ClockError> {
         let moved = self.server.set(target, advance, frozen)?;
+        self.moved.send_modify(|n| *n += 1);
+        Ok(moved)
+    }
+
+    /// The test clocks, to read, create, hold and delete (moves go through
+    /// [`Clocks::set_test`], which tells the scheduler).
+    pub fn tests(&self) -> &TestClocks {
+        &self.tests
+    }
+
+    /// A new test clock of `owner` standing still at `start`, by default where `owner`'s
+    /// own clock (or the server's) stands now.
+    pub fn create_test(
+        &self,
+        owner: &str,
+        name: Option<String>,
+        start: Option<OffsetDateTime>,
+    ) -> Result<TestReading, TestClockError> {
+        let start = start.unwrap_or_else(|| self.of(owner).now());
+        self.tests.create(owner, name, start)
+    }
+
+    /// Moves the test clock `id` for `mover`, its owner (see [`TestClocks::set`]).
+    pub fn set_test(
+        &self,
+        id: &str,
+        mover: &str,
+        target: Option<OffsetDateTime>,
+        advance: Option<Duration>,
+        frozen: Option<bool>,
+    ) -> Result<OffsetDateTime, TestClockError> {
+        let moved = self.tests.set(id, mover, target, advance, frozen)?;
         self.moved.send_modify(|n| *n += 1);
         Ok(moved)
     }
@@ -201,6 +254,29 @@ mod tests {
             Err(ClockError::Backwards)
         );
         assert!(!c.has_own("broker"));
+    }
+
+    #[test]
+    fn a_record_on_a_test_clock_reads_that_clock_and_no_other_moves_with_it() {
+        let c = clocks();
+        let server = c.reading(None).now;
+        let made = c
+            .create_test("broker", None, None)
+            .expect("a clock is made");
+        assert_eq!(made.now, server.instant(), "made at the broker's now");
+        assert!(c.has_own(&made.id) && !c.has_own("broker"));
+        let later = c
+            .set_test(&made.id, "broker", None, Some(Duration::days(30)), None)
+            .unwrap();
+        assert_eq!(c.now_for(&made.id).instant(), later);
+        assert_eq!(c.now_for("broker"), server, "the broker's own stays");
+        assert_eq!(c.reading(None).now, server, "and the server's");
+        assert_eq!(
+            c.set_test(&made.id, "broker1", None, Some(Duration::days(1)), None),
+            Err(TestClockError::Foreign)
+        );
+        let second = c.create_test("broker", None, None).unwrap();
+        assert_eq!(c.now_for(&second.id), server, "a second one stands apart");
     }
 
     #[test]

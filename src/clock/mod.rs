@@ -1,8 +1,10 @@
 //! A clock: the wall clock plus an offset, optionally frozen. Time only moves forward.
 //! Tests and brokers move it through the clock control API. Which clock a record lives on,
-//! and telling the scheduler that one moved, is [`clocks::Clocks`]'s.
+//! and telling the scheduler that one moved, is [`clocks::Clocks`]'s; test clocks, many per
+//! broker, are [`test_clocks`]'.
 
 pub mod clocks;
+pub mod test_clocks;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;

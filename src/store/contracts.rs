@@ -85,6 +85,10 @@ impl Store {
             indexes
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));
+            if let Some(clock) = &contract.clock {
+                let on = indexes.on_test_clocks.entry(clock.to_string()).or_default();
+                on.contracts.push(contract.id.to_string());
+            }
             let id = contract.id.clone();
             if places.insert(id, Place::new(contract, row, ())).is_some() {
                 return Err(format!("a contract is stored twice (row {row})"));
@@ -144,6 +148,10 @@ impl Store {
             indexes
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));
+            if let Some(clock) = &contract.clock {
+                let on = indexes.on_test_clocks.entry(clock.to_string()).or_default();
+                on.contracts.push(contract.id.to_string());
+            }
             drop(indexes);
             let id = contract.id.clone();
             self.contracts.add(id, Place::new(contract, row, ()));

@@ -15,7 +15,7 @@ use std::thread;
 pub const FILE_NAME: &str = "registry.sqlite3";
 
 /// The schema this server writes. Each step of [`MIGRATIONS`] takes a file one version up.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: tenders in their stored JSON form; the server's own state by name.
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
@@ -38,6 +38,9 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
      ALTER TABLE tenders_by_row RENAME TO tenders;",
     // 2 → 3: contracts under management, by row as tenders are.
     "CREATE TABLE contracts (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);",
+    // 3 → 4: test clocks, one row each by id (an earlier file has none: its records live on
+    // their owners' clocks).
+    "CREATE TABLE clocks (id TEXT PRIMARY KEY, record TEXT NOT NULL);",
 ];
 
 /// The most writes committed in one transaction.
@@ -74,6 +77,8 @@ pub enum Write {
     },
     /// The row of a bid its tender no longer holds.
     BidGone { row: i64 },
+    /// A test clock (JSON text), new or changed, by id.
+    Clock { id: String, record: Vec<u8> },
     /// A named piece of server state; of two writes with versions, the later version wins.
     State {
         name: &'static str,
@@ -108,6 +113,8 @@ const STOPPED: &str = "the database writer has stopped";
 /// The server state the file held when the server started (its tenders go to a callback).
 pub struct Loaded {
     pub state: Vec<(String, String)>,
+    /// The test clocks' records (JSON text), by id.
+    pub clocks: Vec<(String, String)>,
 }
 
 /// A record read from the file.
@@ -279,7 +286,11 @@ fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
     let state = state
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    Ok(Loaded { state })
+    let mut clocks = conn.prepare("SELECT id, record FROM clocks")?;
+    let clocks = clocks
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Loaded { state, clocks })
 }
 
 fn write_loop(conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
@@ -346,6 +357,7 @@ struct Statements<'c> {
     bid: rusqlite::Statement<'c>,
     bid_gone: rusqlite::Statement<'c>,
     state: rusqlite::Statement<'c>,
+    clock: rusqlite::Statement<'c>,
 }
 
 impl<'c> Statements<'c> {
@@ -368,6 +380,10 @@ impl<'c> Statements<'c> {
             state: conn.prepare(
                 "INSERT INTO state (name, value) VALUES (?1, ?2)
                  ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            )?,
+            clock: conn.prepare(
+                "INSERT INTO clocks (id, record) VALUES (?1, ?2)
+                 ON CONFLICT (id) DO UPDATE SET record = excluded.record",
             )?,
         })
     }
@@ -412,6 +428,9 @@ impl<'c> Statements<'c> {
                 }
                 Write::BidGone { row } => {
                     self.bid_gone.execute(params![row])?;
+                }
+                Write::Clock { id, record } => {
+                    self.clock.execute(params![id, Text(record)])?;
                 }
                 Write::State {
                     name,

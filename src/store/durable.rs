@@ -46,6 +46,25 @@ impl Store {
         })
     }
 
+    /// The test clocks the data directory held at start-up: (id, record as JSON text).
+    pub fn kept_clocks(&self) -> &[(String, String)] {
+        self.durable.as_ref().map_or(&[], |d| d.clocks.as_slice())
+    }
+
+    /// Commits a test clock's record (JSON text) by id, replacing the one kept; without a
+    /// data directory, nothing to do. The caller orders the writes of one clock.
+    pub fn keep_clock(&self, id: &str, record: Vec<u8>) -> Result<(), String> {
+        let Some(durable) = &self.durable else {
+            return Ok(());
+        };
+        blocking(|| {
+            durable.database.commit(vec![Write::Clock {
+                id: id.to_string(),
+                record,
+            }])
+        })
+    }
+
     /// The database file, when the store is kept in one.
     pub fn database_file(&self) -> Option<&Path> {
         self.durable.as_ref().map(|d| d.database.path())

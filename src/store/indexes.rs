@@ -18,6 +18,16 @@ pub struct Indexes {
     /// breaks ties.
     schedule: HashMap<String, BTreeSet<(i64, Id)>>,
     daily: HashMap<Date, u32>,
+    /// The records created on each test clock, by its id: a clock's deletion waits for them
+    /// to finish.
+    pub on_test_clocks: HashMap<String, OnClock>,
+}
+
+/// The records of one test clock: its tenders and their contracts under management.
+#[derive(Debug, Default, Clone)]
+pub struct OnClock {
+    pub tenders: Vec<String>,
+    pub contracts: Vec<String>,
 }
 
 /// A tender's entry in the schedule, if it has a next check.
@@ -68,6 +78,12 @@ impl Indexes {
         old: Option<&Tender>,
     ) -> bool {
         let key = new.clock_key();
+        if old.is_none()
+            && let Some(clock) = &new.clock
+        {
+            let on = self.on_test_clocks.entry(clock.to_string()).or_default();
+            on.tenders.push(new.id.to_string());
+        }
         let earliest = self
             .schedule
             .get(key)

@@ -85,6 +85,8 @@ struct Durable {
     next_contract_row: AtomicI64,
     /// The server state found in the file at start-up, by name.
     state: HashMap<String, String>,
+    /// The test clocks found in the file at start-up (JSON text), by id.
+    clocks: Vec<(String, String)>,
 }
 
 /// The name the auction calendar is kept under among the file's server state.
@@ -200,6 +202,28 @@ impl Store {
                 (!clock.is_frozen()).then(|| due.instant() - clock.now())
             })
             .min()
+    }
+
+    /// The records on the test clock `clock` still in a live status, each named with its
+    /// status (a tender not finished, a contract under management still active).
+    pub fn live_on(&self, clock: &str) -> Vec<String> {
+        let on = lock(&self.indexes)
+            .on_test_clocks
+            .get(clock)
+            .cloned()
+            .unwrap_or_default();
+        let tenders = on.tenders.iter().filter_map(|id| {
+            self.read(id, |t| {
+                (!t.status.is_terminal()).then(|| format!("tender {id} ({})", t.status.as_str()))
+            })?
+        });
+        let contracts = on.contracts.iter().filter_map(|id| {
+            self.read_contract(id, |c| {
+                (c.status == crate::contracting::contract::Status::Active)
+                    .then(|| format!("contract {id} ({})", c.status.as_str()))
+            })?
+        });
+        tenders.chain(contracts).collect()
     }
 
     /// A page of the listing, with the listed fields of each row when the request wants fields.

@@ -298,6 +298,50 @@ async fn a_file_of_schema_version_1_is_migrated_with_its_bids() {
     assert!(!record.contains("\"bids\""), "{record}");
 }
 
+/// A file of the schema before test clocks gains their table: its tenders live on their
+/// owners' clocks, and a test clock kept afterwards is read back at the next start.
+#[tokio::test]
+async fn a_file_of_schema_version_3_is_migrated_to_keep_test_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tender, _, _) = published();
+    let record = String::from_utf8(stored::to_json(&tender).unwrap()).unwrap();
+    let conn = rusqlite::Connection::open(dir.path().join(database::FILE_NAME)).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+         CREATE TABLE tenders (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);
+         CREATE TABLE bids (
+             row INTEGER PRIMARY KEY, tender_id TEXT NOT NULL, id TEXT NOT NULL,
+             record TEXT NOT NULL);
+         CREATE TABLE contracts (row INTEGER PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL);
+         PRAGMA user_version = 3;",
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO tenders (row, id, record) VALUES (1, ?1, ?2)",
+        [tender.id.as_str(), record.as_str()],
+    )
+    .unwrap();
+    drop(conn);
+    let store = reopen(dir.path());
+    assert_eq!(
+        store.read(&tender.id, |t| t.clock_key().to_string()),
+        Some(tender.owner.to_string())
+    );
+    assert!(store.kept_clocks().is_empty());
+    store
+        .keep_clock("c0", br#"{"kept":1}"#.to_vec())
+        .expect("kept");
+    store
+        .keep_clock("c0", br#"{"kept":2}"#.to_vec())
+        .expect("kept again");
+    drop(store);
+    let store = reopen(dir.path());
+    assert_eq!(
+        store.kept_clocks(),
+        [("c0".to_string(), r#"{"kept":2}"#.to_string())]
+    );
+}
+
 fn stored_form(store: &Store, id: &str) -> String {
     store
         .read(id, |t| stored::to_json(t).expect("serialises"))

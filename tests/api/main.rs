@@ -23,3 +23,4 @@ mod questions;
 mod reconsideration;
 mod sandbox_modes;
 mod tenders;
+mod test_clocks;

@@ -570,6 +570,16 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     json!({"type": "string"}),
                     "Read this broker's clock",
                 )
+                .query(
+                    "tender",
+                    json!({"type": "string"}),
+                    "Read the clock this tender lives on: its owner's, or its test clock",
+                )
+                .query(
+                    "contract",
+                    json!({"type": "string"}),
+                    "Read the clock this contract under management lives on (its tender's)",
+                )
                 // Credentials that name no known broker are refused, never taken for none.
                 .errors(&[403, 404])
                 .ok("Clock")
@@ -583,6 +593,66 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 )
                 .body_example("ClockInput", json!({"advance": "PT1H"}))
                 .ok("Clock")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+    }
+    if clock_api {
+        routes.push(item(
+            "/testing/clocks",
+            vec![
+                get(
+                    "testing",
+                    "The calling broker's live test clocks, in the order made",
+                )
+                .broker()
+                .errors(&[403])
+                .ok_list("TestClock")
+                .only_with(&["--testing", "--sandbox"]),
+                post(
+                    "testing",
+                    "Create a test clock (a broker, at most 100 live): it stands still at \
+                     `now` until moved. A tender created with the X-Testing-Clock header, or \
+                     `clock=ID` among the words of procurementMethodDetails, lives on it",
+                )
+                .broker()
+                .body_example(
+                    "TestClockInput",
+                    json!({"name": "nightly", "now": "2026-11-23T09:00:00+02:00"}),
+                )
+                .errors(&[409])
+                .created("TestClock", false)
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/clocks/{clock_id}",
+            vec![
+                get(
+                    "testing",
+                    "A test clock (anyone; a deleted one shows `deleted`)",
+                )
+                .errors(&[403])
+                .ok("TestClock")
+                .only_with(&["--testing", "--sandbox"]),
+                post(
+                    "testing",
+                    "Move a test clock forward, freeze or release it (its owner); answers \
+                     once every transition that fell due on it is applied",
+                )
+                .broker()
+                .body_example("TestClockMove", json!({"advance": "P30D"}))
+                .errors(&[409])
+                .ok("TestClock")
+                .only_with(&["--testing", "--sandbox"]),
+                delete(
+                    "testing",
+                    "Delete a test clock (its owner) once none of its records is live; its \
+                     finished records stay, on the clock frozen at its last moment",
+                )
+                .broker()
+                .errors(&[409])
+                .ok("TestClock")
                 .only_with(&["--testing", "--sandbox"]),
             ],
         ));

@@ -383,6 +383,45 @@ pub fn schemas() -> Map<String, Json> {
                     "movable": {"type": "boolean", "description": "Whether the caller may move this clock"},
                     "broker": {"type": "string", "description": "Whose clock, for a broker's"},
                     "own": {"type": "boolean", "description": "Whether the broker has moved a clock of its own (else it reads the server's)"},
+                    "clock": {"type": "string", "description": "With ?tender= or ?contract=: the test clock the record lives on (then name, owner and deleted as a TestClock shows them)"},
+                    "tender": {"type": "string", "description": "The tender ?tender= named"},
+                    "contract": {"type": "string", "description": "The contract ?contract= named"},
+                }),
+            ),
+        ),
+        (
+            "TestClock",
+            object(
+                &["id", "now", "frozen", "owner"],
+                json!({
+                    "id": {"type": "string", "description": "32 hexadecimal digits"},
+                    "name": {"type": ["string", "null"]},
+                    "now": moment(),
+                    "frozen": {"type": "boolean", "description": "A new test clock stands still until moved"},
+                    "owner": {"type": "string", "description": "The broker that created it, the only one that moves or deletes it"},
+                    "movable": {"type": "boolean", "description": "Whether the caller may move this clock"},
+                    "deleted": {"type": "boolean", "description": "Deleted: its finished records stay, on the clock frozen at its last moment"},
+                }),
+            ),
+        ),
+        (
+            "TestClockInput",
+            object(
+                &[],
+                json!({
+                    "name": {"type": "string", "maxLength": 200},
+                    "now": {"allOf": [moment()], "description": "Where it stands, past or future (by default the broker's clock's now)"},
+                }),
+            ),
+        ),
+        (
+            "TestClockMove",
+            object(
+                &[],
+                json!({
+                    "now": moment(),
+                    "advance": {"type": "string", "description": "ISO 8601 duration, e.g. P2DT3H"},
+                    "frozen": {"type": "boolean"},
                 }),
             ),
         ),
@@ -449,6 +488,7 @@ pub fn responses() -> Map<String, Json> {
         (403, "No or wrong credentials or token: url/permission/Forbidden"),
         (404, "Unknown path or record: url/not_found or url/<id parameter>"),
         (413, "The body is larger than --max-body"),
+        (409, "A state that forbids it: a deleted test clock, a clock holding live records, a broker holding 100 test clocks"),
         (415, "Content-Type is not application/json: header/Content-Type"),
         (422, "Invalid body or a rule of the current phase: one entry per field at fault"),
     ]

@@ -523,6 +523,13 @@ impl Tender {
         self.listed_at.unwrap_or(self.date_modified)
     }
 
+    /// The tender living on the test clock `clock` (with `None`, on its owner's), as made at
+    /// that clock's now: chosen once, at its creation.
+    pub fn on_clock(mut self, clock: Option<String>) -> Tender {
+        self.clock = clock.map(Text::from);
+        self
+    }
+
     /// The key of the clock the tender lives on: its test clock's id, else its owner's name.
     pub fn clock_key(&self) -> &str {
         self.clock.as_deref().unwrap_or(&self.owner)

@@ -1,0 +1,328 @@
+//! Test clocks as objects (with `--testing` or `--sandbox`): `POST`/`GET /testing/clocks`,
+//! `GET`/`POST`/`DELETE /testing/clocks/{clock_id}`, and the choice of a new tender's clock
+//! (`X-Testing-Clock`, or `clock=ID` among the sandbox words of `procurementMethodDetails`).
+//!
+//! A broker creates, lists, moves and deletes its own (credentials required; credentials that
+//! name no known broker are refused, 403); anyone reads one by id. A move takes the body
+//! `/testing/clock` takes and answers once every transition due on the clock is applied.
+//! A deletion waits for the clock's records to finish (409 naming the live ones); its finished
+//! records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
+//! and reading the clock then shows `deleted`. A broker holds at most
+//! [`MOST_PER_BROKER`] live clocks: one more is refused with 409.
+
+use super::clock::Move;
+use crate::clock::test_clocks::{
+    Attached, LONGEST_NAME, MOST_PER_BROKER, TestClockError, TestReading,
+};
+use crate::domain::Refusal;
+use crate::domain::input::Input;
+use crate::domain::parse::{Obj, Problem};
+use crate::domain::time::Timestamp;
+use crate::http::error::ApiError;
+use crate::http::{App, app, body, param, reply};
+use salvo::http::StatusCode;
+use salvo::prelude::*;
+use serde_json::{Value as Json, json};
+
+/// The header that names the test clock a new tender lives on.
+pub const HEADER: &str = "X-Testing-Clock";
+
+/// A test clock as the API shows it to `caller`: whether the caller may move it.
+pub fn shown(app: &App, r: &TestReading, caller: Option<&str>) -> Json {
+    let mut shown = json!({
+        "id": r.id,
+        "name": r.name,
+        "now": app.zone.at(r.now),
+        "frozen": r.frozen,
+        "owner": r.owner,
+        "movable": !r.deleted && caller == Some(r.owner.as_str()),
+    });
+    if r.deleted {
+        shown["deleted"] = json!(true);
+    }
+    shown
+}
+
+/// The calling broker, which a test clock's owner must be.
+fn broker(app: &App, req: &Request) -> Result<String, ApiError> {
+    match app.brokers.caller(req)? {
+        Some(broker) => Ok(broker.name.clone()),
+        None => Err(ApiError::forbidden()),
+    }
+}
+
+/// The refusal of a request about the clock `id`.
+fn refused(id: &str, error: TestClockError) -> ApiError {
+    match error {
+        TestClockError::Unknown => ApiError::not_found("clock_id"),
+        TestClockError::Foreign => ApiError::forbidden(),
+        TestClockError::Deleted => ApiError::new(
+            StatusCode::CONFLICT,
+            "url",
+            "clock_id",
+            format!("The test clock {id} was deleted: it is no longer moved nor given records."),
+        ),
+        TestClockError::TooMany => too_many(),
+        TestClockError::Move(crate::clock::ClockError::Unavailable(reason)) => {
+            Refusal::Unavailable(reason).into()
+        }
+        TestClockError::Move(_) => {
+            Refusal::field("now", Problem::msg("The clock cannot move that far.")).into()
+        }
+    }
+}
+
+fn too_many() -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        "body",
+        "data",
+        format!(
+            "A broker holds at most {MOST_PER_BROKER} test clocks; delete one it no longer needs first."
+        ),
+    )
+}
+
+#[handler]
+pub async fn create(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let body = body::read(req, app.max_body).await?;
+    let owner = broker(&app, req)?;
+    let data = body.data()?;
+    let cx = app.cx();
+    let mut o = Obj::new(data, &cx, "Clock").map_err(Refusal::from)?;
+    let name: Option<String> = o.opt("name");
+    let now: Option<Timestamp> = o.opt("now");
+    if name
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > LONGEST_NAME)
+    {
+        o.fail(
+            "name",
+            Problem::msg(format!("A name holds at most {LONGEST_NAME} characters.")),
+        );
+    }
+    o.done(|| Some(())).map_err(Refusal::from)?;
+    let made = app
+        .clocks
+        .create_test(&owner, name, now.map(|t| t.instant()))
+        .map_err(|e| match e {
+            TestClockError::TooMany => too_many(),
+            TestClockError::Move(crate::clock::ClockError::OutOfRange) => {
+                Refusal::field("now", Problem::msg("The clock cannot stand that far on.")).into()
+            }
+            other => refused("", other),
+        })?;
+    let location = format!("{}/testing/clocks/{}", app.base_url(req), made.id);
+    let shown = shown(&app, &made, Some(&owner));
+    reply::created(req, res, &location, shown, None);
+    Ok(())
+}
+
+#[handler]
+pub async fn list(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let owner = broker(&app, req)?;
+    let clocks: Vec<Json> = app
+        .clocks
+        .tests()
+        .of_owner(&owner)
+        .iter()
+        .map(|r| shown(&app, r, Some(&owner)))
+        .collect();
+    reply::ok(req, res, clocks);
+    Ok(())
+}
+
+#[handler]
+pub async fn show(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
+    let id = param(req, "clock_id");
+    let reading = app
+        .clocks
+        .tests()
+        .reading(&id)
+        .ok_or_else(|| ApiError::not_found("clock_id"))?;
+    reply::ok(req, res, shown(&app, &reading, caller.as_deref()));
+    Ok(())
+}
+
+#[handler]
+pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let body = body::read(req, app.max_body).await?;
+    let mover = broker(&app, req)?;
+    let id = param(req, "clock_id");
+    let data = body.data()?;
+    let cx = app.cx();
+    let mut o = Obj::new(data, &cx, "Clock").map_err(Refusal::from)?;
+    let wanted = Move::read(&mut o);
+    o.done(|| Some(())).map_err(Refusal::from)?;
+    let moved = app
+        .clocks
+        .set_test(&id, &mover, wanted.target(), wanted.advance, wanted.frozen);
+    match moved {
+        Ok(_) => {}
+        Err(TestClockError::Move(error)) => {
+            let now = || {
+                let reading = app.clocks.tests().reading(&id);
+                app.zone
+                    .at(reading.map_or_else(|| app.clocks.server().now(), |r: TestReading| r.now))
+            };
+            return Err(wanted.refused(error, now));
+        }
+        Err(other) => return Err(refused(&id, other)),
+    }
+    app.store.run_due(Some(&id)).await;
+    let reading = app
+        .clocks
+        .tests()
+        .reading(&id)
+        .ok_or_else(|| ApiError::not_found("clock_id"))?;
+    reply::ok(req, res, shown(&app, &reading, Some(&mover)));
+    Ok(())
+}
+
+#[handler]
+pub async fn remove(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let app = app(depot)?;
+    let mover = broker(&app, req)?;
+    let id = param(req, "clock_id");
+    let tests = app.clocks.tests();
+    let deleting = tests.deleting().await;
+    // Refused as a deletion would be, before the records are looked at.
+    match tests.reading(&id) {
+        None => return Err(refused(&id, TestClockError::Unknown)),
+        Some(r) if r.owner != mover => return Err(refused(&id, TestClockError::Foreign)),
+        Some(r) if r.deleted => return Err(refused(&id, TestClockError::Deleted)),
+        Some(_) => {}
+    }
+    let live = app.store.live_on(&id);
+    if !live.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "url",
+            "clock_id",
+            format!(
+                "The test clock {id} holds records in a live status: {}. A clock is deleted once its records are finished.",
+                live.join(", ")
+            ),
+        ));
+    }
+    let gone = tests
+        .delete(&deleting, &id, &mover)
+        .map_err(|e| refused(&id, e))?;
+    drop(deleting);
+    reply::ok(req, res, shown(&app, &gone, Some(&mover)));
+    Ok(())
+}
+
+/// The `clock=ID` word among the sandbox words of `procurementMethodDetails` (words apart by
+/// commas, as in `quick, accelerator=1440, clock=ID`).
+fn clock_word(details: &str) -> Option<&str> {
+    details
+        .split(',')
+        .find_map(|word| word.trim().strip_prefix("clock="))
+        .map(str::trim)
+}
+
+/// The test clock a new tender of `broker` asks to live on, held until the tender is stored
+/// (`None`: its owner's clock). Named by the `X-Testing-Clock` header or by `clock=ID` in
+/// `procurementMethodDetails`, only on a server that offers test clocks; it must be the
+/// broker's own and not deleted.
+pub async fn chosen<'a>(
+    app: &'a App,
+    req: &Request,
+    data: &Input<'_>,
+    broker: &str,
+) -> Result<Option<Attached<'a>>, ApiError> {
+    if !app.sandbox {
+        return Ok(None);
+    }
+    let header = match req.headers().get(HEADER) {
+        None => None,
+        Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "header",
+                HEADER,
+                "The header should hold a test clock's id.",
+            )
+        })?),
+    };
+    let word = data
+        .get("procurementMethodDetails")
+        .and_then(Input::as_str)
+        .and_then(clock_word);
+    let (id, location, name) = match (header, word) {
+        (None, None) => return Ok(None),
+        (Some(h), Some(w)) if h != w => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "body",
+                "procurementMethodDetails",
+                format!("It names the test clock {w}, the {HEADER} header another ({h})."),
+            ));
+        }
+        (Some(h), _) => (h, "header", HEADER),
+        (None, Some(w)) => (w, "body", "procurementMethodDetails"),
+    };
+    app.clocks
+        .tests()
+        .attach(id, broker)
+        .await
+        .map(Some)
+        .map_err(|e| {
+            let (status, description) = match e {
+                TestClockError::Foreign => (
+                    StatusCode::FORBIDDEN,
+                    format!("The test clock {id} is another broker's."),
+                ),
+                TestClockError::Deleted => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("The test clock {id} was deleted: it is given no records."),
+                ),
+                _ => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("No test clock has the id {id}."),
+                ),
+            };
+            ApiError::new(status, location, name, description)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock_word;
+
+    #[test]
+    fn the_clock_word_is_found_among_the_sandbox_words() {
+        let id = "0123456789abcdef0123456789abcdef";
+        for details in [
+            format!("quick, accelerator=1440, clock={id}"),
+            format!("clock={id}"),
+            format!("quick,clock={id} ,accelerator=10"),
+        ] {
+            assert_eq!(clock_word(&details), Some(id), "{details}");
+        }
+        assert_eq!(clock_word("quick, accelerator=1440"), None);
+        assert_eq!(clock_word("quick, aclock=1"), None);
+    }
+}

@@ -1,0 +1,808 @@
+//! Test clocks as objects: a broker creates, lists, reads, moves and deletes clocks of its
+//! own; a tender created on one (by the `X-Testing-Clock` header or the `clock=` word) lives
+//! on it with everything under it, apart from every other clock; and the listing still hands
+//! a paging reader every change once.
+
+use crate::common::{Reply, TestServer, bid_body, tender_body};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn moment(s: &str) -> time::OffsetDateTime {
+    crate::common::moment(s)
+}
+
+fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("formats")
+}
+
+/// Creates a test clock as `broker` with `data`; answers the clock.
+async fn new_clock(s: &TestServer, broker: &str, data: Value) -> Value {
+    let r = s.by(broker).post("/testing/clocks", data).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    r.body["data"].clone()
+}
+
+async fn read_clock(s: &TestServer, id: &str) -> Value {
+    let r = s.anyone().get(&format!("/testing/clocks/{id}")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["data"].clone()
+}
+
+async fn move_clock(s: &TestServer, broker: &str, id: &str, data: Value) -> Reply {
+    s.by(broker)
+        .post(&format!("/testing/clocks/{id}"), data)
+        .await
+}
+
+/// Moves `broker`'s test clock `clock` a second past `at`.
+async fn past(s: &TestServer, broker: &str, clock: &str, at: &str) {
+    let target = rfc3339(moment(at) + time::Duration::seconds(1));
+    let r = move_clock(s, broker, clock, json!({ "now": target })).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+/// Moves `clock` past each `next_check` of tender `id` until it is in `status`.
+async fn until_status(s: &TestServer, clock: &str, id: &str, status: &str) -> Value {
+    for _ in 0..8 {
+        let t = s.tender(id).await;
+        if t["status"] == status {
+            return t;
+        }
+        past(s, "broker", clock, &text(&t["next_check"])).await;
+    }
+    panic!("tender {id} never reached {status}")
+}
+
+/// A tender of `broker` created on `clock` by the header, dated from that clock.
+async fn tender_on(s: &TestServer, broker: &str, clock: &str) -> (String, String, Value) {
+    let now = text(&read_clock(s, clock).await["now"]);
+    let r = s
+        .post("/api/2.3/tenders")
+        .broker(broker)
+        .header("X-Testing-Clock", clock)
+        .data(tender_body(&now, 1, 4))
+        .send()
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    (r.id(), r.token(), r.body["data"].clone())
+}
+
+/// A tender on `clock` played to `complete` with one bid of broker1's; answers the tender's
+/// id and token and its contract's id.
+async fn completed_on(s: &TestServer, clock: &str) -> (String, String, String) {
+    let (id, token, _) = tender_on(s, "broker", clock).await;
+    until_status(s, clock, &id, "active.tendering").await;
+    let bid = s
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(480.0))
+        .await;
+    assert_eq!(bid.status, 201, "{}", bid.text);
+    assert_eq!(
+        bid.body["data"]["date"],
+        read_clock(s, clock).await["now"],
+        "a bidder's write is judged and dated on the tender's clock"
+    );
+    let t = until_status(s, clock, &id, "active.qualification").await;
+    let award = text(&t["awards"][0]["id"]);
+    let approved = s
+        .owner(&token)
+        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    let stand_still = text(&approved.body["data"]["complaintPeriod"]["endDate"]);
+    past(s, "broker", clock, &stand_still).await;
+    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
+    let signed = s
+        .owner(&token)
+        .patch(
+            &format!("{id}/contracts/{contract}"),
+            json!({"status": "active"}),
+        )
+        .await;
+    assert_eq!(signed.status, 200, "{}", signed.text);
+    assert_eq!(s.tender(&id).await["status"], "complete");
+    (id, token, contract)
+}
+
+async fn server_clock(s: &TestServer) -> Value {
+    s.anyone().get("/testing/clock").await.body["data"].clone()
+}
+
+async fn own_clock(s: &TestServer, broker: &str) -> Value {
+    s.by(broker).get("/testing/clock").await.body["data"].clone()
+}
+
+#[tokio::test]
+async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
+    let s = TestServer::start().await;
+    let server = server_clock(&s).await;
+    let made = s
+        .by("broker")
+        .post("/testing/clocks", json!({"name": "nightly"}))
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let clock = made.body["data"].clone();
+    let id = text(&clock["id"]);
+    assert_eq!(id.len(), 32);
+    assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    assert_eq!(
+        made.header("location"),
+        Some(format!("{}/testing/clocks/{id}", s.base).as_str())
+    );
+    assert_eq!(
+        (
+            &clock["name"],
+            &clock["now"],
+            &clock["frozen"],
+            &clock["owner"]
+        ),
+        (
+            &json!("nightly"),
+            &server["now"],
+            &json!(true),
+            &json!("broker")
+        ),
+        "made at the broker's now, standing still"
+    );
+    // Anywhere in time: a year back, and one without a name.
+    let back = new_clock(&s, "broker", json!({"now": "2025-11-23T09:00:00+02:00"})).await;
+    assert_eq!(
+        (moment(&text(&back["now"])), &back["name"]),
+        (moment("2025-11-23T09:00:00+02:00"), &Value::Null)
+    );
+    let theirs = new_clock(&s, "broker1", json!({})).await;
+
+    let listed = s.by("broker").get("/testing/clocks").await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(
+        listed.body["data"],
+        json!([clock, back]),
+        "its own, in order"
+    );
+    let read = s.anyone().get(&format!("/testing/clocks/{id}")).await;
+    let mut as_anyone = clock.clone();
+    as_anyone["movable"] = json!(false);
+    assert_eq!(read.body["data"], as_anyone, "anyone reads one");
+
+    let moved = move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    let expected = rfc3339(moment(&text(&clock["now"])) + time::Duration::days(30));
+    assert_eq!(moment(&text(&moved.body["data"]["now"])), moment(&expected));
+    assert_eq!(moved.body["data"]["frozen"], true, "still standing");
+    let thawed = move_clock(&s, "broker", &id, json!({"frozen": false})).await;
+    assert_eq!(thawed.body["data"]["frozen"], false, "{}", thawed.text);
+    assert_eq!(server_clock(&s).await, server, "the server's clock stays");
+    assert_eq!(
+        own_clock(&s, "broker").await["own"],
+        false,
+        "no own clock made"
+    );
+    assert_eq!(read_clock(&s, &text(&theirs["id"])).await, {
+        let mut t = theirs.clone();
+        t["movable"] = json!(false);
+        t
+    });
+
+    let gone = s
+        .by("broker")
+        .delete(&format!("/testing/clocks/{id}"))
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.text);
+    assert_eq!(
+        (&gone.body["data"]["deleted"], &gone.body["data"]["frozen"]),
+        (&json!(true), &json!(true))
+    );
+    let listed = s.by("broker").get("/testing/clocks").await;
+    assert_eq!(listed.body["data"], json!([back]), "no longer listed");
+    let after = read_clock(&s, &id).await;
+    assert_eq!(
+        (&after["deleted"], &after["now"], &after["movable"]),
+        (&json!(true), &gone.body["data"]["now"], &json!(false)),
+        "read as the record of its deletion, standing at its last moment"
+    );
+    move_clock(&s, "broker", &id, json!({"advance": "P1D"}))
+        .await
+        .assert_refused(
+            409,
+            "url",
+            "clock_id",
+            format!("The test clock {id} was deleted: it is no longer moved nor given records."),
+        );
+    s.by("broker")
+        .delete(&format!("/testing/clocks/{id}"))
+        .await
+        .assert_refused_on(409, "clock_id");
+    assert_eq!(read_clock(&s, &id).await, after, "nothing changed");
+}
+
+#[tokio::test]
+async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
+    let s = TestServer::start().await;
+    let clock = new_clock(&s, "broker", json!({"name": "ci"})).await;
+    let id = text(&clock["id"]);
+    let unknown = "0123456789abcdef0123456789abcdef";
+    for r in [
+        s.anyone().get(&format!("/testing/clocks/{unknown}")).await,
+        move_clock(&s, "broker", unknown, json!({"advance": "P1D"})).await,
+        s.by("broker")
+            .delete(&format!("/testing/clocks/{unknown}"))
+            .await,
+    ] {
+        r.assert_refused(404, "url", "clock_id", "Not Found");
+    }
+    let bad = s
+        .by("broker")
+        .post("/testing/clocks", json!({"name": ["nightly"]}))
+        .await;
+    bad.assert_refused_on(422, "name");
+    let bad = s
+        .by("broker")
+        .post("/testing/clocks", json!({"now": "yesterday"}))
+        .await;
+    bad.assert_refused_on(422, "now");
+    let bad = s
+        .by("broker")
+        .post("/testing/clocks", json!({"name": "x".repeat(201)}))
+        .await;
+    bad.assert_refused(422, "body", "name", "A name holds at most 200 characters.");
+    let bad = s
+        .by("broker")
+        .post("/testing/clocks", json!({"frozen": false}))
+        .await;
+    bad.assert_refused(422, "body", "frozen", "Rogue field");
+    let bad = s
+        .by("broker")
+        .post(
+            "/testing/clocks",
+            json!({"now": "9999-12-31T00:00:00+00:00"}),
+        )
+        .await;
+    bad.assert_refused_on(422, "now");
+    let bad = s
+        .post("/testing/clocks")
+        .broker("broker")
+        .json(&json!([1]))
+        .send()
+        .await;
+    bad.assert_refused(422, "body", "data", "Data not available");
+    for (data, field) in [
+        (json!({"advance": "soon"}), "advance"),
+        (json!({"now": 5}), "now"),
+        (json!({"frozen": "yes"}), "frozen"),
+        (json!({"now": "2020-01-01T00:00:00+02:00"}), "now"),
+        (json!({"broker": "broker"}), "broker"),
+    ] {
+        move_clock(&s, "broker", &id, data)
+            .await
+            .assert_refused_on(422, field);
+    }
+    move_clock(
+        &s,
+        "broker",
+        &id,
+        json!({"now": "2020-01-01T00:00:00+02:00"}),
+    )
+    .await
+    .assert_refused_saying(
+        422,
+        format!(
+            "The clock only moves forward; it is now {}.",
+            text(&clock["now"])
+        ),
+    );
+    // Another broker's: read, never moved nor deleted.
+    move_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
+        .await
+        .assert_refused(403, "url", "permission", "Forbidden");
+    s.by("broker1")
+        .delete(&format!("/testing/clocks/{id}"))
+        .await
+        .assert_refused(403, "url", "permission", "Forbidden");
+    // Without credentials a clock has no owner; a key that names no broker is refused.
+    for r in [
+        s.anyone().post("/testing/clocks", json!({})).await,
+        s.anyone().get("/testing/clocks").await,
+        s.anyone()
+            .post(&format!("/testing/clocks/{id}"), json!({"advance": "P1D"}))
+            .await,
+        s.anyone().delete(&format!("/testing/clocks/{id}")).await,
+        s.by("brokr1").post("/testing/clocks", json!({})).await,
+        s.by("brokr1").get("/testing/clocks").await,
+        s.by("brokr1").get(&format!("/testing/clocks/{id}")).await,
+        s.by("brokr1")
+            .post(&format!("/testing/clocks/{id}"), json!({"advance": "P1D"}))
+            .await,
+        s.by("brokr1")
+            .delete(&format!("/testing/clocks/{id}"))
+            .await,
+    ] {
+        r.assert_refused(403, "url", "permission", "Forbidden");
+    }
+    let mut as_anyone = clock.clone();
+    as_anyone["movable"] = json!(false);
+    assert_eq!(
+        read_clock(&s, &id).await,
+        as_anyone,
+        "the clock stands as made"
+    );
+    let listed = s.by("broker").get("/testing/clocks").await;
+    assert_eq!(listed.body["data"], json!([clock]), "and is the only one");
+    assert_eq!(
+        s.by("broker1").get("/testing/clocks").await.body["data"],
+        json!([])
+    );
+}
+
+#[tokio::test]
+async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s_waits() {
+    let s = TestServer::start().await;
+    let server = server_clock(&s).await;
+    let a = text(&new_clock(&s, "broker", json!({"name": "a"})).await["id"]);
+    let b = text(&new_clock(&s, "broker", json!({"name": "b"})).await["id"]);
+    let (on_a, _, _) = tender_on(&s, "broker", &a).await;
+    let (on_b, _, before_b) = tender_on(&s, "broker", &b).await;
+    let (on_own, _, before_own) = {
+        let now = text(&server["now"]);
+        let r = s
+            .by("broker")
+            .post("/api/2.3/tenders", tender_body(&now, 1, 4))
+            .await;
+        (r.id(), r.token(), r.body["data"].clone())
+    };
+    let (theirs, _, before_theirs) = {
+        let now = text(&server["now"]);
+        let r = s
+            .by("broker1")
+            .post("/api/2.3/tenders", tender_body(&now, 1, 4))
+            .await;
+        (r.id(), r.token(), r.body["data"].clone())
+    };
+
+    let jumped = move_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
+    assert_eq!(jumped.status, 200, "{}", jumped.text);
+    // Answered once every transition due on that clock was applied: the tender ended without
+    // bids at the end of its tendering, dated on its clock.
+    let ended = s.tender(&on_a).await;
+    assert_eq!(ended["status"], "unsuccessful", "{ended}");
+    assert!(text(&ended["dateModified"]) > text(&server["now"]));
+    assert!(text(&ended["dateModified"]) <= text(&jumped.body["data"]["now"]));
+    assert_eq!(
+        s.tender(&on_b).await,
+        before_b,
+        "the other clock's tender waits"
+    );
+    assert_eq!(
+        s.tender(&on_own).await,
+        before_own,
+        "as does one on its owner's"
+    );
+    assert_eq!(
+        s.tender(&theirs).await,
+        before_theirs,
+        "and another broker's"
+    );
+    assert_eq!(server_clock(&s).await, server, "the server's clock stays");
+    assert_eq!(
+        (
+            own_clock(&s, "broker").await["own"].clone(),
+            own_clock(&s, "broker1").await["own"].clone()
+        ),
+        (json!(false), json!(false)),
+        "no broker's own clock moved"
+    );
+    assert_eq!(read_clock(&s, &b).await["now"], server["now"]);
+    // A tender is not moved on by a read or a write on another clock: the other one's
+    // enquiries are still open on its clock.
+    let question = s.by("broker1").post(&format!("/api/2.3/tenders/{on_b}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await;
+    assert_eq!(question.status, 201, "{}", question.text);
+    assert_eq!(question.body["data"]["date"], server["now"]);
+    assert_eq!(s.tender(&on_b).await["status"], "active.enquiries");
+}
+
+#[tokio::test]
+async fn a_contract_under_management_lives_on_its_tender_s_clock() {
+    let s = TestServer::start().await;
+    let a = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let b = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let (_, token_a, contract_a) = completed_on(&s, &a).await;
+    let (_, token_b, contract_b) = completed_on(&s, &b).await;
+    let found = s
+        .anyone()
+        .get(&format!("/testing/clock?contract={contract_a}"))
+        .await;
+    assert_eq!(
+        (
+            &found.body["data"]["clock"],
+            &found.body["data"]["contract"]
+        ),
+        (&json!(a), &json!(contract_a)),
+        "{}",
+        found.text
+    );
+    let jumped = move_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
+    assert_eq!(jumped.status, 200, "{}", jumped.text);
+    for (contract, tender_token, clock) in
+        [(&contract_a, &token_a, &a), (&contract_b, &token_b, &b)]
+    {
+        let r = s
+            .patch(&format!("/api/2.3/contracts/{contract}/credentials"))
+            .broker("broker")
+            .header("X-Access-Token", tender_token)
+            .header("Content-Type", "application/json")
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let token = r.token();
+        let changed = s
+            .patch(&format!("/api/2.3/contracts/{contract}"))
+            .broker("broker")
+            .header("X-Access-Token", &token)
+            .data(json!({"description": "Уточнений опис"}))
+            .send()
+            .await;
+        assert_eq!(changed.status, 200, "{}", changed.text);
+        // On a clock standing still a record's changes follow one another by a microsecond.
+        let shown = moment(&text(&changed.body["data"]["dateModified"]));
+        let now = moment(&text(&read_clock(&s, clock).await["now"]));
+        assert!(
+            shown >= now && shown - now < time::Duration::seconds(1),
+            "dated on its tender's clock: {shown} at {now}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_clock() {
+    let s = TestServer::start().await;
+    let clock = new_clock(&s, "broker", json!({"now": "2027-02-01T10:00:00+02:00"})).await;
+    let id = text(&clock["id"]);
+    let (by_header, _, created) = tender_on(&s, "broker", &id).await;
+    assert_eq!(created["date"], clock["now"], "dated on its clock");
+    assert!(
+        created.get("clock").is_none(),
+        "the tender keeps upstream's shape: {created}"
+    );
+    let mut body = tender_body(&text(&clock["now"]), 1, 4);
+    body["procurementMethodDetails"] = json!(format!("quick, accelerator=1440, clock={id}"));
+    let by_word = s.by("broker").post("/api/2.3/tenders", body).await;
+    assert_eq!(by_word.status, 201, "{}", by_word.text);
+    assert_eq!(by_word.body["data"]["date"], clock["now"]);
+    let by_word = by_word.id();
+    for tender in [&by_header, &by_word] {
+        let r = s
+            .anyone()
+            .get(&format!("/testing/clock?tender={tender}"))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        assert_eq!(
+            r.body["data"],
+            json!({
+                "clock": id, "name": null, "now": clock["now"], "frozen": true,
+                "owner": "broker", "movable": false, "tender": tender
+            })
+        );
+    }
+    let mine = s
+        .by("broker")
+        .get(&format!("/testing/clock?tender={by_word}"))
+        .await;
+    assert_eq!(mine.body["data"]["movable"], true, "for its owner");
+    // One on its owner's clock reads that broker's clock, as ?broker= does.
+    let (plain, _, _) = s.published().await;
+    let r = s
+        .anyone()
+        .get(&format!("/testing/clock?tender={plain}"))
+        .await;
+    assert_eq!(
+        (&r.body["data"]["broker"], &r.body["data"]["tender"]),
+        (&json!("broker"), &json!(plain))
+    );
+    s.anyone()
+        .get("/testing/clock?tender=0123456789abcdef0123456789abcdef")
+        .await
+        .assert_refused(404, "url", "tender_id", "Not Found");
+    // Both move with their clock, and the one on its owner's clock does not.
+    move_clock(&s, "broker", &id, json!({"advance": "P1DT1M"})).await;
+    assert_eq!(s.tender(&by_word).await["status"], "active.tendering");
+    assert_eq!(s.tender(&by_header).await["status"], "active.tendering");
+    assert_eq!(s.tender(&plain).await["status"], "active.enquiries");
+}
+
+#[tokio::test]
+async fn a_foreign_unknown_or_deleted_clock_is_refused_and_nothing_is_created() {
+    let s = TestServer::start().await;
+    let theirs = text(&new_clock(&s, "broker1", json!({})).await["id"]);
+    let gone = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let deleted = s
+        .by("broker")
+        .delete(&format!("/testing/clocks/{gone}"))
+        .await;
+    assert_eq!(deleted.status, 200, "{}", deleted.text);
+    let unknown = "0123456789abcdef0123456789abcdef";
+    let now = s.now().await;
+    let header = |clock: &str| {
+        s.post("/api/2.3/tenders")
+            .broker("broker")
+            .header("X-Testing-Clock", clock)
+            .data(tender_body(&now, 1, 4))
+    };
+    let word = |clock: &str| {
+        let mut body = tender_body(&now, 1, 4);
+        body["procurementMethodDetails"] = json!(format!("quick, clock={clock}"));
+        s.post("/api/2.3/tenders").broker("broker").data(body)
+    };
+    header(&theirs).send().await.assert_refused(
+        403,
+        "header",
+        "X-Testing-Clock",
+        format!("The test clock {theirs} is another broker's."),
+    );
+    word(&theirs).send().await.assert_refused(
+        403,
+        "body",
+        "procurementMethodDetails",
+        format!("The test clock {theirs} is another broker's."),
+    );
+    header(unknown).send().await.assert_refused(
+        422,
+        "header",
+        "X-Testing-Clock",
+        format!("No test clock has the id {unknown}."),
+    );
+    word(unknown).send().await.assert_refused(
+        422,
+        "body",
+        "procurementMethodDetails",
+        format!("No test clock has the id {unknown}."),
+    );
+    header(&gone).send().await.assert_refused(
+        422,
+        "header",
+        "X-Testing-Clock",
+        format!("The test clock {gone} was deleted: it is given no records."),
+    );
+    let mut both = tender_body(&now, 1, 4);
+    both["procurementMethodDetails"] = json!(format!("quick, clock={unknown}"));
+    s.post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &theirs)
+        .data(both)
+        .send()
+        .await
+        .assert_refused_on(422, "procurementMethodDetails");
+    let listing = s.get("/api/2.3/tenders").send().await;
+    assert_eq!(listing.body["data"], json!([]), "nothing was created");
+    let (_, _, first) = s.published().await;
+    assert!(
+        text(&first["tenderID"]).ends_with("-000001"),
+        "no tenderID was used up: {}",
+        first["tenderID"]
+    );
+}
+
+#[tokio::test]
+async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
+    let s = TestServer::start().await;
+    let id = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let (tender, _, _) = tender_on(&s, "broker", &id).await;
+    let refused = s
+        .by("broker")
+        .delete(&format!("/testing/clocks/{id}"))
+        .await;
+    refused.assert_refused(
+        409,
+        "url",
+        "clock_id",
+        format!(
+            "The test clock {id} holds records in a live status: tender {tender} (active.enquiries). A clock is deleted once its records are finished."
+        ),
+    );
+    assert_eq!(read_clock(&s, &id).await["deleted"], Value::Null);
+    move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    let ended = s.tender(&tender).await;
+    assert_eq!(ended["status"], "unsuccessful");
+    let gone = s
+        .by("broker")
+        .delete(&format!("/testing/clocks/{id}"))
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.text);
+    assert_eq!(
+        s.tender(&tender).await,
+        ended,
+        "the finished tender stays as it was"
+    );
+    let listing = s.get("/api/2.3/tenders").send().await;
+    assert_eq!(listing.body["data"][0]["id"], json!(tender), "still listed");
+    let found = s
+        .anyone()
+        .get(&format!("/testing/clock?tender={tender}"))
+        .await;
+    assert_eq!(
+        (&found.body["data"]["clock"], &found.body["data"]["deleted"]),
+        (&json!(id), &json!(true))
+    );
+}
+
+#[tokio::test]
+async fn a_broker_holds_at_most_a_hundred_clocks() {
+    let s = TestServer::start().await;
+    let mut first = String::new();
+    for n in 0..100 {
+        let made = new_clock(&s, "broker", json!({"name": format!("job {n}")})).await;
+        if n == 0 {
+            first = text(&made["id"]);
+        }
+    }
+    let refused = s.by("broker").post("/testing/clocks", json!({})).await;
+    refused.assert_refused(
+        409,
+        "body",
+        "data",
+        "A broker holds at most 100 test clocks; delete one it no longer needs first.",
+    );
+    let listed = s.by("broker").get("/testing/clocks").await;
+    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(100));
+    assert_eq!(
+        s.by("broker1")
+            .post("/testing/clocks", json!({}))
+            .await
+            .status,
+        201,
+        "each broker holds its own hundred"
+    );
+    let gone = s
+        .by("broker")
+        .delete(&format!("/testing/clocks/{first}"))
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.text);
+    assert_eq!(
+        s.by("broker")
+            .post("/testing/clocks", json!({}))
+            .await
+            .status,
+        201,
+        "a deleted clock makes room"
+    );
+}
+
+/// Every change a paging reader meets, by tender id: the `dateModified` values it was shown.
+type Seen = HashMap<String, Vec<String>>;
+
+/// Pages forward from `offset` to the end, as a feed reader does; answers the next offset.
+async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
+    let mut offset = offset.to_string();
+    loop {
+        let r = s
+            .get(&format!(
+                "/api/2.3/tenders?limit=3&offset={}",
+                offset.replace('+', "%2B")
+            ))
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let rows = r.body["data"].as_array().cloned().unwrap_or_default();
+        for row in &rows {
+            seen.entry(text(&row["id"]))
+                .or_default()
+                .push(text(&row["dateModified"]));
+        }
+        let next = text(&r.body["next_page"]["offset"]);
+        if rows.is_empty() {
+            return next;
+        }
+        offset = next;
+    }
+}
+
+#[tokio::test]
+async fn a_paging_reader_meets_every_change_once_across_test_clocks() {
+    let s = TestServer::start().await;
+    let start = s.now().await;
+    // One clock years ahead, one a year back, one never moved, and broker1's.
+    let ahead = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let behind =
+        text(&new_clock(&s, "broker", json!({"now": "2025-11-23T09:00:00+02:00"})).await["id"]);
+    let still = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let other = text(&new_clock(&s, "broker1", json!({})).await["id"]);
+    let clocks = [
+        ("broker", &ahead),
+        ("broker", &behind),
+        ("broker", &still),
+        ("broker1", &other),
+    ];
+    let mut seen = Seen::new();
+    let mut offset = start.clone();
+    let mut tenders: Vec<(String, String)> = Vec::new();
+    for round in 0..3 {
+        for (broker, clock) in clocks {
+            let (id, token, _) = tender_on(&s, broker, clock).await;
+            tenders.push((id, token));
+        }
+        move_clock(&s, "broker", &ahead, json!({"advance": "P400D"})).await;
+        move_clock(&s, "broker", &behind, json!({"advance": "P2D"})).await;
+        move_clock(&s, "broker1", &other, json!({"advance": "PT3H"})).await;
+        for (i, (id, token)) in tenders.iter().enumerate().skip(round) {
+            let broker = clocks[i % clocks.len()].0;
+            let changed = s
+                .by(broker)
+                .patch(
+                    &format!("/api/2.3/tenders/{id}?acc_token={token}"),
+                    json!({"description": format!("зміна {round}")}),
+                )
+                .await;
+            assert!(
+                changed.status == 200 || changed.status == 403,
+                "{}",
+                changed.text
+            );
+        }
+        offset = read_on(&s, &offset, &mut seen).await;
+    }
+    read_on(&s, &offset, &mut seen).await;
+    for (id, _) in &tenders {
+        let shown = text(&s.tender(id).await["dateModified"]);
+        let met = seen.get(id).cloned().unwrap_or_default();
+        assert_eq!(
+            met.last(),
+            Some(&shown),
+            "the reader met {id}'s latest change last: {met:?}"
+        );
+        let mut distinct = met.clone();
+        distinct.dedup();
+        assert_eq!(distinct, met, "no change of {id} is met twice");
+    }
+    // The whole feed, read either way, holds each tender once, in one order.
+    let forward: Vec<String> = s
+        .get(&format!(
+            "/api/2.3/tenders?feed=changes&limit=100&offset={}",
+            start.replace('+', "%2B")
+        ))
+        .send()
+        .await
+        .body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| text(&r["id"]))
+        .collect();
+    let mut backward: Vec<String> = s
+        .get("/api/2.3/tenders?feed=changes&descending=1&limit=100")
+        .send()
+        .await
+        .body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| text(&r["id"]))
+        .collect();
+    backward.reverse();
+    assert_eq!(forward.len(), tenders.len());
+    assert_eq!(backward, forward, "one order, read either way");
+}
+
+/// A sandbox runs on real time; its brokers' test clocks stand still where made.
+#[tokio::test]
+async fn test_clocks_on_a_sandbox_too() {
+    let s = TestServer::start_with(tender_registry::Settings {
+        sandbox: true,
+        ..Default::default()
+    })
+    .await;
+    let clock = new_clock(&s, "broker", json!({"now": "2026-11-23T09:00:00+02:00"})).await;
+    let id = text(&clock["id"]);
+    let (tender, _, created) = tender_on(&s, "broker", &id).await;
+    assert_eq!(created["date"], clock["now"]);
+    let moved = move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    assert_eq!(s.tender(&tender).await["status"], "unsuccessful");
+    move_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
+        .await
+        .assert_refused_on(403, "permission");
+    let listed = s.by("broker").get("/testing/clocks").await;
+    assert_eq!(listed.body["data"][0]["id"], json!(id));
+}
