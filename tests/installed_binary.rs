@@ -10,7 +10,8 @@ use std::{
 };
 
 use tender_certify::feature_set::FeatureSet;
-use tender_registry::{Application, Settings};
+use tender_registry::Settings;
+use test_support::serve;
 
 /// Held while a copy is written and while a process is spawned. A child forked by one test
 /// keeps, until its exec, every file the process had open, so a copy still being written by
@@ -56,15 +57,12 @@ fn text(output: &Output) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
     let (place, binary) = installed();
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = serve(Settings {
         testing: true,
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let base_url = app.base_url();
-    let server = app.spawn();
+    .await;
+    let base_url = server.base_url();
     let dir = place.path().to_owned();
     let output = tokio::task::spawn_blocking(move || {
         run(
@@ -140,15 +138,12 @@ fn an_external_set_given_with_features_replaces_the_built_in_one() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_list_counts_what_a_run_counts() {
     let (place, binary) = installed();
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = serve(Settings {
         testing: true,
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let base_url = app.base_url();
-    let server = app.spawn();
+    .await;
+    let base_url = server.base_url();
     let dir = place.path().to_owned();
     let tags = "(@cancellations or @refusals) and not @clock";
     let (listed, ran) = tokio::task::spawn_blocking(move || {
@@ -179,16 +174,13 @@ async fn the_list_counts_what_a_run_counts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
     let (place, binary) = installed();
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = serve(Settings {
         testing: true,
         clock_start: Some(time::macros::datetime!(2026-11-27 16:30 +2)),
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let base_url = app.base_url();
-    let server = app.spawn();
+    .await;
+    let base_url = server.base_url();
     // reqwest is built with rustls and no provider of its own: the server's, ring.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();

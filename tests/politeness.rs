@@ -100,15 +100,12 @@ impl Handler for Front {
 /// The built-in server with the front before it; the front's address.
 async fn behind_a_front(busy: Busy) -> (tender_registry::RunningServer, String) {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let app = tender_registry::Application::build(tender_registry::Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = test_support::serve(tender_registry::Settings {
         testing: true,
         ..Default::default()
     })
-    .await
-    .expect("the server starts");
-    let upstream = app.base_url();
-    let server = app.spawn();
+    .await;
+    let upstream = server.base_url();
     let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
         .try_bind()
         .await

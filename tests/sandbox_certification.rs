@@ -8,22 +8,20 @@
 use std::time::Duration;
 
 use tender_certify::{LiveOutput, outcome::Verdict};
-use tender_registry::{Application, Settings};
+use tender_registry::Settings;
+use test_support::serve;
 
 /// A week of server durations in two seconds, so the run's tenders live a few seconds.
 const ACCELERATOR: u32 = 7 * 24 * 3600 / 2;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped() {
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = serve(Settings {
         sandbox: true,
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let mut harness = tender_certify::Settings::new(app.base_url());
-    let server = app.spawn();
+    .await;
+    let mut harness = tender_certify::Settings::new(server.base_url());
     harness.progress = LiveOutput::Off;
     harness.accelerator = Some(ACCELERATOR);
     // A sandbox gives each broker a clock to move; the real-time path leaves it alone.
@@ -73,14 +71,8 @@ async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped()
 /// told apart by the probe tender: the run says why and creates its tenders without them.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_target_that_refuses_the_fields_is_certified_without_them() {
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let mut harness = tender_certify::Settings::new(app.base_url());
-    let server = app.spawn();
+    let server = serve(Settings::default()).await;
+    let mut harness = tender_certify::Settings::new(server.base_url());
     harness.progress = LiveOutput::Off;
     harness.accelerator = Some(ACCELERATOR);
     harness.tags = Some("@conventions and @ep-create and @spec".into());

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use tender_certify::{LiveOutput, outcome::Verdict};
-use tender_registry::{Application, Settings};
+use tender_registry::Settings;
 
 async fn get(client: &reqwest::Client, url: String, broker: Option<&str>) -> Value {
     let mut request = client.get(url);
@@ -19,18 +19,13 @@ async fn get(client: &reqwest::Client, url: String, broker: Option<&str>) -> Val
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_certification_on_a_shared_sandbox_leaves_other_brokers_alone() {
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = test_support::serve(Settings {
         sandbox: true,
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let base = app.base_url();
-    let server = app.spawn();
-    // reqwest is built with rustls and no provider of its own: the server's, ring.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::new();
+    .await;
+    let base = server.base_url();
+    let client = test_support::client();
 
     // Another broker's tender, its enquiries open for a day of real time.
     let now = get(&client, format!("{base}/testing/clock"), Some("broker1")).await["data"]["now"]

@@ -8,22 +8,20 @@ use std::{
 };
 
 use tender_certify::{CucumberOpts, LiveOutput, RunReport, outcome::Verdict, target::ClockMode};
-use tender_registry::{Application, RunningServer, Settings};
+use tender_registry::{RunningServer, Settings};
 use time::macros::datetime;
 
 const FRIDAY_AFTERNOON: time::OffsetDateTime = datetime!(2026-11-27 16:30 +2);
 
 async fn server(clock_start: Option<time::OffsetDateTime>) -> (RunningServer, String) {
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = test_support::serve(Settings {
         testing: true,
         clock_start,
         ..Default::default()
     })
-    .await
-    .unwrap();
-    let base_url = app.base_url();
-    (app.spawn(), base_url)
+    .await;
+    let base_url = server.base_url();
+    (server, base_url)
 }
 
 async fn certify(

@@ -1,5 +1,5 @@
-//! What the server's tests, the browser tests and the certifier's tests share: an HTTP client
-//! that has its crypto provider, a request read as JSON, the auction's JSON interface beside a
+//! What the server's tests, the browser tests and the certifier's tests share: the built-in
+//! server on an ephemeral port, an HTTP client that has its crypto provider, a request read as JSON, the auction's JSON interface beside a
 //! page, and the certifier's binary built beside the tests.
 
 use serde_json::Value;
@@ -8,6 +8,18 @@ use std::path::{Path, PathBuf};
 /// The auction's JSON interface beside a page at `address` (its query kept): the certifier's
 /// own rule, so that the tests and the certifier cannot drift apart.
 pub use tender_certify::shape::interface;
+
+/// The built-in server with `settings`, listening on an ephemeral port of 127.0.0.1 (its
+/// address is `base_url()`).
+pub async fn serve(settings: tender_registry::Settings) -> tender_registry::RunningServer {
+    let app = tender_registry::Application::build(tender_registry::Settings {
+        listen: "127.0.0.1:0".into(),
+        ..settings
+    })
+    .await
+    .expect("the built-in server starts");
+    app.spawn()
+}
 
 /// Installs ring as the process's crypto provider. reqwest is built with rustls and no
 /// provider of its own (the server's ring is the one compiled), so every client needs this

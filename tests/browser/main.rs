@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tender_registry::{Application, Settings};
+use tender_registry::Settings;
 use test_support::ReadJson;
 use webdriver::{Driver, Session};
 
@@ -35,15 +35,12 @@ fn binary(variable: &str, default: &str) -> Option<String> {
 pub(crate) async fn testing_server() -> (tender_registry::RunningServer, String) {
     let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
         .expect("a moment");
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = test_support::serve(Settings {
         testing: true,
         clock_start: Some(start),
         ..Settings::default()
     })
-    .await
-    .expect("the server builds");
-    let server = app.spawn();
+    .await;
     let base = server.base_url();
     (server, base)
 }

@@ -32,27 +32,21 @@ use proxy::{Answer, Memory, Proxy, Route};
 
 /// The built-in server, started in-process with its clock control API.
 async fn server() -> tender_registry::RunningServer {
-    let app = tender_registry::Application::build(tender_registry::Settings {
-        listen: "127.0.0.1:0".into(),
+    test_support::serve(tender_registry::Settings {
         testing: true,
         ..Default::default()
     })
     .await
-    .expect("the built-in server starts");
-    app.spawn()
 }
 
 /// The built-in server with its clock frozen, as `--clock-start` starts it.
 async fn frozen_server() -> tender_registry::RunningServer {
-    let app = tender_registry::Application::build(tender_registry::Settings {
-        listen: "127.0.0.1:0".into(),
+    test_support::serve(tender_registry::Settings {
         testing: true,
         clock_start: Some(time::macros::datetime!(2026-11-27 16:30 +2)),
         ..Default::default()
     })
     .await
-    .expect("the built-in server starts");
-    app.spawn()
 }
 
 /// A proxy in front of `upstream`.
