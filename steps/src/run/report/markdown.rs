@@ -1,0 +1,219 @@
+//! The certificate in Markdown: what was certified and how, the verdict, the rules, the features
+//! and every failure with its exchange.
+use std::fmt::Write as _;
+
+use super::{RunReport, class_tag, is_not_offered, rule_tags};
+use crate::{
+    checks::rules,
+    run::outcome::{Class, ScenarioOutcome, Verdict},
+};
+
+impl RunReport {
+    /// The Markdown certificate.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let _ = writeln!(
+            md,
+            "# Certification report: Tender Procurement Service Interface 2.3\n"
+        );
+        if let Some(warning) = self.connection.warning() {
+            let _ = writeln!(md, "> **Warning**: {warning}\n");
+        }
+        let _ = writeln!(md, "{}\n", self.verdict());
+        let _ = writeln!(md, "| | |\n|---|---|");
+        let _ = writeln!(md, "| Target | `{}` |", self.target);
+        let _ = writeln!(md, "| Connection | {} |", self.connection.describe());
+        let _ = writeln!(md, "| Date | {} |", self.date);
+        let _ = writeln!(
+            md,
+            "| Suite version | tender-certify {} |",
+            self.suite_version
+        );
+        let _ = writeln!(
+            md,
+            "| Seed | {} (reproduce with `--seed {}`) |",
+            self.seed, self.seed
+        );
+        let _ = writeln!(md, "| Features | {} |", self.features);
+        let _ = writeln!(md, "| Time moved by | {} |", self.time_moved_by());
+        let _ = writeln!(md, "| Target clock | {} |", self.target_clock_story());
+        // The reason may quote the target's answer; a `|` in it would end the table cell.
+        let _ = writeln!(
+            md,
+            "| Acceleration | {} |",
+            self.acceleration.replace('|', "\\|")
+        );
+        let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
+        let _ = writeln!(
+            md,
+            "| Brokers | owner `{}`, other party `{}` |",
+            self.owner, self.other
+        );
+        let _ = writeln!(
+            md,
+            "| Tag filter | {} |",
+            self.tags
+                .as_deref()
+                .map_or("none".to_owned(), |t| format!("`{t}`"))
+        );
+        let _ = writeln!(
+            md,
+            "| Strict (`@upstream` counts) | {} |",
+            if self.strict { "yes" } else { "no" }
+        );
+        let _ = writeln!(
+            md,
+            "| Waits the target asked for | {} |",
+            self.asked_waits_story()
+        );
+        let _ = writeln!(md, "| Duration | {:.1} s |\n", self.elapsed_seconds);
+
+        let _ = writeln!(md, "## Counts per class\n");
+        let _ = writeln!(
+            md,
+            "| Class | Passed | Failed | Skipped |\n|---|---|---|---|"
+        );
+        for class in [Class::Spec, Class::Upstream, Class::Untagged] {
+            let c = self.counts_of(class);
+            if c.total() > 0 || class != Class::Untagged {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} |",
+                    class.label(),
+                    c.passed,
+                    c.failed,
+                    c.skipped
+                );
+            }
+        }
+
+        let _ = writeln!(md, "\n## Counts per feature\n");
+        let _ = writeln!(
+            md,
+            "| Feature | `@spec` passed | `@spec` failed | `@upstream` passed | `@upstream` failed | Skipped |\n|---|---|---|---|---|---|"
+        );
+        for (feature, r) in &self.feature_counts() {
+            let _ = writeln!(
+                md,
+                "| {feature} | {} | {} | {} | {} | {} |",
+                r[0], r[1], r[2], r[3], r[4]
+            );
+        }
+
+        let _ = writeln!(md, "\n## Rules of the spec\n");
+        let _ = writeln!(
+            md,
+            "A rule is covered by the `@spec` scenarios tagged with it and by the checks applied to every exchange of every scenario.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| Rule | Scenarios | Global checks | Result |\n|---|---|---|---|"
+        );
+        for rule in rules::SPEC_RULES {
+            let (scenarios, checks, result) = self.rule_result(rule.tag);
+            let _ = writeln!(
+                md,
+                "| `{}` {} | {scenarios} | {checks} | {result} |",
+                rule.tag, rule.text
+            );
+        }
+        let _ = writeln!(md, "\n### Checks applied to every exchange\n");
+        let _ = writeln!(md, "| Rule | Check |\n|---|---|");
+        for check in rules::GLOBAL_CHECKS {
+            let _ = writeln!(md, "| `{}` | {} |", check.rule, check.text);
+        }
+
+        if !self.parsing_errors.is_empty() {
+            let _ = writeln!(md, "\n## Features that could not be read\n");
+            for e in &self.parsing_errors {
+                let _ = writeln!(md, "- {e}");
+            }
+        }
+
+        let failures: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Failed)
+            .collect();
+        let _ = writeln!(md, "\n## Failures ({})\n", failures.len());
+        if failures.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for s in failures {
+            let _ = writeln!(
+                md,
+                "### [{}] {}: {}\n",
+                class_tag(s.class),
+                s.feature,
+                s.name
+            );
+            let _ = writeln!(md, "- Where: `features/{}:{}`", s.file, s.line);
+            for tag in rule_tags(s) {
+                let text = rules::by_tag(&tag).map_or("", |r| r.text);
+                let _ = writeln!(md, "- Rule broken: `{tag}` {text}");
+            }
+            if let Some(f) = &s.failure {
+                let _ = writeln!(md, "- Step: `{}`", f.step);
+                let _ = writeln!(md, "- What went wrong: {}\n", f.message.replace('\n', " "));
+                match &f.exchange {
+                    Some(ex) => {
+                        let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
+                        match (&ex.response, &ex.transport_error) {
+                            (Some(r), _) => {
+                                let _ = writeln!(md, "Response:\n\n```http\n{r}```\n");
+                            }
+                            (None, Some(e)) => {
+                                let _ = writeln!(md, "No response: {e}\n");
+                            }
+                            (None, None) => {}
+                        }
+                    }
+                    None => {
+                        let _ = writeln!(md, "(no request had been sent yet)\n");
+                    }
+                }
+                if let Some(read) = &f.read_back {
+                    let _ = writeln!(md, "Read back:\n\n```http\n{}```\n", read.request);
+                    if let Some(r) = &read.response {
+                        let _ = writeln!(md, "```http\n{r}```\n");
+                    }
+                }
+            }
+        }
+
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(md, "## Extensions not offered\n");
+            let _ = writeln!(
+                md,
+                "The target answers 404 on the collections of these extensions beyond the spec; their scenarios were not run.\n"
+            );
+            for name in &not_offered {
+                let _ = writeln!(md, "- {name}");
+            }
+            let _ = writeln!(md);
+        }
+        let skipped: Vec<&ScenarioOutcome> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
+            .collect();
+        let _ = writeln!(md, "## Skipped ({})\n", skipped.len());
+        if skipped.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for s in skipped {
+            let _ = writeln!(
+                md,
+                "- [{}] {}: {} (`features/{}:{}`): {}",
+                class_tag(s.class),
+                s.feature,
+                s.name,
+                s.file,
+                s.line,
+                s.skip_reason.as_deref().unwrap_or("no reason recorded")
+            );
+        }
+        md
+    }
+}

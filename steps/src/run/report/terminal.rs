@@ -1,0 +1,89 @@
+//! The summary a run prints on the terminal: per class, then every failure and skip in one line
+//! each, and the verdict.
+use std::fmt::Write as _;
+
+use super::{RunReport, class_tag, is_not_offered, rule_tags};
+use crate::run::outcome::{Class, Verdict};
+
+impl RunReport {
+    /// The terminal summary: per class, then every failure and skip in one line each.
+    pub fn terminal_summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "certification of {} (seed {})", self.target, self.seed);
+        let _ = writeln!(
+            out,
+            "  connection: {}",
+            self.connection.describe().replace(['`', '*'], "")
+        );
+        let _ = writeln!(
+            out,
+            "  target clock: {}",
+            self.target_clock_story().replace('`', "")
+        );
+        if self.asked_waits.reads > 0 {
+            let _ = writeln!(
+                out,
+                "  waits asked for: {}",
+                self.asked_waits_story().replace('`', "")
+            );
+        }
+        for class in [Class::Spec, Class::Upstream, Class::Untagged] {
+            let c = self.counts_of(class);
+            if c.total() > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {:<22} {} passed, {} failed, {} skipped",
+                    class.label(),
+                    c.passed,
+                    c.failed,
+                    c.skipped
+                );
+            }
+        }
+        let not_offered = self.not_offered();
+        if !not_offered.is_empty() {
+            let _ = writeln!(out, "  not offered: {}", not_offered.join(", "));
+        }
+        for s in self
+            .scenarios
+            .iter()
+            .filter(|s| s.verdict != Verdict::Passed && !is_not_offered(s))
+        {
+            let what = match s.verdict {
+                Verdict::Failed => "FAILED ",
+                _ => "SKIPPED",
+            };
+            let _ = writeln!(
+                out,
+                "  {what} [{}] {}:{} {}",
+                class_tag(s.class),
+                s.file,
+                s.line,
+                s.name
+            );
+            let rules = rule_tags(s);
+            if !rules.is_empty() {
+                let _ = writeln!(out, "          rules: {}", rules.join(", "));
+            }
+            let why = s
+                .failure
+                .as_ref()
+                .map(|f| format!("{}: {}", f.step, f.message))
+                .or_else(|| s.skip_reason.clone());
+            if let Some(why) = why {
+                let _ = writeln!(
+                    out,
+                    "          why: {}",
+                    crate::exchange::short(&why.replace('\n', " "))
+                );
+            }
+        }
+        // Printed last, after the failures and skips.
+        let _ = writeln!(
+            out,
+            "  verdict: {}",
+            self.verdict_pointing("above").replace("**", "")
+        );
+        out
+    }
+}
