@@ -6,8 +6,7 @@ use std::io::Write;
 
 #[tokio::test]
 async fn token_in_query_header_or_body() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}");
     let q = s
         .by("broker")
@@ -70,8 +69,7 @@ async fn a_token_is_bound_to_its_broker() {
 
 #[tokio::test]
 async fn reads_are_open_and_spore_answers_head() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     assert_eq!(
         s.get(&format!("/api/2.3/tenders/{id}")).send().await.status,
         200

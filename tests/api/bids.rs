@@ -5,8 +5,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn no_bid_before_tendering() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let r = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(400.0))

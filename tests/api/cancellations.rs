@@ -17,8 +17,7 @@ async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
 
 #[tokio::test]
 async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"}))
         .await
         .assert_status(201);
@@ -249,8 +248,7 @@ async fn a_cancelled_tender_refuses_every_write() {
 
 #[tokio::test]
 async fn bad_cancellations_are_refused_and_change_nothing() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let (bid_tender, bid_token) = {
         let (tid, _) = s.tendering().await;
         let (_, bt) = s.bid(&tid, 300.0).await;

@@ -89,8 +89,7 @@ async fn answer(s: &TestServer, path: &str, owner: &str, kind: &str) -> Reply {
 
 #[tokio::test]
 async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
-    let s = TestServer::start().await;
-    let (id, owner, _) = s.published().await;
+    let (s, id, owner) = TestServer::with_published().await;
     let made = file(&s, &format!("{id}/complaints"), None, claim_body(None))
         .await
         .assert_status(201);
@@ -198,8 +197,7 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
 
 #[tokio::test]
 async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
-    let s = TestServer::start().await;
-    let (id, owner, _) = s.published().await;
+    let (s, id, owner) = TestServer::with_published().await;
     let (path, token) = submitted(&s, &id).await;
     let before = read(&s, &path).await;
 
@@ -254,8 +252,7 @@ async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
 
 #[tokio::test]
 async fn a_claim_is_cancelled_from_draft_from_claim_and_from_answered() {
-    let s = TestServer::start().await;
-    let (id, owner, _) = s.published().await;
+    let (s, id, owner) = TestServer::with_published().await;
     let draft = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
     let paths = [
         (format!("{id}/complaints/{}", draft.id()), draft.token()),
@@ -292,8 +289,7 @@ async fn a_claim_is_cancelled_from_draft_from_claim_and_from_answered() {
 
 #[tokio::test]
 async fn an_answer_left_alone_takes_effect_after_the_stand_still() {
-    let s = TestServer::start().await;
-    let (id, owner, _) = s.published().await;
+    let (s, id, owner) = TestServer::with_published().await;
     let (path, _) = submitted(&s, &id).await;
     let answered = answer(&s, &path, &owner, "invalid").await;
     let due = parse(&answered.body["data"]["dateAnswered"]) + time::Duration::days(3);
@@ -478,8 +474,7 @@ async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion(
 
 #[tokio::test]
 async fn claim_documents_are_written_by_each_party_in_its_turn() {
-    let s = TestServer::start().await;
-    let (id, owner, _) = s.published().await;
+    let (s, id, owner) = TestServer::with_published().await;
     let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
     let (path, token) = (format!("{id}/complaints/{}", made.id()), made.token());
     let docs = format!("{path}/documents");

@@ -433,6 +433,28 @@ impl TestServer {
         r.body["data"].clone()
     }
 
+    /// A server as [`TestServer::start`] gives it, with a tender [`TestServer::published`] on
+    /// it: (server, tender id, owner token).
+    pub async fn with_published() -> (TestServer, String, String) {
+        let s = TestServer::start().await;
+        let (id, token, _) = s.published().await;
+        (s, id, token)
+    }
+
+    /// A tender in `active.tendering` with bids of `amounts` placed in this order:
+    /// (id, owner token, bids).
+    pub async fn tendering_with_bids(
+        &self,
+        amounts: &[f64],
+    ) -> (String, String, Vec<(String, String)>) {
+        let (id, token) = self.tendering().await;
+        let mut bids = Vec::new();
+        for amount in amounts {
+            bids.push(self.bid(&id, *amount).await);
+        }
+        (id, token, bids)
+    }
+
     /// A published tender with enquiries open for a day and tendering for three more.
     pub async fn published(&self) -> (String, String, Value) {
         self.create(tender_body(&self.now().await, 1, 4)).await

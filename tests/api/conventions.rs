@@ -100,8 +100,7 @@ async fn input_without_offset_is_read_in_the_server_zone() {
 
 #[tokio::test]
 async fn opt_pretty_indents_and_reads_are_the_same_data() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let plain = s.get(&format!("/api/2.3/tenders/{id}")).send().await;
     let pretty = s
         .get(&format!("/api/2.3/tenders/{id}?opt_pretty=1"))

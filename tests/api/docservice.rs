@@ -588,8 +588,7 @@ async fn the_upload_limit_is_a_json_413() {
 /// The API's checks of the service's addresses sent in document bodies.
 #[tokio::test]
 async fn the_api_checks_addresses_of_the_service() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let docs = format!("/api/2.3/tenders/{id}/documents?acc_token={token}");
     let r = upload(&s, "filename=\"spec.pdf\"", b"%PDF-1.4 spec").await;
     let url = r.body["data"]["url"].as_str().unwrap().to_string();
@@ -696,8 +695,7 @@ async fn the_api_checks_addresses_of_the_service() {
 /// downloadable, and bodies that are neither JSON nor multipart.
 #[tokio::test]
 async fn multipart_tender_documents_and_their_versions() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let r = s
         .post(&format!("{docs}?acc_token={token}"))

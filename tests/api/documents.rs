@@ -5,8 +5,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn upload_put_patch_and_read_back() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let r = s
         .owner(&token)
@@ -111,8 +110,7 @@ async fn documents_only_during_enquiries_and_only_by_the_owner() {
 
 #[tokio::test]
 async fn bad_document_fields_are_named() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let r = s.owner(&token).post(&format!("{id}/documents"), json!({"title": "a.pdf", "url": "not a url", "hash": "md5:xyz", "format": "application/pdf"})).await;
     assert_eq!(r.status, 422);
     let names = r.error_names();

@@ -147,8 +147,7 @@ async fn error_after_commit_stores_the_write_then_answers_503() {
 
 #[tokio::test]
 async fn error_before_commit_changes_nothing() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}");
     fault(
         &s,
@@ -204,8 +203,7 @@ async fn drop_after_commit_carries_out_the_write_and_answers_nothing() {
 
 #[tokio::test]
 async fn a_delay_answers_normally_after_the_pause() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}");
     let before = s.get(&path).send().await;
     fault(
@@ -334,8 +332,7 @@ async fn times_is_consumed_exactly_under_32_concurrent_requests() {
 
 #[tokio::test]
 async fn a_star_in_the_path_stands_for_one_segment() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let questions = format!("/api/2.3/tenders/{id}/questions");
     let asked = s
         .by("broker1")
@@ -411,8 +408,7 @@ async fn seeded_run(s: &TestServer, path: &str) -> (Vec<u16>, u64) {
 
 #[tokio::test]
 async fn a_seeded_probability_repeats_its_hits() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}");
     let (first, hits) = seeded_run(&s, &path).await;
     let (second, _) = seeded_run(&s, &path).await;

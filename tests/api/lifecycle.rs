@@ -9,11 +9,7 @@ async fn after_tendering(
     s: &TestServer,
     amounts: &[f64],
 ) -> (String, String, Vec<(String, String)>) {
-    let (id, token) = s.tendering().await;
-    let mut bids = Vec::new();
-    for amount in amounts {
-        bids.push(s.bid(&id, *amount).await);
-    }
+    let (id, token, bids) = s.tendering_with_bids(amounts).await;
     s.advance("P3D").await;
     (id, token, bids)
 }
@@ -547,8 +543,7 @@ async fn an_absurd_clock_move_is_refused_not_fatal() {
 
 #[tokio::test]
 async fn the_end_of_the_calendar_is_refused_not_fatal() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let r = s
         .anyone()
         .post(

@@ -178,8 +178,7 @@ async fn fields_modes_limits_and_drafts() {
 /// too, whether the listing holds the field beside its row or reads it from the tender.
 #[tokio::test]
 async fn listed_fields_follow_every_change_of_the_tender() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let names = "tenderID,status,title,value,next_check,mode,procurementMethodType,\
                  procuringEntity,enquiryPeriod,tenderPeriod,auctionPeriod,owner,items,\
                  minimalStep,status,date";

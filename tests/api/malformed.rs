@@ -139,8 +139,7 @@ async fn nested_problems_are_string_entries_named_by_their_path() {
 
 #[tokio::test]
 async fn unknown_ids_paths_and_methods() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let zero = "0".repeat(32);
     let r = s.get(&format!("/api/2.3/tenders/{zero}")).send().await;
     r.assert_refused(404, "url", "tender_id", "Not Found");

@@ -10,16 +10,12 @@ pub async fn qualifying(
     s: &TestServer,
     amounts: &[f64],
 ) -> (String, String, Vec<(String, String)>) {
-    let (id, token) = s.tendering().await;
-    let mut bids = Vec::new();
-    for amount in amounts {
-        bids.push(s.bid(&id, *amount).await);
-    }
+    let (id, token, bids) = s.tendering_with_bids(amounts).await;
     s.until_status(&id, "active.qualification").await;
     (id, token, bids)
 }
 
-/// A write as the tender's owner.
+/// A JSON string's text (empty for anything else).
 fn str_of(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }

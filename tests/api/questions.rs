@@ -9,8 +9,7 @@ fn question() -> serde_json::Value {
 
 #[tokio::test]
 async fn ask_read_and_answer() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let r = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/questions"), question())
@@ -56,8 +55,7 @@ async fn ask_read_and_answer() {
 
 #[tokio::test]
 async fn asking_needs_broker_credentials_and_the_enquiry_period() {
-    let s = TestServer::start().await;
-    let (id, token, _) = s.published().await;
+    let (s, id, token) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}/questions");
     let anonymous = s.anyone().post(&path, question()).await;
     assert_eq!(
@@ -81,8 +79,7 @@ async fn asking_needs_broker_credentials_and_the_enquiry_period() {
 
 #[tokio::test]
 async fn answering_needs_the_owner_token() {
-    let s = TestServer::start().await;
-    let (id, _, _) = s.published().await;
+    let (s, id, _) = TestServer::with_published().await;
     let q = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/questions"), question())
