@@ -812,18 +812,10 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
 
 #[tokio::test]
 async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_on() {
-    use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
+    use crate::lots::{A, B, bid, tendering};
     let s = TestServer::start().await;
-    let (id, token, _) = s
-        .create(lot_tender(&s.now().await, &[(A, 300.0), (B, 200.0)]))
-        .await;
-    s.advance("P1DT1M").await;
-    assert_eq!(
-        try_bid(&s, &id, lot_bid_body(&[(A, 280.0), (B, 190.0)]))
-            .await
-            .status,
-        201
-    );
+    let (id, token) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
+    bid(&s, &id, &[(A, 280.0), (B, 190.0)]).await;
     let t = s.until_status(&id, "active.qualification").await;
     let award_a = t["awards"]
         .as_array()

@@ -31,7 +31,8 @@ pub fn lot_tender(now: &str, lots: &[(&str, f64)]) -> Value {
 }
 
 /// A lot tender in `active.tendering`.
-async fn tendering(s: &TestServer, lots: &[(&str, f64)]) -> (String, String) {
+/// A tender of `lots` in `active.tendering`: (id, owner token).
+pub async fn tendering(s: &TestServer, lots: &[(&str, f64)]) -> (String, String) {
     let (id, token, _) = s.create(lot_tender(&s.now().await, lots)).await;
     s.advance("P1DT1M").await;
     assert_eq!(s.tender(&id).await["status"], "active.tendering");
@@ -52,7 +53,7 @@ pub async fn try_bid(s: &TestServer, tender: &str, body: Value) -> Reply {
 }
 
 /// Places a bid with offers on lots; returns its id.
-async fn bid(s: &TestServer, tender: &str, offers: &[(&str, f64)]) -> String {
+pub async fn bid(s: &TestServer, tender: &str, offers: &[(&str, f64)]) -> String {
     let r = try_bid(s, tender, lot_bid_body(offers)).await;
     assert_eq!(r.status, 201, "bid placed: {}", r.text);
     r.id()

@@ -3,7 +3,7 @@
 //! with them) and awards the lot anew, as upstream's `unsuccessful → cancelled` did.
 
 use crate::common::*;
-use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
+use crate::lots::{A, B, lot_bid_body, tendering, try_bid};
 use crate::qualification::qualifying;
 use serde_json::{Value, json};
 
@@ -198,10 +198,7 @@ async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_no
 #[tokio::test]
 async fn on_a_lot_only_the_lot_s_later_awards_go() {
     let s = TestServer::start().await;
-    let (id, owner, _) = s
-        .create(lot_tender(&s.now().await, &[(A, 300.0), (B, 200.0)]))
-        .await;
-    s.advance("P1DT1M").await;
+    let (id, owner) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
     let mut tokens = Vec::new();
     for offers in [&[(A, 280.0), (B, 190.0)][..], &[(A, 270.0), (B, 195.0)][..]] {
         let r = try_bid(&s, &id, lot_bid_body(offers))
