@@ -4,7 +4,8 @@
 //! past the end of tendering and past the award's stand-still, where the tender waits with no
 //! next check of its own; its signed contract, terminated under contract management, stays
 //! `active` in the tender and says where it is managed. `faces.rs`: an empty server, the icon
-//! and a sign-in under a name the server does not know.
+//! and a sign-in under a name the server does not know. `test_clocks.rs`: a broker's test
+//! clocks, and a tender on one moved by its own clock alone.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
@@ -12,6 +13,7 @@
 mod auction;
 mod broker_clocks;
 mod faces;
+mod test_clocks;
 mod webdriver;
 
 use serde_json::{Value, json};

@@ -13,7 +13,10 @@ const state = {
   clock: null,        // the server's: {now: ms, text, frozen, testing, movable}
   viewer: null,       // the broker signed in here: {name, password}, or null
   viewerClock: null,  // its clock, as /testing/clock shows it to it
-  tenderClock: null,  // the clock the shown tender lives on (its owner's), as shown to the viewer
+  tenderClock: null,  // the clock the shown tender lives on (a test clock, or its owner's), as shown to the viewer
+  testClocks: null,   // the signed-in broker's test clocks, or null where the server offers none
+  clockOf: new Map(), // tender id -> the id of the test clock it lives on, "" for none (for good)
+  clocksKey: "",      // what the test clocks' table was last drawn from
   rows: new Map(),    // id -> listing row, newest change first
   olderOffset: null,  // next_page.offset of the last page loaded
   tender: null,       // the tender shown, as the API represents it
@@ -168,15 +171,32 @@ function viewerName() {
   return state.viewer ? state.viewer.shown || state.viewer.name : "";
 }
 
-/** The clock the tender lives on: its owner's (the server's until the owner moved its own). */
+/**
+ * The clock the tender lives on, as the clock API reads it for the record: a test clock (with
+ * `clock`, its id) or its owner's (the server's until the owner moved its own).
+ */
 async function loadTenderClock(t) {
   state.tenderClock = null;
   if (!t || !state.clock.testing) return;
-  const { status, body } = await getJson("/testing/clock?broker=" + encodeURIComponent(t.owner), authHeaders());
-  if (status === 200 && body) state.tenderClock = body.data;
+  const { status, body } = await getJson("/testing/clock?tender=" + encodeURIComponent(t.id), authHeaders());
+  if (status === 200 && body && body.data) {
+    state.tenderClock = body.data;
+    state.clockOf.set(t.id, body.data.clock || "");
+  }
 }
 
-/** "Now" for the shown tender: on its owner's clock. */
+/** A test clock as people name it: its name, if it has one, and its id. */
+function testClockName(c) {
+  return (c.name ? c.name + " " : "") + "(" + (c.id || c.clock) + ")";
+}
+
+/** Who may move the shown tender's clock: the test clock's owner, or the broker it belongs to. */
+function tenderClockOwner() {
+  const tc = state.tenderClock;
+  return tc ? tc.owner || tc.broker || state.tender.owner : state.tender.owner;
+}
+
+/** "Now" for the shown tender: on the clock it lives on. */
 function tenderNow() {
   return state.tenderClock ? ms(state.tenderClock.now) : state.clock.now;
 }
@@ -194,7 +214,10 @@ function tenderInView() {
 function clockInView() {
   const c = state.clock, mine = state.viewerClock;
   if (tenderInView()) {
-    const tc = state.tenderClock, owner = tc.broker || state.tender.owner;
+    const tc = state.tenderClock, owner = tenderClockOwner();
+    if (tc.clock) {
+      return { label: owner + "'s test clock " + testClockName(tc), text: tc.now, frozen: tc.frozen, movable: tc.movable, server: false, deleted: tc.deleted };
+    }
     const label = tc.own ? owner + "'s clock" : tc.broker ? "Server time (also " + owner + "'s clock)" : "Server time";
     return { label, text: tc.now, frozen: tc.frozen, movable: tc.movable, server: !tc.own };
   }
@@ -221,8 +244,9 @@ function drawClock() {
   $("viewer-clock").textContent = mine && tenderInView()
     ? "Your clock (" + viewerName() + (mine.own ? ", your own" : ", the server's until you move it") + "): " + shortTime(mine.now) + (mine.frozen ? " · frozen" : "")
     : "";
-  const owner = tenderInView() ? state.tenderClock.broker || state.tender.owner : "";
+  const owner = tenderInView() ? tenderClockOwner() : "";
   $("clock-note").textContent = !c.testing ? "read-only: start the server with --testing to move it"
+    : shown.deleted ? "read-only: the clock was deleted and stands at its last moment"
     : !shown.movable ? (owner ? "read-only: sign in as " + owner + " to move it" : "read-only: sign in as a broker to move your own clock")
     : !shown.server ? "server time " + shortTime(c.text) : "";
   $("viewer-name").hidden = $("viewer-password").hidden = $("sign-in").hidden = !!state.viewer;
@@ -235,30 +259,127 @@ function drawClock() {
   jump.title = next ? "to " + next : "open a tender that has a next check";
 }
 
+/** The server's words for a refusal: its first error's description, else its status. */
+function refusal(status, body) {
+  const e = body && Array.isArray(body.errors) && body.errors[0];
+  return e && e.description ? String(e.description) : "the server answered " + status;
+}
+
+/** A request with a JSON body (or none) as the signed-in broker: its status and JSON answer. */
+async function send(method, path, data) {
+  const init = { method, headers: { Accept: "application/json", ...authHeaders() } };
+  if (data !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify({ data });
+  }
+  const res = await fetch(path, init);
+  const body = await res.json().catch(() => null);
+  return { status: res.status, body };
+}
+
 /** Moves a clock: the signed-in broker's own, or (anonymously) the server's or the named one's. */
 async function moveClock(data) {
-  const res = await fetch("/testing/clock", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...authHeaders() },
-    body: JSON.stringify({ data }),
-  });
-  const body = await res.json().catch(() => null);
-  if (res.status !== 200) {
-    const e = body && body.errors && body.errors[0];
-    showProblem("The clock did not move: " + (e ? e.description : res.status));
-  } else {
-    showProblem("");
-  }
+  const { status, body } = await send("POST", "/testing/clock", data);
+  showProblem(status === 200 ? "" : "The clock did not move: " + refusal(status, body));
   await refresh();
 }
 
-/** Moves the clock the shown tender lives on (`data` as the clock API takes it): its owner's. */
+/** Moves the test clock `c` (its owner's move), saying a refusal through `say`. */
+async function moveTestClock(c, data, say) {
+  const id = c.id || c.clock;
+  const { status, body } = await send("POST", "/testing/clocks/" + encodeURIComponent(id), data);
+  say(status === 200 ? "" : "Test clock " + testClockName(c) + " did not move: " + refusal(status, body));
+  await refresh();
+}
+
+/** Moves the clock the shown tender lives on (`data` as the clock API takes it). */
 function moveTenderClock(data) {
   const tc = state.tenderClock;
+  if (tc && tc.clock) return moveTestClock(tc, data, showProblem);
   data = { ...data };
   // Anonymously (the server's owner, --testing) a broker's own clock is named.
   if (!state.viewer && tc && tc.own) data.broker = tc.broker;
   return moveClock(data);
+}
+
+// ---- the signed-in broker's test clocks ---------------------------------------------------
+
+/** At most this many of the viewer's tenders are asked for their clock per refresh. */
+const CLOCK_LOOKUPS = 20;
+
+/** The viewer's test clocks, and which of its listed tenders lives on each. */
+async function loadTestClocks() {
+  state.testClocks = null;
+  if (!state.viewer || !state.clock.testing) return;
+  const { status, body } = await getJson("/testing/clocks", authHeaders());
+  if (status !== 200 || !body || !Array.isArray(body.data)) return;
+  state.testClocks = body.data;
+  // The listing does not say which clock a tender lives on: each of the viewer's tenders (only
+  // a clock's owner puts tenders on it) is asked once, since a tender never changes clocks.
+  const unknown = [...state.rows.values()]
+    .filter((r) => r.owner === viewerName() && !state.clockOf.has(r.id))
+    .slice(0, CLOCK_LOOKUPS);
+  for (const r of unknown) {
+    const found = await getJson("/testing/clock?tender=" + encodeURIComponent(r.id));
+    if (found.status === 200 && found.body && found.body.data) state.clockOf.set(r.id, found.body.data.clock || "");
+  }
+}
+
+function showClocksProblem(text) {
+  const p = $("clocks-problem");
+  p.textContent = text || "";
+  p.hidden = !text;
+}
+
+/** Deletes the test clock `c`; the server refuses one that holds a live record, saying which. */
+async function deleteTestClock(c) {
+  const { status, body } = await send("DELETE", "/testing/clocks/" + encodeURIComponent(c.id));
+  showClocksProblem(status === 200 ? "" : "Test clock " + testClockName(c) + " was not deleted: " + refusal(status, body));
+  await refresh();
+}
+
+/** "Now" for a listed tender: its test clock's, when it is one of the viewer's; else the server's. */
+function rowNow(r) {
+  const id = state.clockOf.get(r.id);
+  const c = id && (state.testClocks || []).find((x) => x.id === id);
+  return c ? ms(c.now) : undefined;
+}
+
+function tendersOn(clockId) {
+  return [...state.rows.values()].filter((r) => state.clockOf.get(r.id) === clockId);
+}
+
+function drawTestClocks() {
+  const section = $("test-clocks");
+  const clocks = state.testClocks;
+  section.hidden = !clocks;
+  if (!clocks) { state.clocksKey = ""; return; }
+  const lines = clocks.map((c) => [c, tendersOn(c.id)]);
+  // Redrawn only when something shown changed, so a button is not replaced under the pointer.
+  const key = JSON.stringify(lines.map(([c, ts]) => [c.id, c.name, c.now, c.frozen, c.movable, ts.map((t) => [t.id, t.tenderID, t.status])]));
+  if (key === state.clocksKey) return;
+  state.clocksKey = key;
+  const move = (c, data) => () => act(() => moveTestClock(c, data, showClocksProblem), showClocksProblem);
+  $("clocks").tBodies[0].replaceChildren(...lines.map(([c, ts]) => h("tr", { "data-clock": c.id },
+    h("td", { class: "clock-name" }, c.name || h("span", { class: "note" }, "no name")),
+    h("td", {}, h("code", { class: "clock-id" }, c.id)),
+    h("td", { class: "clock-now" }, shortTime(c.now) + " " + String(c.now).slice(26)),
+    h("td", {}, h("span", { class: "badge clock-state" + (c.frozen ? " frozen" : "") }, c.frozen ? "frozen" : "running")),
+    h("td", { class: "clock-tenders" }, ts.length
+      ? ts.map((t, i) => [i ? ", " : null, h("a", { href: "#/tenders/" + encodeURIComponent(t.id), title: t.title || "" }, t.tenderID || t.id),
+        " ", h("span", { class: "status" }, t.status || "")])
+      : h("span", { class: "note" }, "none listed")),
+    h("td", { class: "clock-buttons" }, c.movable === false ? h("span", { class: "note" }, "read-only") : [
+      h("button", { type: "button", class: "clock-hour", onclick: move(c, { advance: "PT1H" }) }, "+1 hour"),
+      h("button", { type: "button", class: "clock-day", onclick: move(c, { advance: "P1D" }) }, "+1 day"),
+      h("button", { type: "button", class: "clock-freeze", onclick: move(c, { frozen: !c.frozen }) }, c.frozen ? "Release" : "Freeze"),
+      h("button", { type: "button", class: "clock-delete", title: "a clock is deleted once none of its records is live",
+        onclick: () => act(() => deleteTestClock(c), showClocksProblem) }, "Delete")]),
+  )));
+  $("clocks").hidden = !clocks.length;
+  $("clocks-empty").hidden = !!clocks.length;
+  $("clocks-empty").textContent = clocks.length ? ""
+    : "None: a broker creates test clocks through POST /testing/clocks and names one in a new tender's X-Testing-Clock header.";
 }
 
 // ---- the tender list --------------------------------------------------------------------
@@ -308,7 +429,7 @@ function drawList() {
     h("td", {}, r.title || "", r.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
     h("td", { class: "status" }, r.status || ""),
     h("td", {}, r.owner || ""),
-    h("td", {}, r.next_check ? relative(ms(r.next_check)) : "—", r.next_check ? h("div", { class: "note" }, shortTime(r.next_check)) : null),
+    h("td", {}, r.next_check ? relative(ms(r.next_check), rowNow(r)) : "—", r.next_check ? h("div", { class: "note" }, shortTime(r.next_check)) : null),
     h("td", { class: "note" }, shortTime(r.dateModified)),
   )));
   $("list-count").textContent = shown.length + " of " + rows.length + " loaded";
@@ -417,6 +538,15 @@ function drawTimeline(t) {
     list.length ? null : h("p", { class: "note" }, "No periods yet."));
 }
 
+/** The tender's "now" where it differs from the server's: on a test clock or its owner's own. */
+function tenderTime(t) {
+  const tc = state.tenderClock;
+  if (!tc || !(tc.clock || tc.own)) return null;
+  const on = tc.clock ? " on " + tenderClockOwner() + "'s test clock " + testClockName(tc) + (tc.deleted ? ", deleted" : "")
+    : " on " + t.owner + "'s own clock";
+  return h("span", { id: "tender-clock" }, shortTime(tc.now) + on + (tc.frozen ? " (frozen)" : ""));
+}
+
 /**
  * Dates the record names that still lie ahead, as places to move the clock to: a tender waits
  * for some of them with no next check of its own (the end of an award's stand-still, after
@@ -442,14 +572,19 @@ function jumpTargets(t) {
 function drawJumps(t) {
   if (!state.clock.testing) return null;
   const tc = state.tenderClock;
+  if (tc && tc.clock && tc.deleted) {
+    return h("p", { class: "note jumps-note" }, "Read-only: the tender's test clock " + testClockName(tc) + " was deleted and stands at its last moment.");
+  }
   if (!tc || !tc.movable) {
-    return h("p", { class: "note" }, "Read-only: the tender lives on " + t.owner + "'s clock; sign in as " + t.owner + " to move it.");
+    const owner = tenderClockOwner();
+    const clock = tc && tc.clock ? owner + "'s test clock " + testClockName(tc) : owner + "'s clock";
+    return h("p", { class: "note jumps-note" }, "Read-only: the tender lives on " + clock + "; sign in as " + owner + " to move it.");
   }
   const targets = jumpTargets(t);
   if (!targets.length) return h("p", { class: "note" }, "No date ahead to jump to.");
   return h("div", { class: "jumps" }, "Jump to: ", targets.map((x) =>
     h("button", { type: "button", class: "jump", "data-when": x.when, title: "a second past " + x.when,
-      onclick: () => moveTenderClock({ now: new Date(ms(x.when) + 1000).toISOString() }) },
+      onclick: () => act(() => moveTenderClock({ now: new Date(ms(x.when) + 1000).toISOString() }), showProblem) },
       x.label + " (" + shortTime(x.when) + ")")));
 }
 
@@ -530,9 +665,7 @@ function drawTender() {
   const facts = [
     ["Status", h("span", { class: "status", id: "tender-status" }, t.status)],
     ["Next move", t.next_check ? relative(ms(t.next_check), tenderNow()) + " (" + shortTime(t.next_check) + ")" : "none due"],
-    ["Its time", state.tenderClock && state.tenderClock.own
-      ? h("span", { id: "tender-clock" }, shortTime(state.tenderClock.now) + " on " + t.owner + "'s own clock" + (state.tenderClock.frozen ? " (frozen)" : ""))
-      : null],
+    ["Its time", tenderTime(t)],
     ["Owner", t.owner], ["Procuring entity", t.procuringEntity && t.procuringEntity.name],
     ["Value", money(t.value)], ["Minimal step", money(t.minimalStep)],
     ["Method", t.procurementMethodType + (t.procurementMethodDetails ? " · " + t.procurementMethodDetails : "")],
@@ -638,7 +771,9 @@ async function refresh() {
     } else {
       state.tender = null;
       await loadNewest();
+      await loadTestClocks();
       drawList();
+      drawTestClocks();
     }
     drawClock();
   } catch (e) {
@@ -648,11 +783,16 @@ async function refresh() {
   }
 }
 
+/** Runs a button's request; a failure to reach the server is said on the page, not thrown. */
+function act(run, say) {
+  Promise.resolve().then(run).catch((e) => say("The server did not answer: " + e));
+}
+
 function start() {
-  $("advance-hour").addEventListener("click", () => moveClockInView({ advance: "PT1H" }));
-  $("advance-day").addEventListener("click", () => moveClockInView({ advance: "P1D" }));
-  $("jump-next").addEventListener("click", () => tenderInView() && state.tender.next_check && moveTenderClock({ now: state.tender.next_check }));
-  $("freeze").addEventListener("click", () => moveClockInView({ frozen: !clockInView().frozen }));
+  $("advance-hour").addEventListener("click", () => act(() => moveClockInView({ advance: "PT1H" }), showProblem));
+  $("advance-day").addEventListener("click", () => act(() => moveClockInView({ advance: "P1D" }), showProblem));
+  $("jump-next").addEventListener("click", () => act(() => tenderInView() && state.tender.next_check && moveTenderClock({ now: state.tender.next_check }), showProblem));
+  $("freeze").addEventListener("click", () => act(() => moveClockInView({ frozen: !clockInView().frozen }), showProblem));
   try {
     state.viewer = JSON.parse(sessionStorage.getItem("viewer") || "null");
   } catch (e) {
@@ -662,15 +802,16 @@ function start() {
     e.preventDefault();
     const name = $("viewer-name").value.trim();
     if (!name) return;
-    signIn(name, $("viewer-password").value);
+    act(() => signIn(name, $("viewer-password").value), showSignInProblem);
   });
   $("sign-out").addEventListener("click", () => {
     forgetViewer("");
+    showClocksProblem("");
     refresh();
   });
   $("filter-status").addEventListener("change", drawList);
   $("filter-owner").addEventListener("change", drawList);
-  $("more").addEventListener("click", loadOlder);
+  $("more").addEventListener("click", () => act(loadOlder, showProblem));
   window.addEventListener("hashchange", () => { state.shownKey = ""; showProblem(""); refresh(); });
   refresh();
   setInterval(refresh, REFRESH_MS);
