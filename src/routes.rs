@@ -5,7 +5,7 @@
 
 use crate::api::{
     awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, faults,
-    listing, lots, openapi, questions, tenders, test_clocks,
+    listing, lots, openapi, questions, tenders, test_clocks, test_tenders,
 };
 use crate::http::{App, error, pages};
 use salvo::catcher::Catcher;
@@ -183,6 +183,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
                 .post(test_clocks::create)
                 .push(clock),
         );
+        root = root.push(Router::with_path("testing/tenders").post(test_tenders::Create(driven)));
     }
     if faults_api {
         let rule = Router::with_path("{fault_id}")
@@ -197,6 +198,15 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         );
     }
     root
+}
+
+/// The service the test helper sends its own requests through: the same, without the fault
+/// layer, so that faults set for a broker's requests never break a helper's procurement halfway.
+fn driven(app: Arc<App>) -> Service {
+    Service::new(router(app.sandbox, app.sandbox))
+        .hoop(InjectApp(app))
+        .hoop(access_log)
+        .catcher(Catcher::default().hoop(error::catcher))
 }
 
 /// The service: the router with the shared state, the access log, the fault layer (inside the

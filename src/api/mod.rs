@@ -18,3 +18,4 @@ pub mod openapi;
 pub mod questions;
 pub mod tenders;
 pub mod test_clocks;
+pub mod test_tenders;

@@ -143,6 +143,24 @@ impl Brokers {
         self.by_key.values().any(|b| b.name == name)
     }
 
+    /// The broker of this name, if known.
+    pub fn of_name(&self, name: &str) -> Option<&Broker> {
+        self.by_key.values().find(|b| b.name == name)
+    }
+
+    /// The key of the broker of this name, with which the server's own test helper acts for it.
+    pub fn key_of(&self, name: &str) -> Option<&str> {
+        self.by_key
+            .iter()
+            .find(|(_, b)| b.name == name)
+            .map(|(key, _)| key.as_str())
+    }
+
+    /// The names of the known brokers.
+    pub fn names(&self) -> Vec<&str> {
+        self.by_key.values().map(|b| b.name.as_str()).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.by_key.len()
     }

@@ -24,3 +24,4 @@ mod reconsideration;
 mod sandbox_modes;
 mod tenders;
 mod test_clocks;
+mod test_helpers;
