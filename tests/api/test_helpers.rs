@@ -464,3 +464,33 @@ async fn the_made_tender_lives_on_its_own_clock_alone() {
     past(&s, &a, &text(&a["data"]["tenderPeriod"]["endDate"])).await;
     assert_eq!(s.tender(&id).await["status"], "active.qualification");
 }
+
+#[tokio::test]
+async fn faults_set_for_a_broker_s_requests_never_hit_the_helper_s_own() {
+    let s = TestServer::start().await;
+    for (broker, path) in [
+        ("broker", "/api/2.3/tenders"),
+        ("broker1", "/api/2.3/tenders/*/bids"),
+    ] {
+        s.by(broker)
+            .post(
+                "/testing/faults",
+                json!({"match": {"method": "POST", "path": path}, "fault": "error-after-commit"}),
+            )
+            .await
+            .assert_status(201);
+    }
+    let a = ask(&s, json!({"status": "active.tendering", "bids": 1}))
+        .await
+        .assert_status(201);
+    assert_eq!(a.body["data"]["status"], "active.tendering");
+    read_bid(&s, &a.body, 0).await.assert_status(200);
+    let own = s
+        .by("broker1")
+        .post(
+            &format!("/api/2.3/tenders/{}/bids", text(&a.body["data"]["id"])),
+            crate::common::bid_body(300.0),
+        )
+        .await;
+    assert_eq!(own.status, 503, "the broker's own request meets its fault");
+}

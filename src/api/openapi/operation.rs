@@ -149,6 +149,19 @@ impl Op {
         self
     }
 
+    /// 201 with `Location` and a body of its own shape (not enveloped).
+    pub fn created_whole(mut self, schema: &str) -> Op {
+        self.responses.insert(
+            "201".into(),
+            json!({
+                "description": "Created",
+                "headers": {"Location": {"$ref": "#/components/headers/Location"}},
+                "content": {"application/json": {"schema": schema_ref(schema)}},
+            }),
+        );
+        self
+    }
+
     /// 200 with `{"data": <schema>, "access": {"token"}}`: new credentials for an object.
     pub fn created_ok(mut self, schema: &str) -> Op {
         let mut body = enveloped(schema_ref(schema));

@@ -656,6 +656,27 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 .only_with(&["--testing", "--sandbox"]),
             ],
         ));
+        routes.push(item(
+            "/testing/tenders",
+            vec![
+                post(
+                    "testing",
+                    "A tender in any status in one call (a test helper): made on a new test \
+                     clock of its own by the API's own requests (creation, bids by other \
+                     brokers, the clock moved past each date, awards, signatures), answered \
+                     with every token and the clock; a shape no tender reaches is refused \
+                     before anything is made",
+                )
+                .broker()
+                .body_example(
+                    "MadeTenderInput",
+                    json!({"status": "active.qualification", "bids": 2}),
+                )
+                .errors(&[403, 422])
+                .created_whole("MadeTender")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
     }
     if faults_api {
         routes.push(item(

@@ -426,6 +426,35 @@ pub fn schemas() -> Map<String, Json> {
             ),
         ),
         (
+            "MadeTenderInput",
+            object(
+                &["status"],
+                json!({
+                    "status": {"type": "string", "enum": ["draft", "active.enquiries", "active.tendering", "active.auction", "active.qualification", "active.awarded", "complete", "unsuccessful", "cancelled"]},
+                    "bids": {"type": "integer", "minimum": 0, "description": "One per bidder (by default 2 from tendering on, else 0)"},
+                    "bidders": {"type": "array", "items": {"type": "string"}, "description": "The brokers that bid, in order (by default the others known)"},
+                    "lots": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "features": {"type": "boolean", "description": "A tenderer feature each bid gives a value of"},
+                    "auction": {"type": "string", "enum": ["fast-forward", "live"], "description": "Settled when tendering ends, or held live (always live for active.auction)"},
+                    "contract": {"type": "string", "enum": ["active", "terminated"], "description": "With complete: the contract under management in this status"},
+                    "tender": {"type": "object", "description": "Fields merged over the default tender (null removes one)"},
+                }),
+            ),
+        ),
+        (
+            "MadeTender",
+            object(
+                &["data", "access", "clock", "bids", "contracts"],
+                json!({
+                    "data": r("Tender"),
+                    "access": {"type": "object", "properties": {"token": text(), "owner": text()}},
+                    "clock": r("TestClock"),
+                    "bids": {"type": "array", "items": {"type": "object", "properties": {"id": text(), "token": text(), "broker": text()}}},
+                    "contracts": {"type": "array", "description": "Each signed contract under management with its own token", "items": {"type": "object", "properties": {"id": text(), "token": text(), "status": text()}}},
+                }),
+            ),
+        ),
+        (
             "ClockInput",
             object(
                 &[],
