@@ -2,7 +2,8 @@
 //! tenders on each, deletes one that holds nothing live and reads the refusal of one that does;
 //! a tender on a test clock names that clock in the header, whose "+1 day" moves that clock
 //! alone (not the broker's other clock, nor its own, nor the server's), the tender following;
-//! another broker signed in sees the clock read-only.
+//! another broker signed in sees the clock read-only. A contract under management on a test
+//! clock names it too, and its owner's "+1 hour" moves it.
 
 use crate::webdriver::{Driver, Session};
 use crate::{browser, screenshot, tender_body, testing_server, wait_for_text};
@@ -334,6 +335,111 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
         )
     );
 
+    assert_eq!(
+        session.run("return window.unseen;").await,
+        json!([]),
+        "errors the page did not show"
+    );
+    session.close().await;
+    drop(driver);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let (server, base) = testing_server().await;
+    let client = test_support::client();
+    // A complete tender made by the test helper, on a test clock of its own.
+    let made: Value = client
+        .post(format!("{base}/testing/tenders"))
+        .basic_auth("broker", Some(""))
+        .json(&json!({"data": {"status": "complete"}}))
+        .read_json()
+        .await;
+    let contract = made["contracts"][0]["id"]
+        .as_str()
+        .expect("a contract under management")
+        .to_string();
+    let clock = made["clock"]["id"].as_str().expect("its clock").to_string();
+    let clock_now = |who: Option<&'static str>, path: String| {
+        let client = client.clone();
+        async move {
+            let mut request = client.get(path);
+            if let Some(who) = who {
+                request = request.basic_auth(who, Some(""));
+            }
+            let answer: Value = request.read_json().await;
+            answer["data"]["now"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        }
+    };
+    let before = clock_now(None, format!("{base}/testing/clocks/{clock}")).await;
+    let own_before = clock_now(Some("broker"), format!("{base}/testing/clock")).await;
+
+    let driver = Driver::start(&chromedriver).await;
+    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    session
+        .goto(&format!("{base}/#/contracts/{contract}"))
+        .await;
+    session.run(WATCH_ERRORS).await;
+    assert_eq!(
+        wait_for_text(&session, "#contract-status", "active").await,
+        "active"
+    );
+    // Anonymous: the contract's clock is named and read-only.
+    let name = made["clock"]["name"].as_str().unwrap_or_default();
+    let label = if name.is_empty() {
+        format!("broker's test clock ({clock})")
+    } else {
+        format!("broker's test clock {name} ({clock})")
+    };
+    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
+    assert_eq!(
+        wait_for_text(
+            &session,
+            "#clock-note",
+            "read-only: sign in as broker to move it"
+        )
+        .await,
+        "read-only: sign in as broker to move it"
+    );
+    // Its owner signed in moves that clock an hour on, and not its own.
+    sign_in(&session, "broker").await;
+    let note = wait_for_part(&session, "#clock-note", "server time").await;
+    assert!(note.starts_with("server time"), "{note}");
+    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
+    let hour = session
+        .wait_for("#advance-hour", Duration::from_secs(5))
+        .await;
+    session.click(&hour).await;
+    let started = Instant::now();
+    let after = loop {
+        let now = clock_now(None, format!("{base}/testing/clocks/{clock}")).await;
+        if now != before || started.elapsed() > Duration::from_secs(15) {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let moment = |text: &str| {
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+            .expect("a moment")
+    };
+    assert_eq!(
+        moment(&after) - moment(&before),
+        time::Duration::hours(1),
+        "{before} → {after}"
+    );
+    assert_eq!(
+        clock_now(Some("broker"), format!("{base}/testing/clock")).await,
+        own_before,
+        "the broker's own clock moved"
+    );
+    screenshot(&session, "dashboard-test-clock-contract.png").await;
     assert_eq!(
         session.run("return window.unseen;").await,
         json!([]),

@@ -13,7 +13,7 @@ const state = {
   clock: null,        // the server's: {now: ms, text, frozen, testing, movable}
   viewer: null,       // the broker signed in here: {name, password}, or null
   viewerClock: null,  // its clock, as /testing/clock shows it to it
-  tenderClock: null,  // the clock the shown tender lives on (a test clock, or its owner's), as shown to the viewer
+  tenderClock: null,  // the clock the shown tender or contract lives on (a test clock, or its owner's)
   testClocks: null,   // the signed-in broker's test clocks, or null where the server offers none
   clockOf: new Map(), // tender id -> the id of the test clock it lives on, "" for none (for good)
   clocksKey: "",      // what the test clocks' table was last drawn from
@@ -172,16 +172,17 @@ function viewerName() {
 }
 
 /**
- * The clock the tender lives on, as the clock API reads it for the record: a test clock (with
- * `clock`, its id) or its owner's (the server's until the owner moved its own).
+ * The clock a record (`kind` tender or contract) lives on, as the clock API reads it for the
+ * record: a test clock (with `clock`, its id) or its owner's (the server's until the owner moved
+ * its own).
  */
-async function loadTenderClock(t) {
+async function loadRecordClock(kind, id) {
   state.tenderClock = null;
-  if (!t || !state.clock.testing) return;
-  const { status, body } = await getJson("/testing/clock?tender=" + encodeURIComponent(t.id), authHeaders());
+  if (!id || !state.clock.testing) return;
+  const { status, body } = await getJson("/testing/clock?" + kind + "=" + encodeURIComponent(id), authHeaders());
   if (status === 200 && body && body.data) {
     state.tenderClock = body.data;
-    state.clockOf.set(t.id, body.data.clock || "");
+    if (kind === "tender") state.clockOf.set(id, body.data.clock || "");
   }
 }
 
@@ -190,10 +191,10 @@ function testClockName(c) {
   return (c.name ? c.name + " " : "") + "(" + (c.id || c.clock) + ")";
 }
 
-/** Who may move the shown tender's clock: the test clock's owner, or the broker it belongs to. */
+/** Who may move the shown record's clock: the test clock's owner, or the broker it belongs to. */
 function tenderClockOwner() {
-  const tc = state.tenderClock;
-  return tc ? tc.owner || tc.broker || state.tender.owner : state.tender.owner;
+  const tc = state.tenderClock, record = (contractInView() ? state.contract : state.tender) || {};
+  return (tc && (tc.owner || tc.broker)) || record.owner || "";
 }
 
 /** "Now" for the shown tender: on the clock it lives on. */
@@ -204,16 +205,28 @@ function tenderNow() {
 /** Whether the page shows a tender, and the clock it lives on is known. */
 function tenderInView() {
   const t = state.tender;
-  return !!(t && state.tenderClock && selectedId() === t.id);
+  return !!(t && state.tenderClock && selectedId() === t.id && state.tenderClock.tender === t.id);
+}
+
+/** Whether the page shows a contract under management, and the clock it lives on is known. */
+function contractInView() {
+  const c = state.contract, tc = state.tenderClock;
+  return !!(c && tc && selectedContract() === c.id && tc.contract === c.id);
+}
+
+/** Whether the page shows a record (a tender or a contract) whose clock is known. */
+function recordInView() {
+  return tenderInView() || contractInView();
 }
 
 /**
- * The clock the header shows and its buttons move: on a tender's page the one the tender lives
- * on (its owner's); elsewhere the signed-in broker's own, or the server's.
+ * The clock the header shows and its buttons move: on a tender's or a contract's page the one
+ * the record lives on (a test clock, or its owner's); elsewhere the signed-in broker's own, or
+ * the server's.
  */
 function clockInView() {
   const c = state.clock, mine = state.viewerClock;
-  if (tenderInView()) {
+  if (recordInView()) {
     const tc = state.tenderClock, owner = tenderClockOwner();
     if (tc.clock) {
       return { label: owner + "'s test clock " + testClockName(tc), text: tc.now, frozen: tc.frozen, movable: tc.movable, server: false, deleted: tc.deleted };
@@ -227,7 +240,7 @@ function clockInView() {
 
 /** Moves the clock the header shows. */
 function moveClockInView(data) {
-  return tenderInView() ? moveTenderClock(data) : moveClock(data);
+  return recordInView() ? moveTenderClock(data) : moveClock(data);
 }
 
 function drawClock() {
@@ -241,10 +254,10 @@ function drawClock() {
   const mine = state.viewerClock;
   $("clock-buttons").hidden = !c.testing || !shown.movable;
   $("freeze").textContent = shown.frozen ? "Release" : "Freeze";
-  $("viewer-clock").textContent = mine && tenderInView()
+  $("viewer-clock").textContent = mine && recordInView()
     ? "Your clock (" + viewerName() + (mine.own ? ", your own" : ", the server's until you move it") + "): " + shortTime(mine.now) + (mine.frozen ? " · frozen" : "")
     : "";
-  const owner = tenderInView() ? tenderClockOwner() : "";
+  const owner = recordInView() ? tenderClockOwner() : "";
   $("clock-note").textContent = !c.testing ? "read-only: start the server with --testing to move it"
     : shown.deleted ? "read-only: the clock was deleted and stands at its last moment"
     : !shown.movable ? (owner ? "read-only: sign in as " + owner + " to move it" : "read-only: sign in as a broker to move your own clock")
@@ -292,7 +305,7 @@ async function moveTestClock(c, data, say) {
   await refresh();
 }
 
-/** Moves the clock the shown tender lives on (`data` as the clock API takes it). */
+/** Moves the clock the shown tender or contract lives on (`data` as the clock API takes it). */
 function moveTenderClock(data) {
   const tc = state.tenderClock;
   if (tc && tc.clock) return moveTestClock(tc, data, showProblem);
@@ -755,11 +768,12 @@ async function refresh() {
     const contract = selectedContract();
     if (contract) {
       await loadContract(contract);
+      await loadRecordClock("contract", state.contract && state.contract.id);
       const key = "c|" + contract + "|" + (state.contract && state.contract.dateModified);
       if (key !== state.shownKey) { state.shownKey = key; drawContract(); }
     } else if (id) {
       await loadTender(id);
-      await loadTenderClock(state.tender);
+      await loadRecordClock("tender", state.tender && state.tender.id);
       if (state.tender) await loadAuctions(state.tender);
       if (state.tender) await loadManaged(state.tender);
       // Redrawn only when the tender, its auctions or the clock changed, so an open <details>
