@@ -775,8 +775,8 @@ fn text(v: &Json) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
-/// Each bidder's bid, below the tender's (or each lot's) value by 4 % more for each bidder,
-/// with the features' values alternating.
+/// Each bidder's bid, 4 % below the one before (the first 4 % below the tender's or each
+/// lot's value), with the features' values alternating.
 async fn place_bids(
     app: &App,
     run: &Run<'_>,
@@ -787,7 +787,8 @@ async fn place_bids(
     for (i, bidder) in shape.bidders.iter().enumerate() {
         let below = |value: &Json| {
             let amount = value["amount"].as_f64().unwrap_or(0.0);
-            (amount * (0.96 - 0.04 * i as f64) * 100.0).round() / 100.0
+            // Always above zero, however many bidders a brokers file names.
+            (amount * 0.96f64.powi(i as i32 + 1) * 100.0).round() / 100.0
         };
         let mut bid = json!({"tenderers": [{
             "name": format!("Учасник {bidder}"),
