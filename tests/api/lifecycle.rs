@@ -14,14 +14,11 @@ async fn after_tendering(
     (id, token, bids)
 }
 
+/// Days of procedure, driven by the clock: no step waits on real time (how long a whole flow
+/// takes is the benchmark's "whole flows" case, never a test's).
 #[tokio::test]
-async fn a_whole_flow_to_complete_in_well_under_a_second() {
-    let started = Instant::now();
+async fn a_whole_flow_runs_to_complete_by_moving_the_clock() {
     whole_flow(moments::MONDAY_MORNING).await;
-    // Days of procedure, driven by the clock: no step waits on real time.
-    let elapsed = started.elapsed();
-    println!("a whole flow took {elapsed:?}");
-    assert!(elapsed < Duration::from_secs(3), "took {elapsed:?}");
 }
 
 /// Weekends, holidays, the year's end and the daylight-saving switches move the dates a flow
