@@ -16,6 +16,12 @@ use serde_json::Value;
 
 use crate::{exchange::ReceivedResponse, exchange::timestamps};
 
+/// `Ok` when `holds`, else the error `otherwise` words: the end of every check that compares
+/// what it found with what it expected.
+pub fn ensure(holds: bool, otherwise: impl FnOnce() -> String) -> Result<(), String> {
+    if holds { Ok(()) } else { Err(otherwise()) }
+}
+
 /// The JSON kind expected under `data`.
 #[derive(Clone, Copy, Debug)]
 pub enum DataKind {
@@ -33,13 +39,9 @@ pub fn json_content_type(response: &ReceivedResponse) -> Result<(), String> {
         .filter(|c| !c.is_whitespace())
         .collect::<String>()
         .to_lowercase();
-    if normalised == "application/json;charset=utf-8" {
-        Ok(())
-    } else {
-        Err(format!(
-            "Content-Type is {raw:?}, not \"application/json; charset=UTF-8\""
-        ))
-    }
+    ensure(normalised == "application/json;charset=utf-8", || {
+        format!("Content-Type is {raw:?}, not \"application/json; charset=UTF-8\"")
+    })
 }
 
 /// Convention 3: a success body `{"data": <object or array>}`.
@@ -97,14 +99,12 @@ pub fn timestamps_have_output_form(value: &Value) -> Result<(), String> {
     if found == 0 {
         return Err("the response holds no timestamp at all".into());
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(wrong.is_empty(), || {
+        format!(
             "timestamps without an offset or without six fractional digits: {}",
             wrong.join(", ")
-        ))
-    }
+        )
+    })
 }
 
 /// Convention 7: every `amount` anywhere in `value` is written as a decimal number.
@@ -123,14 +123,12 @@ pub fn amounts_are_decimal(value: &Value) -> Result<(), String> {
     if found == 0 {
         return Err("the response holds no amount at all".into());
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(wrong.is_empty(), || {
+        format!(
             "amounts not written as decimal numbers: {}",
             wrong.join(", ")
-        ))
-    }
+        )
+    })
 }
 
 /// Calls `visit(path, key, value)` for every object member in `value`, depth first.
@@ -223,14 +221,12 @@ pub fn error_triple(
                 Description::Any => true,
             }
     };
-    if errors.iter().any(matches) {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(errors.iter().any(matches), || {
+        format!(
             "no error with location {location:?}, name {name:?} and description {description:?} in {}",
             Value::from(errors.clone())
-        ))
-    }
+        )
+    })
 }
 
 /// A member by dotted path (`data.value.amount`, `data.items.0.id`).

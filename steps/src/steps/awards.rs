@@ -1,4 +1,5 @@
 //! The auction stage, the award decision and the contract.
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -57,14 +58,12 @@ async fn pending_award_for(w: &mut TenderWorld, which: String) -> Result<(), Str
             .map(|b| b.id.clone())
             .ok_or("harness: no bids")?
     };
-    if award["bid_id"] == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(award["bid_id"] == expected.as_str(), || {
+        format!(
             "the pending award is for bid {}, expected {expected}",
             award["bid_id"]
-        ))
-    }
+        )
+    })
 }
 
 async fn confirm_award(w: &mut TenderWorld, actor: Actor, token: String) -> Result<(), String> {
@@ -108,11 +107,9 @@ async fn complaint_period(w: &mut TenderWorld) -> Result<(), String> {
     let period = &w.data()["complaintPeriod"];
     let start = period["startDate"].as_str().and_then(timestamps::parse);
     let end = period["endDate"].as_str().and_then(timestamps::parse);
-    if start.is_some() || end.is_some() {
-        Ok(())
-    } else {
-        Err(format!("the award's complaintPeriod is {period}"))
-    }
+    ensure(start.is_some() || end.is_some(), || {
+        format!("the award's complaintPeriod is {period}")
+    })
 }
 
 fn contract(w: &TenderWorld) -> Result<Value, String> {
@@ -125,14 +122,12 @@ fn contract(w: &TenderWorld) -> Result<Value, String> {
 #[then(expr = "the tender shows a contract in status {string}")]
 async fn contract_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
     let contract = contract(w)?;
-    if contract["status"] == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(contract["status"] == expected.as_str(), || {
+        format!(
             "the contract status is {}, expected {expected:?}",
             contract["status"]
-        ))
-    }
+        )
+    })
 }
 
 #[then("the contract ID is the tenderID followed by a sequence number")]
@@ -140,11 +135,10 @@ async fn contract_id(w: &mut TenderWorld) -> Result<(), String> {
     let tender_id = checks::as_text(&w.tender_field("/tenderID")?);
     let contract_id = checks::as_text(&contract(w)?["contractID"]);
     let sequence = contract_id.strip_prefix(&format!("{tender_id}-"));
-    if sequence.is_some_and(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())) {
-        Ok(())
-    } else {
-        Err(format!("contractID {contract_id:?} is not {tender_id}-<n>"))
-    }
+    ensure(
+        sequence.is_some_and(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())),
+        || format!("contractID {contract_id:?} is not {tender_id}-<n>"),
+    )
 }
 
 #[then("the contract's items are the tender's items")]
@@ -167,13 +161,9 @@ async fn contract_items(w: &mut TenderWorld) -> Result<(), String> {
     };
     let tender = key(&w.tender_field("/items")?);
     let contract = key(&contract(w)?["items"]);
-    if !tender.is_empty() && tender == contract {
-        Ok(())
-    } else {
-        Err(format!(
-            "contract items {contract:?} differ from the tender's {tender:?}"
-        ))
-    }
+    ensure(!tender.is_empty() && tender == contract, || {
+        format!("contract items {contract:?} differ from the tender's {tender:?}")
+    })
 }
 
 #[then("the contract's suppliers are the bid's tenderers")]
@@ -189,13 +179,9 @@ async fn contract_suppliers(w: &mut TenderWorld) -> Result<(), String> {
     };
     let tenderers = names(&w.bid(0)?.sent["data"]["tenderers"]);
     let suppliers = names(&contract(w)?["suppliers"]);
-    if suppliers == tenderers {
-        Ok(())
-    } else {
-        Err(format!(
-            "contract suppliers {suppliers:?} differ from the bid's tenderers {tenderers:?}"
-        ))
-    }
+    ensure(suppliers == tenderers, || {
+        format!("contract suppliers {suppliers:?} differ from the bid's tenderers {tenderers:?}")
+    })
 }
 
 fn award_value(w: &TenderWorld) -> Result<Value, String> {
@@ -213,13 +199,9 @@ async fn contract_value(w: &mut TenderWorld) -> Result<(), String> {
     let same = value["amount"].as_f64() == award["amount"].as_f64()
         && value["currency"] == award["currency"]
         && value["valueAddedTaxIncluded"] == award["valueAddedTaxIncluded"];
-    if same {
-        Ok(())
-    } else {
-        Err(format!(
-            "the contract value {value} differs from the award value {award}"
-        ))
-    }
+    ensure(same, || {
+        format!("the contract value {value} differs from the award value {award}")
+    })
 }
 
 async fn patch_contract(w: &mut TenderWorld, data: Value) -> Result<(), String> {
@@ -309,14 +291,12 @@ async fn contract_value_kept(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the contract number is the one sent")]
 async fn number_sent(w: &mut TenderWorld) -> Result<(), String> {
     let sent = sent_change(w, "/contractNumber")?;
-    if w.data()["contractNumber"] == sent {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(w.data()["contractNumber"] == sent, || {
+        format!(
             "contractNumber is {}, {sent} was sent",
             w.data()["contractNumber"]
-        ))
-    }
+        )
+    })
 }
 
 #[then(expr = "the contract amount is {int} percent lower with the currency and VAT flag kept")]
@@ -356,9 +336,7 @@ async fn period_sent(w: &mut TenderWorld) -> Result<(), String> {
 async fn date_signed_sent(w: &mut TenderWorld) -> Result<(), String> {
     let sent = sent_change(w, "/dateSigned")?;
     let shown = w.data()["dateSigned"].clone();
-    if same_instant(&shown, &sent) {
-        Ok(())
-    } else {
-        Err(format!("dateSigned is {shown}, {sent} was sent"))
-    }
+    ensure(same_instant(&shown, &sent), || {
+        format!("dateSigned is {shown}, {sent} was sent")
+    })
 }

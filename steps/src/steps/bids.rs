@@ -1,5 +1,6 @@
 //! Bids: registered step by step or in one batch request, activated and read with their own
 //! token.
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -176,23 +177,17 @@ async fn each_reads_bid(w: &mut TenderWorld) -> Result<(), String> {
 async fn bid_currency(w: &mut TenderWorld) -> Result<(), String> {
     let expected = w.tender_field("/value/currency")?;
     let shown = w.data()["value"]["currency"].clone();
-    if shown == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "the bid's currency is {shown}, the tender's is {expected}"
-        ))
-    }
+    ensure(shown == expected, || {
+        format!("the bid's currency is {shown}, the tender's is {expected}")
+    })
 }
 
 #[then(expr = "the bid has {int} document(s)")]
 async fn bid_documents(w: &mut TenderWorld, count: usize) -> Result<(), String> {
     let shown = w.data()["documents"].as_array().map_or(0, Vec::len);
-    if shown == count {
-        Ok(())
-    } else {
-        Err(format!("the bid has {shown} documents, expected {count}"))
-    }
+    ensure(shown == count, || {
+        format!("the bid has {shown} documents, expected {count}")
+    })
 }
 
 #[then(expr = "the response field {string} is the bid's id")]
@@ -201,11 +196,9 @@ async fn field_is_bid_id(w: &mut TenderWorld, path: String) -> Result<(), String
     let shown = checks::field(&w.body, &path)
         .cloned()
         .unwrap_or(Value::Null);
-    if shown == id.as_str() {
-        Ok(())
-    } else {
-        Err(format!("{path} is {shown}, the bid is {id}"))
-    }
+    ensure(shown == id.as_str(), || {
+        format!("{path} is {shown}, the bid is {id}")
+    })
 }
 
 #[then("each participationUrl is the auction URL with key_for_bid set to its bid id")]

@@ -1,5 +1,6 @@
 //! Tender cancellations: requested pending or active by the owner, with documents; an active
 //! one cancels the tender. An upstream extension (`@cancellations`).
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -169,11 +170,9 @@ async fn listed(w: &mut TenderWorld) -> Result<(), String> {
         .and_then(|all| all.iter().find(|c| c["id"] == id.as_str()))
         .cloned()
         .ok_or_else(|| format!("cancellation {id} is not listed"))?;
-    if found["reason"].is_string() {
-        Ok(())
-    } else {
-        Err(format!("cancellation {id} has no reason: {found}"))
-    }
+    ensure(found["reason"].is_string(), || {
+        format!("cancellation {id} has no reason: {found}")
+    })
 }
 
 #[then("the tender shows no bids")]

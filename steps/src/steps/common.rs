@@ -1,5 +1,6 @@
 //! Checks on the last response that hold anywhere: status, envelope, token, Location,
 //! timestamps, amounts, fields and errors.
+use crate::checks::ensure;
 use cucumber::{then, when};
 use reqwest::Method;
 
@@ -24,15 +25,13 @@ pub(super) fn expect_status(w: &TenderWorld, what: &str, expected: u16) -> Resul
 #[then(expr = "the response status is {int}")]
 async fn response_status(w: &mut TenderWorld, expected: u16) -> Result<(), String> {
     let response = w.response()?;
-    if response.status == expected {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(response.status == expected, || {
+        format!(
             "expected status {expected}, got {}: {}",
             response.status,
             short(&response.body)
-        ))
-    }
+        )
+    })
 }
 
 #[then(expr = "the response is a JSON data envelope holding an {word}")]
@@ -85,11 +84,9 @@ async fn location_under(w: &mut TenderWorld, prefix: String) -> Result<(), Strin
         .split_once("://")
         .and_then(|(_, rest)| rest.split_once('/'))
         .is_some_and(|(_, path)| format!("/{path}").starts_with(&prefix));
-    if path_ok {
-        Ok(())
-    } else {
-        Err(format!("Location {location:?} is not under {expected:?}"))
-    }
+    ensure(path_ok, || {
+        format!("Location {location:?} is not under {expected:?}")
+    })
 }
 
 #[then("every timestamp in the response has a UTC offset and microseconds")]
@@ -109,11 +106,9 @@ fn response_field<'a>(w: &'a TenderWorld, path: &str) -> Result<&'a serde_json::
 #[then(expr = "the response field {string} is {string}")]
 async fn field_is(w: &mut TenderWorld, path: String, expected: String) -> Result<(), String> {
     let value = checks::as_text(response_field(w, &path)?);
-    if value == expected {
-        Ok(())
-    } else {
-        Err(format!("{path} is {value:?}, expected {expected:?}"))
-    }
+    ensure(value == expected, || {
+        format!("{path} is {value:?}, expected {expected:?}")
+    })
 }
 
 #[then(expr = "the response field {string} is present")]
@@ -155,11 +150,9 @@ async fn content_type(w: &mut TenderWorld, expected: String) -> Result<(), Strin
         .header("content-type")
         .unwrap_or("")
         .to_owned();
-    if found.eq_ignore_ascii_case(&expected) {
-        Ok(())
-    } else {
-        Err(format!("Content-Type is {found:?}, expected {expected:?}"))
-    }
+    ensure(found.eq_ignore_ascii_case(&expected), || {
+        format!("Content-Type is {found:?}, expected {expected:?}")
+    })
 }
 
 #[then("the response has an Allow header")]

@@ -4,6 +4,7 @@
 //! writes with the contract's own token, as upstream's broker client did (the token in
 //! `X-Access-Token`): changes, documents, the whole contract sent back, the amount paid and
 //! termination.
+use crate::checks::ensure;
 use cucumber::{gherkin::Step, given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -232,14 +233,12 @@ async fn is_the_signed_contract(w: &mut TenderWorld) -> Result<(), String> {
             short(&tender["procuringEntity"].to_string())
         ));
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(wrong.is_empty(), || {
+        format!(
             "the contract under management is not the signed contract: {}",
             wrong.join("; ")
-        ))
-    }
+        )
+    })
 }
 
 #[then(regex = r"^the contract under management holds the items of lot (\d+)$")]
@@ -254,13 +253,9 @@ async fn holds_items_of_lot(w: &mut TenderWorld, n: usize) -> Result<(), String>
         .map(|i| i["id"].clone())
         .collect();
     let shown = ids(&w.data()["items"]);
-    if !expected.is_empty() && shown == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "the contract under management holds the items {shown:?}, lot {n} has {expected:?}"
-        ))
-    }
+    ensure(!expected.is_empty() && shown == expected, || {
+        format!("the contract under management holds the items {shown:?}, lot {n} has {expected:?}")
+    })
 }
 
 /// Upstream's brokers found a handed-over contract in the newest page of the listing.
@@ -366,13 +361,9 @@ async fn changes_description(
 async fn shows_description(w: &mut TenderWorld) -> Result<(), String> {
     let expected = noted(w, DESCRIPTION)?;
     let shown = read_contract(w).await?["description"].clone();
-    if shown == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "the contract's description is {shown}, the last one accepted was {expected}"
-        ))
-    }
+    ensure(shown == expected, || {
+        format!("the contract's description is {shown}, the last one accepted was {expected}")
+    })
 }
 
 // ---- changes and their documents ----
@@ -451,14 +442,15 @@ async fn uploads_version(w: &mut TenderWorld) -> Result<(), String> {
 async fn bound(w: &mut TenderWorld) -> Result<(), String> {
     let change = change_id(w)?;
     let data = w.data();
-    if data["documentOf"] == "change" && data["relatedItem"] == change.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
-            "the document shows documentOf {} and relatedItem {}, not the change {change}",
-            data["documentOf"], data["relatedItem"]
-        ))
-    }
+    ensure(
+        data["documentOf"] == "change" && data["relatedItem"] == change.as_str(),
+        || {
+            format!(
+                "the document shows documentOf {} and relatedItem {}, not the change {change}",
+                data["documentOf"], data["relatedItem"]
+            )
+        },
+    )
 }
 
 #[when("the owner applies the change without a signature date")]
@@ -508,14 +500,15 @@ async fn shows_applied(w: &mut TenderWorld) -> Result<(), String> {
         .as_array()
         .and_then(|d| d.iter().rev().find(|d| d["id"] == document))
         .ok_or_else(|| format!("the contract does not show the document {document}"))?;
-    if bound["documentOf"] == "change" && bound["relatedItem"] == change["id"] {
-        Ok(())
-    } else {
-        Err(format!(
-            "the contract shows the document with documentOf {} and relatedItem {}",
-            bound["documentOf"], bound["relatedItem"]
-        ))
-    }
+    ensure(
+        bound["documentOf"] == "change" && bound["relatedItem"] == change["id"],
+        || {
+            format!(
+                "the contract shows the document with documentOf {} and relatedItem {}",
+                bound["documentOf"], bound["relatedItem"]
+            )
+        },
+    )
 }
 
 // ---- the whole contract sent back ----
@@ -580,11 +573,7 @@ async fn shows_new(w: &mut TenderWorld) -> Result<(), String> {
             wrong.push(format!("{pointer} is {a:?}, {b:?} was sent"));
         }
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(wrong.join("; "))
-    }
+    ensure(wrong.is_empty(), || wrong.join("; "))
 }
 
 #[then(
@@ -622,14 +611,12 @@ async fn shows_kept(w: &mut TenderWorld) -> Result<(), String> {
             before["dateSigned"], shown["dateSigned"]
         ));
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(wrong.is_empty(), || {
+        format!(
             "what the broker may not change changed: {}",
             wrong.join("; ")
-        ))
-    }
+        )
+    })
 }
 
 // ---- payment and termination ----
@@ -642,11 +629,9 @@ async fn terminates_unpaid(w: &mut TenderWorld) -> Result<(), String> {
 #[then(expr = "reading the contract shows status {string}")]
 async fn shows_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
     let status = read_contract(w).await?["status"].clone();
-    if status == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!("the contract is {status}, expected {expected:?}"))
-    }
+    ensure(status == expected.as_str(), || {
+        format!("the contract is {status}, expected {expected:?}")
+    })
 }
 
 #[when(

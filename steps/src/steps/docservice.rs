@@ -2,6 +2,7 @@
 //! its root (`POST /upload`, `POST /register`, `GET /get/<key>`), registered with the API by
 //! address or sent to it as multipart, and read back byte for byte. A target whose root
 //! answers these paths with a 404 of its own does not offer a document service.
+use super::common::expect_status;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -56,18 +57,6 @@ fn offered(w: &TenderWorld, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
-    let status = w.status()?;
-    if status == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what}: expected {expected}, got {status}: {}",
-            short(&w.response()?.body)
-        ))
-    }
-}
-
 fn noted(w: &TenderWorld, name: &str) -> Result<String, String> {
     w.noted
         .get(name)
@@ -89,7 +78,7 @@ async fn uploads_file(w: &mut TenderWorld) -> Result<(), String> {
     )
     .await?;
     offered(w, "POST /upload")?;
-    require(w, 200, "uploading to the document service")?;
+    expect_status(w, "uploading to the document service", 200)?;
     let data = w.data().clone();
     w.noted.insert("ds_url".into(), data["url"].clone());
     w.noted.insert("ds_hash".into(), data["hash"].clone());
@@ -154,7 +143,7 @@ async fn registers_hash(w: &mut TenderWorld) -> Result<(), String> {
     )
     .await?;
     offered(w, "POST /register")?;
-    require(w, 201, "registering with the document service")?;
+    expect_status(w, "registering with the document service", 201)?;
     let upload_url = w.body["upload_url"].clone();
     w.noted.insert("ds_upload_url".into(), upload_url);
     Ok(())
@@ -232,7 +221,7 @@ async fn bid_document_redirects(w: &mut TenderWorld) -> Result<(), String> {
     let (_, token) = bid_token(w)?;
     let url = format!("{}&acc_token={token}", noted(w, "bid_document_url")?);
     ds(w, Actor::Other, Method::GET, &url, Payload::None).await?;
-    require(w, 302, "the bid document's download address")?;
+    expect_status(w, "the bid document's download address", 302)?;
     let location = w
         .response()?
         .headers

@@ -1,4 +1,6 @@
 //! Tender documents and bid documents: upload, new version, metadata, reads.
+use super::common::expect_status;
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -22,18 +24,6 @@ fn keep_document(w: &mut TenderWorld, sent: Value) -> Result<(), String> {
         });
     }
     Ok(())
-}
-
-fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
-    let status = w.status()?;
-    if status == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what}: expected {expected}, got {status}: {}",
-            short(&w.response()?.body)
-        ))
-    }
 }
 
 pub(super) async fn upload_to_tender(
@@ -60,7 +50,7 @@ async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has uploaded a PDF document to the tender")]
 async fn has_uploaded(w: &mut TenderWorld) -> Result<(), String> {
     uploads(w).await?;
-    require(w, 201, "uploading a tender document")
+    expect_status(w, "uploading a tender document", 201)
 }
 
 #[when("another broker uploads a PDF document to the tender with the owner's token")]
@@ -117,7 +107,7 @@ async fn uploads_new_version(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has uploaded a new version of the document")]
 async fn has_uploaded_new_version(w: &mut TenderWorld) -> Result<(), String> {
     uploads_new_version(w).await?;
-    require(w, 200, "uploading a new version of the document")
+    expect_status(w, "uploading a new version of the document", 200)
 }
 
 #[when(expr = "the owner sets the document's documentType to {string} with a description")]
@@ -189,7 +179,7 @@ async fn bidder_uploads(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the bidder has uploaded a PDF document to the bid")]
 async fn bidder_has_uploaded(w: &mut TenderWorld) -> Result<(), String> {
     bidder_uploads(w).await?;
-    require(w, 201, "uploading a bid document")
+    expect_status(w, "uploading a bid document", 201)
 }
 
 #[when("the bidder uploads a PDF document to the bid without a token")]
@@ -285,11 +275,10 @@ async fn document_as_sent(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the document's url is a full address")]
 async fn document_url_full(w: &mut TenderWorld) -> Result<(), String> {
     let url = checks::as_text(&w.data()["url"]);
-    if url.starts_with("http://") || url.starts_with("https://") {
-        Ok(())
-    } else {
-        Err(format!("the document url {url:?} is not a full address"))
-    }
+    ensure(
+        url.starts_with("http://") || url.starts_with("https://"),
+        || format!("the document url {url:?} is not a full address"),
+    )
 }
 
 #[then("the document's url carries a Signature and a KeyID")]
@@ -301,13 +290,9 @@ async fn document_url_signed(w: &mut TenderWorld) -> Result<(), String> {
             .query_pairs()
             .any(|(k, v)| k == name && !v.is_empty())
     };
-    if has("Signature") && has("KeyID") {
-        Ok(())
-    } else {
-        Err(format!(
-            "the document url {url:?} carries no Signature and KeyID"
-        ))
-    }
+    ensure(has("Signature") && has("KeyID"), || {
+        format!("the document url {url:?} carries no Signature and KeyID")
+    })
 }
 
 #[then("the document's url is a download address under the bid's document path")]
@@ -383,14 +368,12 @@ async fn previous_versions(w: &mut TenderWorld) -> Result<(), String> {
         .as_array()
         .cloned()
         .unwrap_or_default();
-    if versions.iter().any(|v| v["title"] == old_title) {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(versions.iter().any(|v| v["title"] == old_title), || {
+        format!(
             "previousVersions holds no version titled {old_title}: {}",
             Value::from(versions)
-        ))
-    }
+        )
+    })
 }
 
 #[then("the tender shows the document")]
@@ -414,9 +397,7 @@ async fn bid_document_listed(w: &mut TenderWorld) -> Result<(), String> {
         .data()
         .as_array()
         .ok_or("the document list is not a list")?;
-    if rows.iter().any(|d| d["id"] == id.as_str()) {
-        Ok(())
-    } else {
-        Err(format!("the bid documents do not include {id}"))
-    }
+    ensure(rows.iter().any(|d| d["id"] == id.as_str()), || {
+        format!("the bid documents do not include {id}")
+    })
 }

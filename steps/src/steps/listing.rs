@@ -1,4 +1,5 @@
 //! Reading the tender list page by page, and what a page must hold.
+use crate::checks::ensure;
 use cucumber::{then, when};
 use reqwest::{Method, Url};
 use serde_json::Value;
@@ -117,13 +118,10 @@ async fn lists_from_future(w: &mut TenderWorld, coarse: String) -> Result<(), St
 #[then("the next page offset is empty or a timestamp with an offset and microseconds")]
 async fn offset_output_form(w: &mut TenderWorld) -> Result<(), String> {
     let offset = checks::as_text(&w.body["next_page"]["offset"]);
-    if offset.is_empty() || timestamps::has_output_form(&offset) {
-        Ok(())
-    } else {
-        Err(format!(
-            "next_page.offset {offset:?} is neither empty nor in the output form"
-        ))
-    }
+    ensure(
+        offset.is_empty() || timestamps::has_output_form(&offset),
+        || format!("next_page.offset {offset:?} is neither empty nor in the output form"),
+    )
 }
 
 #[when(
@@ -209,14 +207,12 @@ async fn is_listed_with_date(w: &mut TenderWorld) -> Result<(), String> {
     let expected = w.tender_field("/dateModified")?;
     let row = listed_row(w)?
         .ok_or_else(|| format!("the tender is not among the {} listed rows", w.listed.len()))?;
-    if row["dateModified"] == expected {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(row["dateModified"] == expected, || {
+        format!(
             "listed with dateModified {}, the tender has {expected}",
             row["dateModified"]
-        ))
-    }
+        )
+    })
 }
 
 #[then("the next page offers its path, uri and offset")]
@@ -290,13 +286,9 @@ async fn offset_repeated(w: &mut TenderWorld) -> Result<(), String> {
     let offset = checks::as_text(&w.body["next_page"]["offset"]);
     let same = offset == requested
         || matches!((timestamps::parse(&offset), timestamps::parse(&requested)), (Some(a), Some(b)) if a == b);
-    if same {
-        Ok(())
-    } else {
-        Err(format!(
-            "next_page.offset is {offset:?}, the request asked for {requested:?}"
-        ))
-    }
+    ensure(same, || {
+        format!("next_page.offset is {offset:?}, the request asked for {requested:?}")
+    })
 }
 
 #[then("the page is empty")]
@@ -314,11 +306,9 @@ async fn page_at_most(w: &mut TenderWorld, limit: usize) -> Result<(), String> {
         .data()
         .as_array()
         .ok_or("the listing's data is not a list")?;
-    if rows.len() <= limit {
-        Ok(())
-    } else {
-        Err(format!("the page holds {} rows", rows.len()))
-    }
+    ensure(rows.len() <= limit, || {
+        format!("the page holds {} rows", rows.len())
+    })
 }
 
 #[then(regex = r"^the rows are in (ascending|descending) order of dateModified$")]
@@ -327,10 +317,11 @@ async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> 
         .data()
         .as_array()
         .ok_or("the listing's data is not a list")?;
-    // Where each broker has a clock of its own, the listing follows the order of the changes
-    // and each broker's records show their own clock's time: only the scenario's own tenders
-    // (all of one broker) are held to the order of their dateModified.
-    let own = w.target()?.own_clock.is_some();
+    // Where each broker (or each test clock) has a clock of its own, the listing follows the
+    // order of the changes and each record shows its own clock's time: only the scenario's own
+    // tenders (all on one clock) are held to the order of their dateModified.
+    let target = w.target()?;
+    let own = target.own_clock.is_some() || target.test_clocks.is_some();
     let ours = |row: &&Value| !own || w.created.iter().any(|c| row["id"] == c.id.as_str());
     let rows: Vec<&Value> = rows.iter().filter(ours).collect();
     let dates: Vec<_> = rows
@@ -342,14 +333,12 @@ async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> 
         "ascending" => pair[0] <= pair[1],
         _ => pair[0] >= pair[1],
     });
-    if ordered {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(ordered, || {
+        format!(
             "the {} rows are not in {order} order of dateModified",
             rows.len()
-        ))
-    }
+        )
+    })
 }
 
 #[then("every row shows its status")]
@@ -385,16 +374,14 @@ async fn published_listed_once(w: &mut TenderWorld) -> Result<(), String> {
         .filter(|(t, times)| t.data["status"] != "draft" && *times != 1)
         .map(|(t, times)| format!("{} listed {times} times", t.id))
         .collect();
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(wrong.is_empty(), || {
+        format!(
             "of {} published tenders, over {} rows: {}",
             w.created.len(),
             w.listed.len(),
             wrong.join(", ")
-        ))
-    }
+        )
+    })
 }
 
 #[then("no draft the owner created is listed")]

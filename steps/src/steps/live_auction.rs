@@ -1,6 +1,7 @@
 //! The live auction (`@live-auction`): bidders, named by the order they registered in,
 //! lower their prices in rounds through the auction's JSON interface beside its page
 //! (`…/state` and `…/bids` on their participation address), on the target's clock.
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -274,15 +275,13 @@ async fn between_leader_and_own_limit(
             short(&own.to_string())
         ));
     };
-    if amount > leader - step && amount <= limit {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(amount > leader - step && amount <= limit, || {
+        format!(
             "{amount} does not lie above the leader's {leader} less the step {step} and within bidder {}'s limit {limit}: {}",
             bidder + 1,
             short(&own.to_string())
-        ))
-    }
+        )
+    })
 }
 
 #[when(
@@ -387,15 +386,13 @@ async fn amount_shown(
     let bidder = place_of(&bidder)?;
     let expected = share(w, percent, None)?;
     let (stage, watched) = watched_turn(w, bidder, round).await?;
-    if stage["amount"].as_f64() == Some(expected) {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(stage["amount"].as_f64() == Some(expected), || {
+        format!(
             "after bidder {}'s turn in round {round} the auction shows {}, expected {expected}: {watched}",
             bidder + 1,
             stage["amount"]
-        ))
-    }
+        )
+    })
 }
 
 #[then(
@@ -491,11 +488,7 @@ async fn award_at(
             .and_then(|v| v.iter().find(|v| v["relatedLot"] == id.as_str()))
             .and_then(|v| lots::amount(&v["value"])),
     };
-    if offered == Some(expected) {
-        Ok(())
-    } else {
-        Err(format!(
-            "the auction left bid {bid_id} at {expected}, the tender shows it at {offered:?}"
-        ))
-    }
+    ensure(offered == Some(expected), || {
+        format!("the auction left bid {bid_id} at {expected}, the tender shows it at {offered:?}")
+    })
 }

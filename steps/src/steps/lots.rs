@@ -1,6 +1,7 @@
 //! Tenders divided into lots: created inline, changed while enquiries run, bid on with
 //! `lotValues`, and awarded, contracted, cancelled and claimed one lot at a time; an upstream
 //! extension (`@lots`). Lots are named by their position in the tender, from 1.
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -144,13 +145,9 @@ async fn ids_kept(w: &mut TenderWorld) -> Result<(), String> {
         .map(|l| l.iter().map(|lot| lot["id"].clone()).collect())
         .unwrap_or_default();
     let shown: Vec<Value> = lots(w)?.iter().map(|lot| lot["id"].clone()).collect();
-    if !sent.is_empty() && sent == shown {
-        Ok(())
-    } else {
-        Err(format!(
-            "the lots were sent with ids {sent:?}, show {shown:?}"
-        ))
-    }
+    ensure(!sent.is_empty() && sent == shown, || {
+        format!("the lots were sent with ids {sent:?}, show {shown:?}")
+    })
 }
 
 #[then("each item of the tender names its lot")]
@@ -163,15 +160,13 @@ async fn items_name_lots(w: &mut TenderWorld) -> Result<(), String> {
             .map(|i| i.iter().map(|item| item["relatedLot"].clone()).collect())
             .unwrap_or_default()
     };
-    if related(&sent) == related(&shown) {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(related(&sent) == related(&shown), || {
+        format!(
             "the items were sent for the lots {:?}, show {:?}",
             related(&sent),
             related(&shown)
-        ))
-    }
+        )
+    })
 }
 
 #[then(expr = "every lot of the tender shows status {string}")]
@@ -244,11 +239,9 @@ async fn reading_sums(w: &mut TenderWorld) -> Result<(), String> {
 async fn reading_count(w: &mut TenderWorld, count: usize) -> Result<(), String> {
     w.refresh_tender().await?;
     let shown = lots(w)?.len();
-    if shown == count {
-        Ok(())
-    } else {
-        Err(format!("the tender shows {shown} lots, expected {count}"))
-    }
+    ensure(shown == count, || {
+        format!("the tender shows {shown} lots, expected {count}")
+    })
 }
 
 #[then(regex = r#"^(reading )?the tender shows lot (\d+) in status "([a-z.]+)"$"#)]
@@ -262,14 +255,9 @@ async fn lot_status(
         w.refresh_tender().await?;
     }
     let lot = lot(w, n)?;
-    if lot["status"] == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
-            "lot {n} is {}, expected {expected:?}",
-            lot["status"]
-        ))
-    }
+    ensure(lot["status"] == expected.as_str(), || {
+        format!("lot {n} is {}, expected {expected:?}", lot["status"])
+    })
 }
 
 #[then(expr = "the response field {string} is the id of lot {int}")]
@@ -278,11 +266,9 @@ async fn field_is_lot(w: &mut TenderWorld, path: String, n: usize) -> Result<(),
     let shown = checks::field(&w.body, &path)
         .cloned()
         .unwrap_or(Value::Null);
-    if shown == id.as_str() {
-        Ok(())
-    } else {
-        Err(format!("{path} is {shown}, lot {n} is {id}"))
-    }
+    ensure(shown == id.as_str(), || {
+        format!("{path} is {shown}, lot {n} is {id}")
+    })
 }
 
 // ---- lots changed while enquiries run ----
@@ -364,13 +350,9 @@ async fn listed(w: &mut TenderWorld, count: usize) -> Result<(), String> {
     w.refresh_tender().await?;
     (w.last, w.body) = (last, body);
     let shown: Vec<Value> = lots(w)?.iter().map(|lot| lot["id"].clone()).collect();
-    if listed.len() == count && listed == shown {
-        Ok(())
-    } else {
-        Err(format!(
-            "the lots listed are {listed:?}, the tender shows {shown:?} (expected {count})"
-        ))
-    }
+    ensure(listed.len() == count && listed == shown, || {
+        format!("the lots listed are {listed:?}, the tender shows {shown:?} (expected {count})")
+    })
 }
 
 #[when(expr = "the owner changes the value of lot {int}")]
@@ -430,11 +412,9 @@ async fn adds_with_id(w: &mut TenderWorld) -> Result<(), String> {
 async fn added_id_kept(w: &mut TenderWorld) -> Result<(), String> {
     let sent = w.noted.get("lot id").cloned().unwrap_or(Value::Null);
     let shown = &w.data()["id"];
-    if *shown == sent {
-        Ok(())
-    } else {
-        Err(format!("the lot was sent with id {sent}, shows {shown}"))
-    }
+    ensure(*shown == sent, || {
+        format!("the lot was sent with id {sent}, shows {shown}")
+    })
 }
 
 #[when(expr = "the owner deletes lot {int}")]
@@ -695,15 +675,13 @@ async fn no_award(w: &mut TenderWorld, pending: String, n: usize) -> Result<(), 
         .into_iter()
         .filter(|a| pending.is_empty() || a["status"] == "pending")
         .collect();
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(found.is_empty(), || {
+        format!(
             "lot {n} has the {}award(s) {}",
             pending,
             short(&Value::from(found).to_string())
-        ))
-    }
+        )
+    })
 }
 
 #[when(regex = r"^the owner (approves|disqualifies) the pending award of lot (\d+)$")]
@@ -778,13 +756,9 @@ async fn contract_items(w: &mut TenderWorld, n: usize, m: usize) -> Result<(), S
     };
     let expected = ids(&w.tender_field("/items")?, Some(&id));
     let shown = ids(&contract["items"], None);
-    if !expected.is_empty() && shown == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "the contract of lot {n} holds the items {shown:?}, lot {m} has {expected:?}"
-        ))
-    }
+    ensure(!expected.is_empty() && shown == expected, || {
+        format!("the contract of lot {n} holds the items {shown:?}, lot {m} has {expected:?}")
+    })
 }
 
 #[when(regex = r"^the owner signs the contract of lot (\d+)$")]

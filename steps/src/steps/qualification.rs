@@ -1,5 +1,6 @@
 //! Award decisions beyond approval (disqualification, cancellation of an approval) and the
 //! decision protocol: documents of an award. An upstream extension (`@qualification`).
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -107,11 +108,9 @@ async fn location_fresh(w: &mut TenderWorld) -> Result<(), String> {
     let fresh = award_in(w, "pending").await?;
     checks::location_names(&response, &checks::as_text(&fresh["id"]))?;
     let location = response.header("location").unwrap_or_default();
-    if location.contains("/awards/") {
-        Ok(())
-    } else {
-        Err(format!("Location {location:?} is not an award's address"))
-    }
+    ensure(location.contains("/awards/"), || {
+        format!("Location {location:?} is not an award's address")
+    })
 }
 
 #[then("the response has no Location header")]
@@ -131,14 +130,9 @@ async fn decided_status(w: &mut TenderWorld, expected: String) -> Result<(), Str
         .as_array()
         .and_then(|a| a.iter().find(|x| x["id"] == id.as_str()))
         .ok_or_else(|| format!("the tender no longer shows award {id}"))?;
-    if award["status"] == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
-            "award {id} is {}, expected {expected:?}",
-            award["status"]
-        ))
-    }
+    ensure(award["status"] == expected.as_str(), || {
+        format!("award {id} is {}, expected {expected:?}", award["status"])
+    })
 }
 
 #[then(expr = "the contract of the decided award shows status {string}")]
@@ -150,14 +144,12 @@ async fn decided_contract(w: &mut TenderWorld, expected: String) -> Result<(), S
         .as_array()
         .and_then(|c| c.iter().find(|x| x["awardID"] == id.as_str()))
         .ok_or_else(|| format!("the tender shows no contract of award {id}"))?;
-    if contract["status"] == expected.as_str() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(contract["status"] == expected.as_str(), || {
+        format!(
             "the contract of award {id} is {}, expected {expected:?}",
             contract["status"]
-        ))
-    }
+        )
+    })
 }
 
 /// The decided award as the tender shows it now, with the tender's awards.
@@ -204,14 +196,12 @@ async fn later_awards(w: &mut TenderWorld, expected: String) -> Result<(), Strin
 async fn fresh_for_same_bid(w: &mut TenderWorld) -> Result<(), String> {
     let (award, _) = decided(w).await?;
     let fresh = award_in(w, "pending").await?;
-    if fresh["bid_id"] == award["bid_id"] {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(fresh["bid_id"] == award["bid_id"], || {
+        format!(
             "the fresh pending award is for bid {}, expected {} (only disqualifications exclude a bid)",
             fresh["bid_id"], award["bid_id"]
-        ))
-    }
+        )
+    })
 }
 
 /// Uploads a decision protocol to `award`; a 404 on the collection means the target does not

@@ -1,4 +1,5 @@
 //! Questions asked by interested parties and answered by the owner.
+use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -115,14 +116,12 @@ async fn reads_question(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the question shows its author")]
 async fn shows_author(w: &mut TenderWorld) -> Result<(), String> {
     let sent = w.question()?.sent["data"]["author"]["name"].clone();
-    if w.data()["author"]["name"] == sent {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(w.data()["author"]["name"] == sent, || {
+        format!(
             "the question shows author {}, {sent} asked it",
             w.data()["author"]
-        ))
-    }
+        )
+    })
 }
 
 #[then("the question does not show its author")]
@@ -140,11 +139,9 @@ async fn question_listed(w: &mut TenderWorld) -> Result<(), String> {
         .data()
         .as_array()
         .ok_or("the question list is not a list")?;
-    if rows.iter().any(|q| q["id"] == id.as_str()) {
-        Ok(())
-    } else {
-        Err(format!("the questions do not include {id}"))
-    }
+    ensure(rows.iter().any(|q| q["id"] == id.as_str()), || {
+        format!("the questions do not include {id}")
+    })
 }
 
 #[then("no listed question shows its author")]
@@ -165,13 +162,9 @@ async fn field_is_question_title(w: &mut TenderWorld, path: String) -> Result<()
     let shown = checks::field(&w.body, &path)
         .cloned()
         .unwrap_or(Value::Null);
-    if shown == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "{path} is {shown}, the question was titled {expected}"
-        ))
-    }
+    ensure(shown == expected, || {
+        format!("{path} is {shown}, the question was titled {expected}")
+    })
 }
 
 #[then("the question carries the answer that was sent")]
@@ -181,14 +174,9 @@ async fn carries_answer(w: &mut TenderWorld) -> Result<(), String> {
         .get("answer")
         .cloned()
         .ok_or("harness: no answer was sent")?;
-    if w.data()["answer"] == sent {
-        Ok(())
-    } else {
-        Err(format!(
-            "the answer is {}, {sent} was sent",
-            w.data()["answer"]
-        ))
-    }
+    ensure(w.data()["answer"] == sent, || {
+        format!("the answer is {}, {sent} was sent", w.data()["answer"])
+    })
 }
 
 #[then("no question of the tender shows its author")]

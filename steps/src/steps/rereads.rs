@@ -1,4 +1,5 @@
 //! Changes read again: what a write's answer showed must be what later reads show.
+use crate::checks::ensure;
 use cucumber::then;
 
 use crate::{exchange::timestamps, world::TenderWorld};
@@ -8,13 +9,11 @@ async fn read_shows_date_modified(w: &mut TenderWorld) -> Result<(), String> {
     let answered = w.tender_instant("/dateModified")?;
     w.refresh_tender().await?;
     let read = w.tender_instant("/dateModified")?;
-    if read == answered {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(read == answered, || {
+        format!(
             "the change was answered with dateModified {}, a later read shows {}",
             timestamps::format(answered),
             timestamps::format(read)
-        ))
-    }
+        )
+    })
 }

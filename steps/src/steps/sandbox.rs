@@ -1,6 +1,7 @@
 //! Upstream's sandbox modes of `submissionMethodDetails` (`@sandbox-modes`):
 //! `quick(mode:no-auction)` skips the auction, `quick(mode:fast-forward)` settles it at once;
 //! a target that does not take the field does not offer them.
+use crate::checks::ensure;
 use cucumber::{given, then};
 use serde_json::{Value, json};
 
@@ -67,14 +68,12 @@ async fn no_participation(w: &mut TenderWorld) -> Result<(), String> {
                 .collect()
         })
         .unwrap_or_default();
-    if with_one.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(with_one.is_empty(), || {
+        format!(
             "bid {} shows participationUrl {}",
             with_one[0]["id"], with_one[0]["participationUrl"]
-        ))
-    }
+        )
+    })
 }
 
 #[then("the auction's page answers")]

@@ -1,5 +1,6 @@
 //! What a tender must show: its status, dates, periods, owner, ids, titles and the fields
 //! kept as sent.
+use crate::checks::ensure;
 use cucumber::then;
 use serde_json::Value;
 use time::Duration;
@@ -9,13 +10,9 @@ use crate::{checks, exchange::timestamps, world::TenderWorld};
 #[then(expr = "the tender status is {string}")]
 async fn tender_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
     let status = checks::as_text(&w.tender_field("/status")?);
-    if status == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "the tender status is {status:?}, expected {expected:?}"
-        ))
-    }
+    ensure(status == expected, || {
+        format!("the tender status is {status:?}, expected {expected:?}")
+    })
 }
 
 #[then(expr = "reading the tender shows status {string}")]
@@ -29,11 +26,9 @@ async fn reading_shows_title_unchanged(w: &mut TenderWorld) -> Result<(), String
     w.refresh_tender().await?;
     let now = w.tender_field("/title")?;
     let before = &w.tender_before["title"];
-    if &now == before {
-        Ok(())
-    } else {
-        Err(format!("the title changed from {before} to {now}"))
-    }
+    ensure(&now == before, || {
+        format!("the title changed from {before} to {now}")
+    })
 }
 
 #[then("the tender has no next_check")]
@@ -53,15 +48,13 @@ async fn has_next_check(w: &mut TenderWorld) -> Result<(), String> {
 async fn next_check_is_period_end(w: &mut TenderWorld, period: String) -> Result<(), String> {
     let next_check = w.tender_instant("/next_check")?;
     let end = w.tender_instant(&format!("/{period}Period/endDate"))?;
-    if next_check == end {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(next_check == end, || {
+        format!(
             "next_check is {}, the {period} period ends at {}",
             timestamps::format(next_check),
             timestamps::format(end)
-        ))
-    }
+        )
+    })
 }
 
 #[then(expr = "the tender's {word} is later than before")]
@@ -71,15 +64,13 @@ async fn later_than_before(w: &mut TenderWorld, field: String) -> Result<(), Str
         .as_str()
         .and_then(timestamps::parse)
         .ok_or_else(|| format!("the tender had no {field} before"))?;
-    if now > before {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(now > before, || {
+        format!(
             "{field} is {}, not later than {}",
             timestamps::format(now),
             timestamps::format(before)
-        ))
-    }
+        )
+    })
 }
 
 /// Publication refreshes `date` to its own moment: later than the draft's, or the same moment
@@ -98,50 +89,40 @@ async fn date_refreshed(w: &mut TenderWorld) -> Result<(), String> {
 async fn date_modified_unchanged(w: &mut TenderWorld) -> Result<(), String> {
     let now = w.tender_field("/dateModified")?;
     let before = &w.tender_before["dateModified"];
-    if &now == before {
-        Ok(())
-    } else {
-        Err(format!("dateModified moved from {before} to {now}"))
-    }
+    ensure(&now == before, || {
+        format!("dateModified moved from {before} to {now}")
+    })
 }
 
 #[then("the tender owner is the owner broker")]
 async fn owner_is_broker(w: &mut TenderWorld) -> Result<(), String> {
     let expected = w.target()?.owner.name.clone();
     let owner = checks::as_text(&w.tender_field("/owner")?);
-    if owner == expected {
-        Ok(())
-    } else {
-        Err(format!("owner is {owner:?}, expected {expected:?}"))
-    }
+    ensure(owner == expected, || {
+        format!("owner is {owner:?}, expected {expected:?}")
+    })
 }
 
 #[then("the tenderID has the form UA-YYYY-MM-DD-NNNNNN")]
 async fn tender_id_form(w: &mut TenderWorld) -> Result<(), String> {
     let id = checks::as_text(&w.tender_field("/tenderID")?);
     let re = regex::Regex::new(r"^UA-\d{4}-\d{2}-\d{2}-\d{6}$").expect("valid regex");
-    if re.is_match(&id) {
-        Ok(())
-    } else {
-        Err(format!(
-            "tenderID {id:?} is not of the form UA-YYYY-MM-DD-NNNNNN"
-        ))
-    }
+    ensure(re.is_match(&id), || {
+        format!("tenderID {id:?} is not of the form UA-YYYY-MM-DD-NNNNNN")
+    })
 }
 
 #[then("the enquiry period starts at the moment of creation")]
 async fn enquiry_starts_at_creation(w: &mut TenderWorld) -> Result<(), String> {
     let start = w.tender_instant("/enquiryPeriod/startDate")?;
     let created = w.tender_instant("/date")?;
-    if (start - created).abs() <= Duration::seconds(2) {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure((start - created).abs() <= Duration::seconds(2), || {
+        format!(
             "enquiryPeriod.startDate {} is not the creation date {}",
             timestamps::format(start),
             timestamps::format(created)
-        ))
-    }
+        )
+    })
 }
 
 #[then("reading the tender shows the tender period starting when the enquiry period ends")]
@@ -158,28 +139,22 @@ async fn date_is_publication(w: &mut TenderWorld) -> Result<(), String> {
         .cloned()
         .ok_or("harness: the tender was not published")?;
     let date = w.tender_field("/date")?;
-    if date == published {
-        Ok(())
-    } else {
-        Err(format!(
-            "the tender's date is {date}, its publication answered {published}"
-        ))
-    }
+    ensure(date == published, || {
+        format!("the tender's date is {date}, its publication answered {published}")
+    })
 }
 
 #[then("the tender period starts when the enquiry period ends")]
 async fn tender_starts_at_enquiry_end(w: &mut TenderWorld) -> Result<(), String> {
     let start = w.tender_instant("/tenderPeriod/startDate")?;
     let end = w.tender_instant("/enquiryPeriod/endDate")?;
-    if start == end {
-        Ok(())
-    } else {
-        Err(format!(
+    ensure(start == end, || {
+        format!(
             "tenderPeriod.startDate {} differs from enquiryPeriod.endDate {}",
             timestamps::format(start),
             timestamps::format(end)
-        ))
-    }
+        )
+    })
 }
 
 #[then("the tender period ends one day later than before")]
@@ -189,21 +164,17 @@ async fn tender_period_one_day_later(w: &mut TenderWorld) -> Result<(), String> 
         .as_str()
         .and_then(timestamps::parse)
         .ok_or("the tender had no tenderPeriod.endDate before")?;
-    if now - before == Duration::days(1) {
-        Ok(())
-    } else {
-        Err(format!("tenderPeriod.endDate moved by {}", now - before))
-    }
+    ensure(now - before == Duration::days(1), || {
+        format!("tenderPeriod.endDate moved by {}", now - before)
+    })
 }
 
 #[then(expr = "the tender's {word} starts with {string}")]
 async fn title_prefix(w: &mut TenderWorld, field: String, prefix: String) -> Result<(), String> {
     let value = checks::as_text(&w.tender_field(&format!("/{field}"))?);
-    if value.starts_with(&prefix) {
-        Ok(())
-    } else {
-        Err(format!("{field} {value:?} does not start with {prefix:?}"))
-    }
+    ensure(value.starts_with(&prefix), || {
+        format!("{field} {value:?} does not start with {prefix:?}")
+    })
 }
 
 #[then("the enquiry period end keeps the local time that was sent")]
@@ -214,13 +185,9 @@ async fn naive_kept(w: &mut TenderWorld) -> Result<(), String> {
             .ok_or("harness: no naive date was sent")?,
     );
     let shown = checks::as_text(&w.tender_field("/enquiryPeriod/endDate")?);
-    if timestamps::local_part(&shown) == sent {
-        Ok(())
-    } else {
-        Err(format!(
-            "sent {sent:?} without an offset, the tender shows {shown:?}"
-        ))
-    }
+    ensure(timestamps::local_part(&shown) == sent, || {
+        format!("sent {sent:?} without an offset, the tender shows {shown:?}")
+    })
 }
 
 #[then("the item id that was sent is kept")]
@@ -231,11 +198,9 @@ async fn item_id_kept(w: &mut TenderWorld) -> Result<(), String> {
         .cloned()
         .ok_or("harness: no item id was sent")?;
     let shown = w.tender_field("/items/0/id")?;
-    if shown == sent {
-        Ok(())
-    } else {
-        Err(format!("the item id {sent} came back as {shown}"))
-    }
+    ensure(shown == sent, || {
+        format!("the item id {sent} came back as {shown}")
+    })
 }
 
 #[then("every item has a 32-character lowercase hexadecimal id")]
