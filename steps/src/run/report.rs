@@ -244,6 +244,41 @@ impl RunReport {
         story
     }
 
+    /// The test clocks the scenarios that move time ran on, as one phrase; `None` when the run
+    /// used none (the target offers none). `ids` names the clocks left on the target.
+    pub fn test_clocks_story(&self, ids: bool) -> Option<String> {
+        let record = self.target_clock.test_clocks.as_ref()?;
+        if record.made.is_empty() {
+            return Some(format!(
+                "offered, none made; they would have been named `{} N`",
+                record.prefix
+            ));
+        }
+        let mut story = format!(
+            "{} made, named `{} 1` to `{} {}`, each serving one scenario that moves time at a time, beside the others (moved {} time(s) in all; the owner's own clock was not moved by them); ",
+            record.made.len(),
+            record.prefix,
+            record.prefix,
+            record.made.len(),
+            record.moves
+        );
+        if record.left.is_empty() {
+            story.push_str("all deleted at the end of the run");
+        } else {
+            let _ = write!(
+                story,
+                "{} deleted at the end of the run, {} left on the target because a record on each is still live (a clock holding a live record cannot be deleted)",
+                record.deleted,
+                record.left.len(),
+            );
+            if ids {
+                let left: Vec<String> = record.left.iter().map(|id| format!("`{id}`")).collect();
+                let _ = write!(story, ": {}", left.join(", "));
+            }
+        }
+        Some(story)
+    }
+
     /// The waits the target asked for, as one phrase.
     pub fn asked_waits_story(&self) -> String {
         match self.asked_waits.reads {
@@ -320,6 +355,7 @@ fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::run::outcome::Failure;
+    use crate::target::clock_pool::TestClockRecord;
 
     fn outcome(class: Class, tags: &[&str], failure: Option<&str>) -> ScenarioOutcome {
         ScenarioOutcome {
@@ -489,6 +525,38 @@ mod tests {
             ),
             "{}",
             run.target_clock_story()
+        );
+    }
+
+    #[test]
+    fn the_certificate_names_the_test_clocks_and_those_left_on_the_target() {
+        let mut run = report(vec![]);
+        assert_eq!(run.test_clocks_story(true), None);
+        assert!(!run.markdown().contains("| Test clocks |"));
+        run.target_clock.test_clocks = Some(TestClockRecord {
+            prefix: "tender-certify 7".into(),
+            made: vec!["a1".into(), "b2".into(), "c3".into()],
+            moves: 12,
+            deleted: 1,
+            left: vec!["b2".into(), "c3".into()],
+        });
+        let md = run.markdown();
+        assert!(
+            md.contains(
+                "| Test clocks | 3 made, named `tender-certify 7 1` to `tender-certify 7 3`, each \
+                 serving one scenario that moves time at a time, beside the others (moved 12 \
+                 time(s) in all; the owner's own clock was not moved by them); 1 deleted at the \
+                 end of the run, 2 left on the target because a record on each is still live (a \
+                 clock holding a live record cannot be deleted): `b2`, `c3` |"
+            ),
+            "{md}"
+        );
+        assert!(run.html().contains("<th>Test clocks</th>"));
+        let terminal = run.terminal_summary();
+        assert!(
+            terminal.contains("  test clocks: 3 made, named tender-certify 7 1")
+                && terminal.contains("cannot be deleted)\n"),
+            "{terminal}"
         );
     }
 

@@ -146,6 +146,17 @@ pub async fn certify<Custom: clap::Args>(
         };
         println!("tender-certify: {whose}");
     }
+    if let Some(pool) = &target.test_clocks {
+        println!(
+            "tender-certify: test clocks: each scenario that moves time runs on a test clock of its own (named `{} N`), beside the others; the owner's clock is not moved",
+            pool.prefix
+        );
+    }
+    if let Some(why) = &target.test_clocks_refused {
+        println!(
+            "tender-certify: test clocks offered but not used ({why}): scenarios that move time run one at a time"
+        );
+    }
     if target.acceleration != Acceleration::Off {
         println!(
             "tender-certify: acceleration: {}",
@@ -208,6 +219,7 @@ pub async fn certify<Custom: clap::Args>(
     )
     .fail_on_skipped();
 
+    let test_clocks = target.test_clocks.is_some();
     let hook_target = target.clone();
     let shown = progress.clone();
     let cucumber = TenderWorld::cucumber::<std::path::PathBuf>()
@@ -219,7 +231,10 @@ pub async fn certify<Custom: clap::Args>(
             world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
             async {}.boxed_local()
         })
-        .after(move |feature, _, scenario, finished, _| {
+        .after(move |feature, _, scenario, finished, world| {
+            if let Some(world) = world {
+                world.release_clock();
+            }
             let file = feature
                 .path
                 .as_ref()
@@ -234,10 +249,12 @@ pub async fn certify<Custom: clap::Args>(
         })
         // `@serial` runs alone: moving a shared clock, or changing what the whole target does
         // (faults on every creation). A `@clock` scenario that waits in real time moves
-        // nothing, so it may run beside the others.
+        // nothing, and one on a test clock of its own moves nobody else's tenders, so either
+        // may run beside the others.
         .which_scenario(move |_, _, scenario: &gherkin::Scenario| {
             let tagged = |tag: &str| scenario.tags.iter().any(|t| t == tag);
-            if tagged("serial") && (mode == ClockMode::ControlApi || !tagged("clock")) {
+            let shared_clock = mode == ClockMode::ControlApi && !test_clocks;
+            if tagged("serial") && (shared_clock || !tagged("clock")) {
                 ScenarioType::Serial
             } else {
                 ScenarioType::Concurrent

@@ -1,15 +1,18 @@
 //! The target: what the harness knows of the implementation under test, learned once at the
 //! start of a run and shared by every scenario: its clock and how time is moved there, the
-//! sandbox acceleration it takes ([`acceleration`]), what it offers ([`offered`]), where waits
-//! on its clock are shown ([`waits`]); the probe that learns all this (`probe`). It may use the
+//! sandbox acceleration it takes ([`acceleration`]), what it offers ([`offered`]), the test
+//! clocks the run's scenarios that move time take ([`clock_pool`], made by `test_clocks`), where waits on its clock
+//! are shown ([`waits`]); the probe that learns all this (`probe`). It may use the
 //! exchange and checks layers.
 //!
 //! The implementation under test as the harness sees it: a base URL, an HTTP client, the two
 //! brokers, and how time can be moved there.
 
 pub mod acceleration;
+pub mod clock_pool;
 pub mod offered;
 mod probe;
+mod test_clocks;
 pub mod waits;
 
 use std::{
@@ -29,6 +32,7 @@ use crate::{
     exchange::settings::{Broker, Settings},
     exchange::timestamps,
     target::acceleration::Acceleration,
+    target::clock_pool::{TestClockRecord, TestClocks},
     target::waits::WaitBoard,
 };
 
@@ -69,6 +73,8 @@ pub struct ClockRecord {
     /// Refreshed timestamps equal to the ones they replaced, taken as refreshed because the
     /// target's clock stood still at that moment.
     pub still_stamps: usize,
+    /// The test clocks the scenarios that move time ran on, when the target offers them.
+    pub test_clocks: Option<TestClockRecord>,
 }
 
 /// The waits a target asked for with `Retry-After` on a `429` or `503` to a read, which the
@@ -96,6 +102,12 @@ pub struct Target {
     pub own_clock: Option<String>,
     /// The clock as read when the run started (a target with a clock API).
     pub clock_at_start: Option<ClockReading>,
+    /// The run's test clocks, when the target offers them and the run moves time: each
+    /// scenario that moves time then runs on a clock of its own, beside the others.
+    pub test_clocks: Option<Arc<TestClocks>>,
+    /// Why a target that offers test clocks is certified without them (it made none for the
+    /// owner).
+    pub test_clocks_refused: Option<String>,
     moves: AtomicUsize,
     still_stamps: AtomicUsize,
     /// Reads repeated after the wait a `429` or `503` named in `Retry-After`, and the
@@ -231,11 +243,16 @@ impl Target {
         self.still_stamps.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// What the run did with the clock, read once more at its end.
+    /// What the run did with the clock, read once more at its end; the run's test clocks are
+    /// deleted where the target lets them go.
     pub async fn clock_record(&self) -> ClockRecord {
         let end = match self.clock_api {
             true => self.clock_reading().await.ok(),
             false => None,
+        };
+        let test_clocks = match &self.test_clocks {
+            Some(pool) => Some(self.finish_test_clocks(pool).await),
+            None => None,
         };
         ClockRecord {
             start: self.clock_at_start,
@@ -244,6 +261,7 @@ impl Target {
             kept: self.clock_api && self.clock == ClockMode::RealTime,
             moves: self.moves.load(Ordering::Relaxed),
             still_stamps: self.still_stamps.load(Ordering::Relaxed),
+            test_clocks,
         }
     }
 }

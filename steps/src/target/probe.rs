@@ -22,6 +22,7 @@ use crate::{
     target::{
         ClockMode, Target,
         acceleration::{Acceleration, FAST_FORWARD, LIVE, QUICK_AUCTION_LEAD, sandbox_fields},
+        clock_pool::TestClocks,
         date_header,
         waits::Unseen,
     },
@@ -45,6 +46,8 @@ impl Target {
             clock_api: false,
             own_clock: None,
             clock_at_start: None,
+            test_clocks: None,
+            test_clocks_refused: None,
             moves: AtomicUsize::new(0),
             still_stamps: AtomicUsize::new(0),
             asked_waits: AtomicUsize::new(0),
@@ -101,6 +104,13 @@ impl Target {
             target.clock_at_start = Some(reading);
             if !settings.keep_clock {
                 target.clock = ClockMode::ControlApi;
+                if target.offers_test_clocks().await {
+                    let pool = TestClocks::new(format!("tender-certify {seed}"), !reading.frozen);
+                    match target.first_test_clock(&pool).await {
+                        Ok(()) => target.test_clocks = Some(Arc::new(pool)),
+                        Err(e) => target.test_clocks_refused = Some(e),
+                    }
+                }
             }
         }
         target.acceleration = match (settings.accelerator, target.clock) {

@@ -26,7 +26,8 @@ use crate::{
     exchange::short,
     exchange::timestamps,
     exchange::{Exchange, ReceivedResponse, SentRequest},
-    target::{ClockMode, Target},
+    target::clock_pool::{self, Lease},
+    target::{ClockMode, ClockReading, Target},
 };
 
 /// Who sends a request.
@@ -97,6 +98,9 @@ pub struct TenderWorld {
     pub facts: Facts,
     /// The read that showed a write was not stored as answered, for the report.
     pub read_back: Option<Exchange>,
+    /// The test clock the scenario runs on, taken at its first need (a scenario that moves
+    /// time, on a target that offers test clocks).
+    clock: tokio::sync::OnceCell<Lease>,
 }
 
 impl TenderWorld {
@@ -121,6 +125,7 @@ impl TenderWorld {
             noted: serde_json::Map::new(),
             facts: Facts::default(),
             read_back: None,
+            clock: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -134,6 +139,38 @@ impl TenderWorld {
         self.target = Some(target);
         self.tags = tags.to_vec();
         self.scenario = format!("{feature}: {scenario}");
+    }
+
+    /// Gives the scenario's test clock back to the run, for the next scenario that moves time.
+    pub fn release_clock(&mut self) {
+        self.clock.take();
+    }
+
+    /// The test clock the scenario's time lives on: taken from the run at its first need in a
+    /// scenario that moves time, on a target that offers them; `None` elsewhere.
+    pub async fn scenario_clock(&self) -> Result<Option<&str>, String> {
+        let target = self.target()?;
+        let Some(pool) = target.test_clocks.as_ref() else {
+            return Ok(None);
+        };
+        if target.clock != ClockMode::ControlApi || !self.has_tag("clock") {
+            return Ok(None);
+        }
+        let lease = self
+            .clock
+            .get_or_try_init(|| target.take_test_clock(pool))
+            .await?;
+        Ok(Some(lease.id.as_str()))
+    }
+
+    /// `now` and `frozen` of the clock the scenario's tenders live on: its test clock, else the
+    /// owner's (the target's clock control API).
+    pub async fn clock_reading(&self) -> Result<ClockReading, String> {
+        let target = self.target()?;
+        match self.scenario_clock().await? {
+            Some(id) => target.test_clock_reading(id).await,
+            None => target.clock_reading().await,
+        }
     }
 
     /// `Feature: scenario` of the scenario this World runs.
@@ -314,6 +351,13 @@ impl TenderWorld {
             }
             other => other,
         };
+        // A tender the owner creates in a scenario that moves time lives on its test clock.
+        let on_clock = match actor {
+            Actor::Owner if method == Method::POST && creates_a_tender(path_and_query) => {
+                self.scenario_clock().await?
+            }
+            _ => None,
+        };
         let mut request = target.client.request(method.clone(), &url);
         let mut sent = SentRequest {
             method: method.to_string(),
@@ -332,6 +376,11 @@ impl TenderWorld {
                 // The password stays out of reports.
                 format!("Basic <credentials of broker {:?}>", broker.name),
             ));
+        }
+        if let Some(id) = on_clock {
+            request = request.header(clock_pool::HEADER, id);
+            sent.headers
+                .push((clock_pool::HEADER.to_owned(), id.to_owned()));
         }
         for (name, value) in extra_headers {
             request = request.header(*name, value.as_str());
@@ -447,9 +496,12 @@ impl TenderWorld {
         Ok(())
     }
 
-    /// The target's "now" (clock API or `Date` header).
+    /// The scenario's "now": its test clock's, else the target's (clock API or `Date` header).
     pub async fn now(&self) -> Result<OffsetDateTime, String> {
-        self.target()?.now().await
+        match self.scenario_clock().await? {
+            Some(id) => Ok(self.target()?.test_clock_reading(id).await?.now),
+            None => self.target()?.now().await,
+        }
     }
 
     /// End dates for a new tender's periods, from the target's now: a week each, or seconds
@@ -458,7 +510,7 @@ impl TenderWorld {
     /// the same (never shorter than `--period`).
     pub async fn period_ends(&self) -> Result<(OffsetDateTime, OffsetDateTime), String> {
         let target = self.target()?;
-        let now = target.now().await?;
+        let now = self.now().await?;
         let week = Duration::days(7);
         if target.clock == ClockMode::RealTime && self.has_tag("clock") {
             let mut step = Duration::try_from(target.period).map_err(|e| e.to_string())?;

@@ -1,5 +1,6 @@
-//! Moving time on the target: through the clock control API when it has one, otherwise by
-//! waiting on the target's own clock within a bounded budget.
+//! Moving time on the target: through the clock control API when it has one (the scenario's
+//! own test clock where the target offers them), otherwise by waiting on the target's own
+//! clock within a bounded budget.
 use std::time::Instant;
 
 use reqwest::Method;
@@ -8,7 +9,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::{
     exchange::timestamps,
-    target::{BUDGET_SKIP, ClockMode, date_header, waits::Waiting},
+    target::{BUDGET_SKIP, ClockMode, clock_pool::CLOCKS, date_header, waits::Waiting},
     world::{Actor, Payload, TenderWorld},
 };
 
@@ -22,31 +23,37 @@ impl TenderWorld {
             Ok(())
         } else {
             Err(
-                "harness: this step moves time, so its scenario must be tagged @clock @serial"
+                "harness: this step moves time, so its scenario must be tagged @clock (and @serial, for a target without test clocks)"
                     .into(),
             )
         }
     }
 
-    /// Sets the target's clock forward to `at` (never back). The move is asked at once, without
-    /// reading the clock first (a round trip saved on every move of a remote target): a clock
-    /// already past `at` refuses it, and a read then tells that this is fine.
+    /// Sets the scenario's clock forward to `at` (never back): its test clock, else the
+    /// target's. The move is asked at once, without reading the clock first (a round trip saved
+    /// on every move of a remote target): a clock already past `at` refuses it, and a read then
+    /// tells that this is fine.
     async fn set_clock(&mut self, at: OffsetDateTime) -> Result<(), String> {
         let target = self.target()?;
         let body = json!({"data": {"now": timestamps::format(at)}});
-        // On a target that gives each broker a clock, the owner moves its own alone.
-        let mover = match target.own_clock {
-            Some(_) => Actor::Owner,
-            None => Actor::Anonymous,
+        let clock = self.scenario_clock().await?.map(str::to_owned);
+        // A test clock, or a broker's own clock, is moved by its owner alone.
+        let (mover, path) = match (&clock, &target.own_clock) {
+            (Some(id), _) => (Actor::Owner, format!("{CLOCKS}/{id}")),
+            (None, Some(_)) => (Actor::Owner, "/testing/clock".to_owned()),
+            (None, None) => (Actor::Anonymous, "/testing/clock".to_owned()),
         };
-        self.send(mover, Method::POST, "/testing/clock", Payload::Json(body))
+        self.send(mover, Method::POST, &path, Payload::Json(body))
             .await?;
         match self.status()? {
             200 => {
-                target.moved_clock();
+                match (&clock, &target.test_clocks) {
+                    (Some(_), Some(pool)) => pool.moved(),
+                    _ => target.moved_clock(),
+                }
                 Ok(())
             }
-            _ if target.clock_now().await? >= at => Ok(()),
+            _ if self.clock_reading().await?.now >= at => Ok(()),
             status => Err(format!(
                 "moving the clock to {}: expected 200, got {status}: {}",
                 timestamps::format(at),
@@ -93,7 +100,7 @@ impl TenderWorld {
         if !target.clock_api {
             return Ok(());
         }
-        let reading = target.clock_reading().await?;
+        let reading = self.clock_reading().await?;
         if reading.frozen && reading.now < due {
             return Err(format!(
                 "{BUDGET_SKIP}{what}: due at {}, but the target's clock is frozen at {} and --keep-clock leaves it there",
@@ -119,7 +126,7 @@ impl TenderWorld {
             return Ok(());
         }
         self.refuse_frozen_wait(due, what).await?;
-        let start_now = target.now().await?;
+        let start_now = self.now().await?;
         if due - start_now > budget {
             self.refresh_tender().await?;
             if done(&self.tender()?.data) {
@@ -144,7 +151,7 @@ impl TenderWorld {
             }
             // A clock API's reading is the target's time; its Date header may be the host's.
             let server_now = if target.clock_api {
-                target.clock_now().await.ok()
+                self.clock_reading().await.ok().map(|r| r.now)
             } else {
                 self.response()
                     .ok()
@@ -178,7 +185,7 @@ impl TenderWorld {
             ClockMode::RealTime => {
                 let budget = Duration::try_from(target.wait_budget).map_err(|e| e.to_string())?;
                 self.refuse_frozen_wait(due, what).await?;
-                let now = target.now().await?;
+                let now = self.now().await?;
                 if due - now > budget {
                     return Err(format!(
                         "{BUDGET_SKIP}{what}: due at {}, {} s away on the target's clock, beyond the budget of {} s",
@@ -191,7 +198,7 @@ impl TenderWorld {
                 let started = Instant::now();
                 let local_limit = target.wait_budget + std::time::Duration::from_secs(5);
                 let _shown = Waiting::on(&*target.waits, self.scenario_name(), what, due);
-                while target.now().await? <= due {
+                while self.now().await? <= due {
                     if started.elapsed() > local_limit {
                         return Err(format!(
                             "{BUDGET_SKIP}{what}: the target's Date header did not pass {} within {} s",
@@ -234,7 +241,7 @@ impl TenderWorld {
                 shown(stamp)
             ));
         }
-        let clock = target.clock_reading().await?;
+        let clock = self.clock_reading().await?;
         if clock.now == stamp {
             target.accepted_still_stamp();
             return Ok(());
@@ -291,7 +298,7 @@ impl TenderWorld {
             if in_auction(&self.tender()?.data) {
                 return Ok(());
             }
-            at = self.target()?.clock_now().await?.max(at) + Duration::hours(1);
+            at = self.clock_reading().await?.now.max(at) + Duration::hours(1);
         }
         Err("the tender stayed in active.auction for two days of target time".into())
     }

@@ -99,7 +99,7 @@ impl RunReport {
     }
 
     fn html_run(&self, out: &mut String) {
-        let rows = [
+        let mut rows = vec![
             ("Target", code(&self.target)),
             ("Connection", bold(&self.connection.describe())),
             ("Date", escape(&self.date)),
@@ -145,6 +145,10 @@ impl RunReport {
             ),
             ("Duration", format!("{:.1} s", self.elapsed_seconds)),
         ];
+        if let Some(story) = self.test_clocks_story(true) {
+            // Beside the target's clock, as in the Markdown certificate.
+            rows.insert(8, ("Test clocks", code_spans(&escape(&story))));
+        }
         table(
             out,
             &[],

@@ -37,6 +37,9 @@ impl RunReport {
         let _ = writeln!(md, "| Features | {} |", self.features);
         let _ = writeln!(md, "| Time moved by | {} |", self.time_moved_by());
         let _ = writeln!(md, "| Target clock | {} |", self.target_clock_story());
+        if let Some(story) = self.test_clocks_story(true) {
+            let _ = writeln!(md, "| Test clocks | {story} |");
+        }
         // The reason may quote the target's answer; a `|` in it would end the table cell.
         let _ = writeln!(
             md,

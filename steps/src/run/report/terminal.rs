@@ -20,6 +20,9 @@ impl RunReport {
             "  target clock: {}",
             self.target_clock_story().replace('`', "")
         );
+        if let Some(story) = self.test_clocks_story(false) {
+            let _ = writeln!(out, "  test clocks: {}", story.replace('`', ""));
+        }
         if self.asked_waits.reads > 0 {
             let _ = writeln!(
                 out,

@@ -1,0 +1,151 @@
+//! The target's test clocks: whether the owner may make them, and making, reading and deleting
+//! the run's (see `clock_pool` for how scenarios share them).
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::{
+    exchange::short,
+    target::{
+        ClockReading, Target,
+        clock_pool::{CLOCKS, Lease, TestClockRecord, TestClocks},
+        read_clock,
+    },
+};
+
+impl Target {
+    /// A clock for one scenario: one given back, else a new one; when the target holds no more
+    /// (or the run made its most), the next one given back.
+    pub async fn take_test_clock(&self, pool: &Arc<TestClocks>) -> Result<Lease, String> {
+        loop {
+            if let Some(lease) = pool.idle() {
+                return Ok(lease);
+            }
+            if pool.reserve() {
+                match self.make_test_clock(pool).await {
+                    Ok(Some(id)) => return Ok(pool.lease(id)),
+                    Ok(None) => pool.full(),
+                    Err(e) => {
+                        pool.unreserve();
+                        return Err(e);
+                    }
+                }
+            }
+            pool.released().await;
+        }
+    }
+
+    /// Makes the run's first clock, before any scenario: a target that offers test clocks but
+    /// will not make one for the owner (it holds as many as it may) is certified without them.
+    pub(super) async fn first_test_clock(&self, pool: &TestClocks) -> Result<(), String> {
+        pool.reserve();
+        let id = self
+            .make_test_clock(pool)
+            .await?
+            .ok_or_else(|| format!("POST {CLOCKS} made no clock"))?;
+        pool.give_back(id);
+        Ok(())
+    }
+
+    /// Makes a clock at the owner's clock's time, running if the owner's ran; `None` when the
+    /// target holds no more for the owner while the run has some to wait for.
+    async fn make_test_clock(&self, pool: &TestClocks) -> Result<Option<String>, String> {
+        let number = pool.made_so_far().len() + 1;
+        let body = json!({"data": {"name": format!("{} {number}", pool.prefix)}});
+        let (status, answer) = self
+            .owner_json(reqwest::Method::POST, CLOCKS, Some(&body))
+            .await?;
+        let id = match (status, answer.pointer("/data/id").and_then(Value::as_str)) {
+            (201, Some(id)) => id.to_owned(),
+            (409, _) if number > 1 => return Ok(None),
+            _ => {
+                return Err(format!(
+                    "making a test clock: POST {CLOCKS} answered {status}: {}",
+                    short(&answer.to_string())
+                ));
+            }
+        };
+        pool.made(&id);
+        if pool.running {
+            let path = format!("{CLOCKS}/{id}");
+            let run = json!({"data": {"frozen": false}});
+            let (status, answer) = self
+                .owner_json(reqwest::Method::POST, &path, Some(&run))
+                .await?;
+            if status != 200 {
+                return Err(format!(
+                    "setting the test clock {id} running: POST {path} answered {status}: {}",
+                    short(&answer.to_string())
+                ));
+            }
+        }
+        Ok(Some(id))
+    }
+
+    /// Deletes every clock the run made that the target lets go (one whose records are all
+    /// finished), and says what became of them.
+    pub(super) async fn finish_test_clocks(&self, pool: &TestClocks) -> TestClockRecord {
+        let made = pool.made_so_far();
+        let deletions = made.iter().map(|id| async move {
+            let path = format!("{CLOCKS}/{id}");
+            let deleted = matches!(
+                self.owner_json(reqwest::Method::DELETE, &path, None).await,
+                Ok((200 | 204, _))
+            );
+            (id.clone(), deleted)
+        });
+        let results = futures::future::join_all(deletions).await;
+        TestClockRecord {
+            prefix: pool.prefix.clone(),
+            made,
+            moves: pool.moves(),
+            deleted: results.iter().filter(|(_, deleted)| *deleted).count(),
+            left: results
+                .into_iter()
+                .filter(|(_, deleted)| !deleted)
+                .map(|(id, _)| id)
+                .collect(),
+        }
+    }
+
+    /// One request as the owner broker: the status and the body as JSON (`Null` when not JSON).
+    pub async fn owner_json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), String> {
+        let mut request = self
+            .client
+            .request(method.clone(), self.url(path))
+            .basic_auth(&self.owner.name, Some(&self.owner.password));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("{method} {path}: {}", self.failure(&e).line))?;
+        let status = response.status().as_u16();
+        let text = response.text().await.map_err(|e| e.to_string())?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    /// A test clock's `now` and `frozen`.
+    pub async fn test_clock_reading(&self, id: &str) -> Result<ClockReading, String> {
+        let request = self
+            .client
+            .get(self.url(&format!("{CLOCKS}/{id}")))
+            .basic_auth(&self.owner.name, Some(&self.owner.password));
+        read_clock(request).await.map(|(reading, _)| reading)
+    }
+
+    /// Whether the owner may make test clocks here: `GET /testing/clocks` with its credentials
+    /// answers 200 with a list.
+    pub(super) async fn offers_test_clocks(&self) -> bool {
+        matches!(
+            self.owner_json(reqwest::Method::GET, CLOCKS, None).await,
+            Ok((200, body)) if body.get("data").is_some_and(Value::is_array)
+        )
+    }
+}
