@@ -16,7 +16,9 @@ URL): registered uploads, an unregistered one and a legacy multipart upload to t
 read back byte for byte from the address the API shows. The lot flow creates a tender with a
 lot inline (a lot id of the client's own, the item naming it), bids with lotValues, reads each
 bid's participationUrl for the lot (with its secret), and drives the lot's award and contract to complete. Time
-moves through the server's clock control API. The contract signed in the qualification flow is
+moves through the server's clock control API. A last tender lives on a test clock of the owner's,
+named by `clock=ID` in procurementMethodDetails (the client sends no header of its own), and is
+played to complete by moving that clock alone. The contract signed in the qualification flow is
 then managed through the client's ContractingClient, as upstream's contracting service was:
 found in the contracts' feed by its contractID, its credentials taken with the tender token, a
 change created, documented through the document service and applied, the contract edited with
@@ -154,8 +156,8 @@ def move_clock_to_next_check(tender_id, leaving):
     sys.exit(f"the tender stayed in {leaving} through ten checks")
 
 
-def tender_data():
-    now = server_now()
+def tender_data(now=None):
+    now = now or server_now()
     entity = dict(organization(), name="Школа №1", kind="general")
     return {
         "data": {
@@ -303,6 +305,62 @@ def contract_flow(owner_ds, contract_uaid, tender_token):
         check("a terminated contract refusing a document", refused.response.status_code, 403)
 
 
+def test_clock_flow(owner, bidder):
+    """A tender on a test clock of the owner's, named by the clock= word among the sandbox
+    words of procurementMethodDetails (the client sends no header of its own), played to
+    complete by moving that clock alone: the server's clock and the broker's own stand."""
+    broker = ("broker", "")
+    made = requests.post(
+        f"{BASE}/testing/clocks",
+        json={"data": {"name": "upstream client"}},
+        auth=broker,
+        timeout=10,
+    )
+    check("a new test clock", made.status_code, 201)
+    clock = made.json()["data"]
+    clock_url = f"{BASE}/testing/clocks/{clock['id']}"
+
+    def own_clock():
+        answer = requests.get(f"{BASE}/testing/clock", auth=broker, timeout=10)
+        answer.raise_for_status()
+        return answer.json()["data"]
+
+    def move_test_clock_past(moment):
+        later = datetime.fromisoformat(moment) + timedelta(seconds=1)
+        answer = requests.post(
+            clock_url, json={"data": {"now": later.isoformat()}}, auth=broker, timeout=30
+        )
+        answer.raise_for_status()
+
+    server_before, own_before = server_now(), own_clock()
+    data = tender_data(datetime.fromisoformat(clock["now"]))
+    data["data"]["procurementMethodDetails"] = f"quick, clock={clock['id']}"
+    tender = owner.create_tender(data)
+    tid = tender.data.id
+    lives_on = requests.get(f"{BASE}/testing/clock", params={"tender": tid}, timeout=10).json()
+    check("the clock the tender lives on", lives_on["data"].get("clock"), clock["id"])
+    move_test_clock_past(tender.data.enquiryPeriod.endDate)
+    bidder.create_bid(tender, {"data": {"value": {"amount": 470}, "tenderers": [organization()]}})
+    move_test_clock_past(tender.data.tenderPeriod.endDate)
+    award = owner.get_tender(tid).data.awards[0]
+    approved = owner.patch_award(tender, {"data": {"id": award.id, "status": "active"}})
+    move_test_clock_past(approved.data.complaintPeriod.endDate)
+    contract = owner.get_tender(tid).data.contracts[-1]
+    owner.patch_contract(tender, {"data": {"id": contract.id, "status": "active"}})
+    signed = owner.get_tender(tid).data.status
+    check("the tender on its test clock after signing", signed, "complete")
+    moved = requests.get(clock_url, timeout=10).json()["data"]
+    stand_still_end = datetime.fromisoformat(approved.data.complaintPeriod.endDate)
+    if datetime.fromisoformat(moved["now"]) <= stand_still_end:
+        sys.exit(f"the test clock did not move past the stand-still: {moved}")
+    if server_now() - server_before > timedelta(minutes=5):
+        sys.exit("moving the test clock moved the server's clock")
+    own_after = own_clock()
+    own_moved = datetime.fromisoformat(own_after["now"]) - datetime.fromisoformat(own_before["now"])
+    if own_after.get("own") != own_before.get("own") or own_moved > timedelta(minutes=5):
+        sys.exit(f"moving the test clock moved the broker's own: {own_before} -> {own_after}")
+
+
 def main():
     # The document service is the server itself: the owner's client with the service's own
     # user when one is given, the bidder's with its broker key.
@@ -361,6 +419,9 @@ def main():
 
     # Lots: one lot inline, two bids with lotValues, the lot's auction, award and contract.
     lot_flow(owner, bidder)
+
+    # A tender on a test clock of its own, to complete by moving that clock alone.
+    test_clock_flow(owner, bidder)
     print("the upstream client's flow ran to the end")
 
 
