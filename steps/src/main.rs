@@ -105,6 +105,11 @@ struct CertifyArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// On a target that offers test clocks: the most the run makes, each scenario that moves
+    /// time taking one while it runs (clocks whose tenders are still live stay on the target:
+    /// a broker holds a bounded number). 0: move the broker's clock, one such scenario at a time.
+    #[arg(long, value_name = "N", default_value_t = tender_certify::settings::DEFAULT_TEST_CLOCKS)]
+    test_clocks: usize,
 }
 
 fn main() -> ExitCode {
@@ -154,6 +159,7 @@ fn main() -> ExitCode {
     settings.keep_clock = args.keep_clock;
     settings.http2 = args.http2;
     settings.timeout = Duration::from_secs(args.timeout);
+    settings.test_clocks = args.test_clocks;
     settings.tls = TlsOptions {
         cacert: args.cacert,
         insecure: args.insecure,

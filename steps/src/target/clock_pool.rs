@@ -20,12 +20,6 @@ pub const CLOCKS: &str = "/testing/clocks";
 /// The request header that puts a new tender on a test clock.
 pub const HEADER: &str = "X-Testing-Clock";
 
-/// The most clocks a run makes. A clock whose records are still live outlives the run (the
-/// target will not delete it), and a target bounds the clocks a broker holds (this server: 100),
-/// so a run leaves room for the next; 16 at once already take the time-moving scenarios' share
-/// of a full run at a 50 ms round trip down to a few seconds.
-pub const MOST_CLOCKS: usize = 16;
-
 /// The run's test clocks.
 #[derive(Debug)]
 pub struct TestClocks {
@@ -42,8 +36,10 @@ pub struct TestClocks {
     released: Notify,
     /// The target refused one more clock: from then on scenarios wait for one given back.
     full: AtomicBool,
-    /// Clocks made or being made, at most [`MOST_CLOCKS`].
+    /// Clocks made or being made, at most `most`.
     reserved: AtomicUsize,
+    /// The most clocks the run makes.
+    most: usize,
     moves: AtomicUsize,
 }
 
@@ -75,10 +71,11 @@ impl Drop for Lease {
 }
 
 impl TestClocks {
-    pub fn new(prefix: String, running: bool) -> Self {
+    pub fn new(prefix: String, running: bool, most: usize) -> Self {
         TestClocks {
             prefix,
             running,
+            most,
             made: Mutex::new(Vec::new()),
             idle: Mutex::new(Vec::new()),
             released: Notify::new(),
@@ -110,7 +107,7 @@ impl TestClocks {
         if self.full.load(Ordering::Relaxed) {
             return false;
         }
-        if self.reserved.fetch_add(1, Ordering::Relaxed) < MOST_CLOCKS {
+        if self.reserved.fetch_add(1, Ordering::Relaxed) < self.most {
             return true;
         }
         self.reserved.fetch_sub(1, Ordering::Relaxed);

@@ -104,8 +104,12 @@ impl Target {
             target.clock_at_start = Some(reading);
             if !settings.keep_clock {
                 target.clock = ClockMode::ControlApi;
-                if target.offers_test_clocks().await {
-                    let pool = TestClocks::new(format!("tender-certify {seed}"), !reading.frozen);
+                if settings.test_clocks > 0 && target.offers_test_clocks().await {
+                    let pool = TestClocks::new(
+                        format!("tender-certify {seed}"),
+                        !reading.frozen,
+                        settings.test_clocks,
+                    );
                     match target.first_test_clock(&pool).await {
                         Ok(()) => target.test_clocks = Some(Arc::new(pool)),
                         Err(e) => target.test_clocks_refused = Some(e),
