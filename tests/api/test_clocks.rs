@@ -402,6 +402,35 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
     assert_eq!(question.status, 201, "{}", question.text);
     assert_eq!(question.body["data"]["date"], server["now"]);
     assert_eq!(s.tender(&on_b).await["status"], "active.enquiries");
+    // A bidder's write is judged on the tender's clock, not on the bidder's nor the server's:
+    // refused while b's enquiries run, taken and dated on b once b's tendering is open.
+    let early = s
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{on_b}/bids"), bid_body(450.0))
+        .await;
+    assert_eq!(early.status, 403, "{}", early.text);
+    past(
+        &s,
+        "broker",
+        &b,
+        &text(&before_b["enquiryPeriod"]["endDate"]),
+    )
+    .await;
+    let b_now = read_clock(&s, &b).await["now"].clone();
+    let bid = s
+        .by("broker1")
+        .post(&format!("/api/2.3/tenders/{on_b}/bids"), bid_body(450.0))
+        .await;
+    assert_eq!(bid.status, 201, "{}", bid.text);
+    assert_eq!(
+        bid.body["data"]["date"], b_now,
+        "dated on the tender's clock"
+    );
+    assert_eq!(
+        server_clock(&s).await,
+        server,
+        "the server's clock still stays"
+    );
 }
 
 #[tokio::test]
