@@ -2,7 +2,7 @@
 //! live on it, whoever writes to them; nobody moves another broker's clock; and the listing
 //! still hands a paging reader every change once, in the order the server made them.
 
-use crate::common::{TestServer, bid_body, tender_body};
+use crate::common::{Seen, TestServer, bid_body, read_on, tender_body};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -221,35 +221,6 @@ async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() 
         .await;
     assert_eq!(back.status, 422, "a broker's clock only moves forward too");
     assert_eq!(clock_of(&s, "broker").await, owner.body["data"]);
-}
-
-/// Every change a paging reader meets, by tender id: the `dateModified` values it was shown.
-type Seen = HashMap<String, Vec<String>>;
-
-/// Pages forward from `offset` to the end, as a feed reader does; answers the next offset.
-async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
-    let mut offset = offset.to_string();
-    loop {
-        let r = s
-            .get(&format!(
-                "/api/2.3/tenders?limit=3&offset={}",
-                offset.replace('+', "%2B")
-            ))
-            .send()
-            .await
-            .assert_status(200);
-        let rows = r.body["data"].as_array().cloned().unwrap_or_default();
-        for row in &rows {
-            seen.entry(text(&row["id"]))
-                .or_default()
-                .push(text(&row["dateModified"]));
-        }
-        let next = text(&r.body["next_page"]["offset"]);
-        if rows.is_empty() {
-            return next;
-        }
-        offset = next;
-    }
 }
 
 #[tokio::test]

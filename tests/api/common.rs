@@ -530,3 +530,34 @@ pub fn bid_body(amount: f64) -> Value {
 pub fn document_body(name: &str) -> Value {
     json!({"title": name, "url": format!("http://docs.example.net/get/{name}"), "hash": "md5:00000000000000000000000000000000", "format": "application/pdf"})
 }
+
+/// Every change a paging reader meets, by tender id: the `dateModified` values it was shown.
+pub type Seen = std::collections::HashMap<String, Vec<String>>;
+
+/// Pages the listing forward from `offset` to its end, three rows a page, as a feed reader
+/// does; notes each row met in `seen` and answers the offset to read on from.
+pub async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let mut offset = offset.to_string();
+    loop {
+        let r = s
+            .get(&format!(
+                "/api/2.3/tenders?limit=3&offset={}",
+                offset.replace('+', "%2B")
+            ))
+            .send()
+            .await
+            .assert_status(200);
+        let rows = r.body["data"].as_array().cloned().unwrap_or_default();
+        for row in &rows {
+            seen.entry(text(&row["id"]))
+                .or_default()
+                .push(text(&row["dateModified"]));
+        }
+        let next = text(&r.body["next_page"]["offset"]);
+        if rows.is_empty() {
+            return next;
+        }
+        offset = next;
+    }
+}

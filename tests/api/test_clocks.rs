@@ -3,9 +3,8 @@
 //! on it with everything under it, apart from every other clock; and the listing still hands
 //! a paging reader every change once.
 
-use crate::common::{Reply, TestServer, bid_body, tender_body};
+use crate::common::{Reply, Seen, TestServer, bid_body, read_on, tender_body};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
@@ -697,35 +696,6 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
         201,
         "a deleted clock makes room"
     );
-}
-
-/// Every change a paging reader meets, by tender id: the `dateModified` values it was shown.
-type Seen = HashMap<String, Vec<String>>;
-
-/// Pages forward from `offset` to the end, as a feed reader does; answers the next offset.
-async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
-    let mut offset = offset.to_string();
-    loop {
-        let r = s
-            .get(&format!(
-                "/api/2.3/tenders?limit=3&offset={}",
-                offset.replace('+', "%2B")
-            ))
-            .send()
-            .await;
-        assert_eq!(r.status, 200, "{}", r.text);
-        let rows = r.body["data"].as_array().cloned().unwrap_or_default();
-        for row in &rows {
-            seen.entry(text(&row["id"]))
-                .or_default()
-                .push(text(&row["dateModified"]));
-        }
-        let next = text(&r.body["next_page"]["offset"]);
-        if rows.is_empty() {
-            return next;
-        }
-        offset = next;
-    }
 }
 
 #[tokio::test]
