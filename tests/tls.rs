@@ -617,6 +617,15 @@ async fn presented_subject(addr: SocketAddr, ca: &Path) -> String {
 async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
     let pki = Pki::new();
     let (cert, key) = pki.localhost("live", "before renewal");
+    /// Stops the server however the test ends, so that a failure leaves no process behind
+    /// (one would hold the run that started it).
+    struct Stopped(std::process::Child);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_tender-registry"))
         .args(["--testing", "--listen", "127.0.0.1:0", "--tls-cert"])
         .arg(&cert)
@@ -631,6 +640,7 @@ async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
     // The server's log, line by line, as it comes.
     let (send, lines) = std::sync::mpsc::channel::<String>();
     let stdout = child.stdout.take().unwrap();
+    let child = Stopped(child);
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if send.send(line).is_err() {
@@ -676,12 +686,12 @@ async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
     let (renewed_cert, renewed_key) = pki.localhost("renewed", "after renewal");
     std::fs::copy(&renewed_cert, &cert).unwrap();
     std::fs::copy(&renewed_key, &key).unwrap();
-    hangup(child.id());
+    hangup(child.0.id());
     wait_for("TLS certificate reloaded").await;
     assert_eq!(presented_subject(addr, &pki.ca).await, "CN=after renewal");
 
     std::fs::write(&cert, "not a certificate\n").unwrap();
-    hangup(child.id());
+    hangup(child.0.id());
     let refused = wait_for("TLS certificate not reloaded").await;
     assert!(
         refused.contains("the previous one is kept")
@@ -689,9 +699,7 @@ async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
         "{refused}"
     );
     assert_eq!(presented_subject(addr, &pki.ca).await, "CN=after renewal");
-
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
 }
 
 #[tokio::test(flavor = "multi_thread")]
