@@ -673,6 +673,20 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
         "data",
         "A broker holds at most 100 test clocks; delete one it no longer needs first.",
     );
+    // The test helper, which makes each tender a clock of its own, says so too, and makes
+    // nothing.
+    let helped = s
+        .by("broker")
+        .post("/testing/tenders", json!({"status": "active.tendering"}))
+        .await;
+    helped.assert_refused(
+        409,
+        "body",
+        "data",
+        "The test helper makes the tender a test clock of its own: A broker holds at most 100 test clocks; delete one it no longer needs first.",
+    );
+    let none = s.get("/api/2.3/tenders?mode=_all_").send().await;
+    assert_eq!(none.body["data"], json!([]), "{}", none.text);
     let listed = s.by("broker").get("/testing/clocks").await;
     assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(100));
     assert_eq!(

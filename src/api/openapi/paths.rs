@@ -672,7 +672,8 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     "MadeTenderInput",
                     json!({"status": "active.qualification", "bids": 2}),
                 )
-                .errors(&[403, 422])
+                // 409: the broker holds as many test clocks as it may.
+                .errors(&[403, 409, 422])
                 .created_whole("MadeTender")
                 .only_with(&["--testing", "--sandbox"]),
             ],
