@@ -5,7 +5,7 @@
 
 use crate::Error;
 use crate::distance::Proxy;
-use crate::server::{Server, workspace_root};
+use crate::server::{Server, build_release, workspace_root};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -76,25 +76,7 @@ pub fn certifier(given: Option<&Path>, quick: bool, build: bool) -> Result<PathB
     }
     let release = target_dir.join("release").join("tender-certify");
     if build || !release.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        println!(
-            "building the certifier: cargo build --release --bin tender-certify --target-dir {}",
-            target_dir.display()
-        );
-        // No `-p`, as for the server: the default members' features, so that what `cargo
-        // build --release` made is reused.
-        let status = Command::new(&cargo)
-            .args(["build", "--release", "--bin", "tender-certify"])
-            .arg("--target-dir")
-            .arg(&target_dir)
-            .current_dir(&root)
-            .status()
-            .map_err(|e| Error::new(format!("running {cargo}: {e}")))?;
-        if !status.success() {
-            return Err(Error::new(format!(
-                "cargo build --release --bin tender-certify failed ({status})"
-            )));
-        }
+        build_release(&root, &target_dir, "tender-certify", "the certifier")?;
     }
     Ok(release)
 }

@@ -13,6 +13,31 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The workspace root (the bench crate lives in `<root>/bench`).
+/// Builds one binary of the workspace in release: no `-p`, so that the workspace's default
+/// members are selected, as by `cargo build --release` and `cargo run --release --bin
+/// tender-bench`; crate features resolve the same way and nothing already built compiles a
+/// second time. A no-op when it is up to date.
+pub fn build_release(root: &Path, target_dir: &Path, bin: &str, what: &str) -> Result<(), Error> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    println!(
+        "building {what}: cargo build --release --bin {bin} --target-dir {}",
+        target_dir.display()
+    );
+    let status = Command::new(&cargo)
+        .args(["build", "--release", "--bin", bin])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(root)
+        .status()
+        .map_err(|e| Error::new(format!("running {cargo}: {e}")))?;
+    if !status.success() {
+        return Err(Error::new(format!(
+            "cargo build --release --bin {bin} failed ({status})"
+        )));
+    }
+    Ok(())
+}
+
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -45,26 +70,7 @@ impl Server {
         let given = binary.is_some();
         let binary = binary.unwrap_or_else(|| target_dir.join("release").join("tender-registry"));
         if !given && (build || !binary.exists()) {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            println!(
-                "building the server: cargo build --release --bin tender-registry --target-dir {}",
-                target_dir.display()
-            );
-            let status = Command::new(&cargo)
-                // No `-p`: the workspace's default members are selected, as by `cargo build
-                // --release` and `cargo run --release --bin tender-bench`, so crate features
-                // resolve the same way and nothing already built compiles a second time.
-                .args(["build", "--release", "--bin", "tender-registry"])
-                .arg("--target-dir")
-                .arg(&target_dir)
-                .current_dir(&root)
-                .status()
-                .map_err(|e| Error::new(format!("running {cargo}: {e}")))?;
-            if !status.success() {
-                return Err(Error::new(format!(
-                    "cargo build --release --bin tender-registry failed ({status})"
-                )));
-            }
+            build_release(&root, &target_dir, "tender-registry", "the server")?;
         }
         if !binary.exists() {
             return Err(Error::new(format!(
