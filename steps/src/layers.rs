@@ -256,6 +256,38 @@ fn every_module_names_only_its_layer_and_those_beneath_without_a_circle() {
     );
 }
 
+/// The harness's own tree with one upward line planted in its lowest layer: the check that
+/// passes above fails on it, naming the file, the line and the circle the line closes.
+#[test]
+fn one_upward_line_planted_in_the_real_tree_fails() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &root, &mut files);
+    let (_, exchange) = files
+        .iter_mut()
+        .find(|(file, _)| file == "exchange/mod.rs")
+        .expect("the exchange layer has a mod.rs");
+    let planted = exchange.lines().count() + 1;
+    exchange.push_str("use crate::run::outcome::Outcome;\n");
+    let problems = arrows_against_layers(&files);
+    assert_eq!(
+        problems.first().map(String::as_str),
+        Some(
+            format!(
+                "exchange/mod.rs:{planted}: the exchange layer names `run`, a layer above it: use crate::run::outcome::Outcome;"
+            )
+            .as_str()
+        ),
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("modules in a circle: exchange → run::outcome")),
+        "{problems:#?}"
+    );
+}
+
 fn tree_of(files: &[(&str, &str)]) -> Vec<(String, String)> {
     files
         .iter()
