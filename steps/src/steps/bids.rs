@@ -86,15 +86,8 @@ async fn registers_above_value(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("a bidder posts this body as JSON to the bids:")]
 async fn posts_raw_bid(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> Result<(), String> {
-    let text = step
-        .docstring
-        .clone()
-        .ok_or("harness: the step needs a docstring")?;
     let path = format!("{}/bids", w.tender_path()?);
-    let payload = Payload::Raw {
-        content_type: Some("application/json".into()),
-        text: text.trim().to_owned(),
-    };
+    let payload = super::common::docstring_as_json_body(step)?;
     w.send(Actor::Other, Method::POST, &path, payload).await
 }
 

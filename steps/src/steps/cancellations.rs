@@ -104,12 +104,7 @@ async fn has_cancelled(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("the owner requests a cancellation with this data:")]
 async fn requests_with(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> Result<(), String> {
-    let text = step
-        .docstring
-        .clone()
-        .ok_or("harness: the step needs a docstring")?;
-    let data: Value =
-        serde_json::from_str(text.trim()).map_err(|e| format!("harness: bad docstring: {e}"))?;
+    let data = super::common::docstring_json(step)?;
     let token = w.tender_token()?;
     post(w, Actor::Owner, &token, data).await
 }

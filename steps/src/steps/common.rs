@@ -3,6 +3,7 @@
 use crate::checks::ensure;
 use cucumber::{then, when};
 use reqwest::Method;
+use serde_json::Value;
 
 use crate::{
     checks::{self, DataKind, Description},
@@ -20,6 +21,28 @@ pub(super) fn expect_status(w: &TenderWorld, what: &str, expected: u16) -> Resul
             short(&w.response()?.body)
         )),
     }
+}
+
+/// The step's docstring, trimmed.
+fn docstring(step: &cucumber::gherkin::Step) -> Result<&str, String> {
+    step.docstring
+        .as_deref()
+        .map(str::trim)
+        .ok_or_else(|| "harness: the step needs a docstring".to_owned())
+}
+
+/// The step's docstring parsed as JSON: the data a step sends.
+pub(super) fn docstring_json(step: &cucumber::gherkin::Step) -> Result<Value, String> {
+    serde_json::from_str(docstring(step)?).map_err(|e| format!("harness: bad docstring: {e}"))
+}
+
+/// The step's docstring sent as it is written, as `application/json`: a body the service
+/// may have to refuse.
+pub(super) fn docstring_as_json_body(step: &cucumber::gherkin::Step) -> Result<Payload, String> {
+    Ok(Payload::Raw {
+        content_type: Some("application/json".into()),
+        text: docstring(step)?.to_owned(),
+    })
 }
 
 #[then(expr = "the response status is {int}")]

@@ -63,12 +63,7 @@ async fn adds(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("the owner adds a lot with this data:")]
 async fn adds_with(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> Result<(), String> {
-    let text = step
-        .docstring
-        .clone()
-        .ok_or("harness: the step needs a docstring")?;
-    let data: Value =
-        serde_json::from_str(text.trim()).map_err(|e| format!("harness: bad docstring: {e}"))?;
+    let data = crate::steps::common::docstring_json(step)?;
     add(w, data).await
 }
 

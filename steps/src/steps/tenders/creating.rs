@@ -265,14 +265,7 @@ async fn posts_with_content_type(w: &mut TenderWorld, content_type: String) -> R
 
 #[when("the owner posts this body as JSON to the tenders:")]
 async fn posts_raw_body(w: &mut TenderWorld, step: &cucumber::gherkin::Step) -> Result<(), String> {
-    let text = step
-        .docstring
-        .clone()
-        .ok_or("harness: the step needs a docstring")?;
-    let payload = Payload::Raw {
-        content_type: Some("application/json".into()),
-        text: text.trim().to_owned(),
-    };
+    let payload = crate::steps::common::docstring_as_json_body(step)?;
     w.send(Actor::Owner, Method::POST, "/api/2.3/tenders", payload)
         .await
 }
