@@ -1,0 +1,201 @@
+//! Reading a crate's sources: which module a file holds, and every path it names through
+//! `crate::` or `super::`, use groups spread into one path each, comments left out.
+
+/// One path a file names, as segments after `crate::` (or resolved from `super::`), and the
+/// line (from 1) it starts on.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Named {
+    pub path: Vec<String>,
+    pub line: usize,
+}
+
+/// The module a file under `src/` holds: `checks/mod.rs` is `checks`, `run/report/html.rs`
+/// is `run::report::html`.
+pub fn module_of(file: &str) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(str::to_owned)
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// Source text with comment lines blanked, so that a doc naming a layer is no arrow.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.trim_start().starts_with("//") {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Reads a use tree at `at` (after `crate::` or `super::`): `a::b`, `a::{b, c::{self, D}}`,
+/// `a::*`. Every path it names goes to `out`, prefixed with `prefix`.
+fn tree(
+    chars: &[char],
+    mut at: usize,
+    prefix: &[String],
+    lines: &[usize],
+    out: &mut Vec<Named>,
+) -> usize {
+    let skip_space = |mut i: usize| {
+        while i < chars.len() && chars[i].is_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut path = prefix.to_vec();
+    let line = lines[at.min(chars.len() - 1)];
+    loop {
+        at = skip_space(at);
+        match chars.get(at) {
+            Some('{') => {
+                at += 1;
+                loop {
+                    at = skip_space(at);
+                    match chars.get(at) {
+                        Some('}') => return at + 1,
+                        Some(',') => at += 1,
+                        Some(_) => {
+                            let next = tree(chars, at, &path, lines, out);
+                            at = next.max(at + 1);
+                        }
+                        None => return at,
+                    }
+                }
+            }
+            Some('*') => {
+                out.push(Named { path, line });
+                return at + 1;
+            }
+            Some(c) if is_ident(*c) => {
+                let start = at;
+                while at < chars.len() && is_ident(chars[at]) {
+                    at += 1;
+                }
+                let segment: String = chars[start..at].iter().collect();
+                if segment != "self" {
+                    path.push(segment);
+                }
+                if chars.get(at) == Some(&':') && chars.get(at + 1) == Some(&':') {
+                    at += 2;
+                    continue;
+                }
+                out.push(Named { path, line });
+                return at;
+            }
+            _ => {
+                out.push(Named { path, line });
+                return at;
+            }
+        }
+    }
+}
+
+/// Every path `text` (the file holding `module`) names through `crate::` or `super::`,
+/// groups spread out. `use super::*`, a test module's view of its own file, is left out.
+pub fn named_paths(module: &[String], text: &str) -> Vec<Named> {
+    let text = code(text);
+    let chars: Vec<char> = text.chars().collect();
+    let mut lines = Vec::with_capacity(chars.len());
+    let mut line = 1;
+    for c in &chars {
+        lines.push(line);
+        if *c == '\n' {
+            line += 1;
+        }
+    }
+    let parent = &module[..module.len().saturating_sub(1)];
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < chars.len() {
+        let starts = at == 0 || !is_ident(chars[at - 1]);
+        let rest = |word: &str| {
+            word.chars()
+                .enumerate()
+                .all(|(i, c)| chars.get(at + i) == Some(&c))
+        };
+        if starts && rest("crate::") {
+            at = tree(&chars, at + 7, &[], &lines, &mut out);
+        } else if starts && rest("super::") && chars.get(at + 7) != Some(&'*') {
+            at = tree(&chars, at + 7, parent, &lines, &mut out);
+        } else {
+            at += 1;
+        }
+    }
+    out
+}
+
+/// Every `.rs` file under `root`, as its path relative to `root` (with `/`) and its text,
+/// in a stable order. Panics naming the path it cannot read: a test's sources are there.
+pub fn sources(root: &std::path::Path) -> Vec<(String, String)> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let entries = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{} is not readable: {e}", dir.display()));
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("an entry of {}: {e}", dir.display()))
+                .path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root).unwrap_or(&path);
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{} is not readable: {e}", path.display()));
+                out.push((relative, text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_spread_into_one_path_each() {
+        let module = module_of("steps/contracting.rs");
+        assert_eq!(module, ["steps", "contracting"]);
+        let named = named_paths(
+            &module,
+            "use crate::{\n    checks::{self, shape::{Violation, walk}},\n    target::*,\n};\nuse super::{awards, lots};\nlet x = my_crate::no;\n// crate::run\n",
+        );
+        let paths: Vec<(String, usize)> =
+            named.iter().map(|n| (n.path.join("::"), n.line)).collect();
+        assert_eq!(
+            paths,
+            [
+                ("checks".to_string(), 2),
+                ("checks::shape::Violation".to_string(), 2),
+                ("checks::shape::walk".to_string(), 2),
+                ("target".to_string(), 3),
+                ("steps::awards".to_string(), 5),
+                ("steps::lots".to_string(), 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_module_is_its_file_without_mod() {
+        assert_eq!(module_of("checks/mod.rs"), ["checks"]);
+        assert_eq!(module_of("run/report/html.rs"), ["run", "report", "html"]);
+        assert_eq!(module_of("settings.rs"), ["settings"]);
+    }
+}
