@@ -2,7 +2,7 @@
 //! live on it, whoever writes to them; nobody moves another broker's clock; and the listing
 //! still hands a paging reader every change once, in the order the server made them.
 
-use crate::common::{Seen, TestServer, bid_body, read_on, tender_body};
+use crate::common::{Clock, Seen, TestServer, bid_body, read_on, tender_body};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -10,39 +10,10 @@ fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
-fn moment(s: &str) -> time::OffsetDateTime {
-    time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
-        .expect("a moment")
-}
-
 /// `broker`'s clock as it reads it.
 async fn clock_of(s: &TestServer, broker: &str) -> Value {
     let r = s.by(broker).get("/testing/clock").await.assert_status(200);
     r.body["data"].clone()
-}
-
-/// Moves `broker`'s own clock a second past `at`.
-async fn past(s: &TestServer, broker: &str, at: &str) {
-    let target = (moment(at) + time::Duration::seconds(1))
-        .format(&time::format_description::well_known::Rfc3339)
-        .expect("formats");
-    let r = s
-        .by(broker)
-        .post("/testing/clock", json!({ "now": target }))
-        .await;
-    assert_eq!(r.status, 200, "{broker}'s clock moved: {}", r.text);
-}
-
-/// Moves `broker`'s clock past each `next_check` of tender `id` until it is in `status`.
-async fn until_status(s: &TestServer, broker: &str, id: &str, status: &str) -> Value {
-    for _ in 0..8 {
-        let t = s.tender(id).await;
-        if t["status"] == status {
-            return t;
-        }
-        past(s, broker, &text(&t["next_check"])).await;
-    }
-    panic!("tender {id} never reached {status}")
 }
 
 /// A tender of `broker`'s, dated from its own clock.
@@ -73,6 +44,7 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     let server_before = s.get("/testing/clock").send().await.body["data"].clone();
     let (theirs, _, before) = create_as(&s, "broker1").await;
     assert_eq!(before["status"], "active.enquiries");
+    let own_clock = Clock::Broker("broker");
 
     let jumped = s
         .by("broker")
@@ -88,7 +60,7 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
         created["date"], jumped.body["data"]["now"],
         "the tender is dated on its owner's clock"
     );
-    let t = until_status(&s, "broker", &id, "active.tendering").await;
+    let t = s.until_status_on(own_clock, &id, "active.tendering").await;
     // Bids of other brokers are judged on the owner's clock, not on theirs.
     let first = place_bid(&s, "broker1", &id, 480.0)
         .await
@@ -100,27 +72,9 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
     );
     assert!(text(&first.body["data"]["date"]) > text(&t["tenderPeriod"]["startDate"]));
     assert_eq!(place_bid(&s, "broker2", &id, 450.0).await.status, 201);
-    let t = until_status(&s, "broker", &id, "active.qualification").await;
-    let award = text(&t["awards"][0]["id"]);
-    let approved = s
-        .owner(&token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
-        .await
-        .assert_status(200);
-    past(
-        &s,
-        "broker",
-        &text(&approved.body["data"]["complaintPeriod"]["endDate"]),
-    )
-    .await;
-    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
-    s.owner(&token)
-        .patch(
-            &format!("{id}/contracts/{contract}"),
-            json!({"status": "active"}),
-        )
-        .await
-        .assert_status(200);
+    s.until_status_on(own_clock, &id, "active.qualification")
+        .await;
+    s.award_and_sign(own_clock, &id, &token).await;
     assert_eq!(s.tender(&id).await["status"], "complete");
 
     let after = s.tender(&theirs).await;
@@ -166,7 +120,9 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
     // broker1's tender, on broker1's clock: once its tendering starts there, broker (three
     // years behind) bids in it, dated by broker1's clock.
     let (theirs, _, _) = create_as(&s, "broker1").await;
-    until_status(&s, "broker1", &theirs, "active.tendering").await;
+    let theirs_clock = Clock::Broker("broker1");
+    s.until_status_on(theirs_clock, &theirs, "active.tendering")
+        .await;
     let behind = place_bid(&s, "broker", &theirs, 400.0)
         .await
         .assert_status(201);

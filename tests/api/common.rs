@@ -173,6 +173,15 @@ impl As<'_> {
     }
 }
 
+/// A clock a tender can live on: the server's, a broker's own, or one of a broker's test
+/// clocks.
+#[derive(Clone, Copy)]
+pub enum Clock<'a> {
+    Server,
+    Broker(&'a str),
+    Test { broker: &'a str, id: &'a str },
+}
+
 /// A request being built: method, path, broker, token and body.
 pub struct Call {
     request: reqwest::RequestBuilder,
@@ -388,13 +397,23 @@ impl TestServer {
 
     /// Moves the server clock a second past `at`, a moment the server announced.
     pub async fn past(&self, at: &str) -> Reply {
+        self.past_on(Clock::Server, at).await
+    }
+
+    /// Moves `clock` a second past `at`, a moment the server announced.
+    pub async fn past_on(&self, clock: Clock<'_>, at: &str) -> Reply {
         let target = (moment(at) + time::Duration::seconds(1))
             .format(&time::format_description::well_known::Rfc3339)
             .expect("formats");
-        let r = self
-            .anyone()
-            .post("/testing/clock", json!({ "now": target }))
-            .await;
+        let data = json!({ "now": target });
+        let r = match clock {
+            Clock::Server => self.anyone().post("/testing/clock", data).await,
+            Clock::Broker(broker) => self.by(broker).post("/testing/clock", data).await,
+            Clock::Test { broker, id } => {
+                let path = format!("/testing/clocks/{id}");
+                self.by(broker).post(&path, data).await
+            }
+        };
         assert_eq!(r.status, 200, "clock moved past {at}: {}", r.text);
         r
     }
@@ -402,6 +421,11 @@ impl TestServer {
     /// Moves the clock past each `next_check` the tender announces until it reaches `status`,
     /// and returns the tender then. Never guesses how many days a move takes.
     pub async fn until_status(&self, id: &str, status: &str) -> Value {
+        self.until_status_on(Clock::Server, id, status).await
+    }
+
+    /// [`TestServer::until_status`] for a tender living on `clock`.
+    pub async fn until_status_on(&self, clock: Clock<'_>, id: &str, status: &str) -> Value {
         for _ in 0..8 {
             let t = self.tender(id).await;
             if t["status"] == status {
@@ -410,9 +434,44 @@ impl TestServer {
             let due = t["next_check"].as_str().unwrap_or_else(|| {
                 panic!("{} has no next check before {status}: {t}", t["status"])
             });
-            self.past(due).await;
+            self.past_on(clock, due).await;
         }
         panic!("the tender never reached {status}")
+    }
+
+    /// The owner's decision on award `award` of tender `id`: `status` is `active`,
+    /// `unsuccessful` or `cancelled`.
+    pub async fn decide_award(&self, id: &str, token: &str, award: &str, status: &str) -> Reply {
+        let path = format!("{id}/awards/{award}");
+        self.owner(token)
+            .patch(&path, json!({ "status": status }))
+            .await
+    }
+
+    /// The owner signs contract `contract` of tender `id` (makes it `active`).
+    pub async fn sign_contract(&self, id: &str, token: &str, contract: &str) -> Reply {
+        let path = format!("{id}/contracts/{contract}");
+        self.owner(token)
+            .patch(&path, json!({"status": "active"}))
+            .await
+    }
+
+    /// The owner approves the first award of tender `id` (living on `clock`), the clock passes
+    /// the award's complaint period and the owner signs its contract; answers the contract's id.
+    pub async fn award_and_sign(&self, clock: Clock<'_>, id: &str, token: &str) -> String {
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let award = text(&self.tender(id).await["awards"][0]["id"]);
+        let approved = self
+            .decide_award(id, token, &award, "active")
+            .await
+            .assert_status(200);
+        let stand_still = text(&approved.body["data"]["complaintPeriod"]["endDate"]);
+        self.past_on(clock, &stand_still).await;
+        let contract = text(&self.tender(id).await["contracts"][0]["id"]);
+        self.sign_contract(id, token, &contract)
+            .await
+            .assert_status(200);
+        contract
     }
 
     /// Asks to create a tender as `broker`; the answer may be a refusal.

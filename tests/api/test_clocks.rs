@@ -3,7 +3,7 @@
 //! on it with everything under it, apart from every other clock; and the listing still hands
 //! a paging reader every change once.
 
-use crate::common::{Reply, Seen, TestServer, bid_body, read_on, tender_body};
+use crate::common::{Clock, Reply, Seen, TestServer, bid_body, read_on, tender_body};
 use serde_json::{Value, json};
 
 fn text(v: &Value) -> String {
@@ -38,23 +38,12 @@ async fn move_clock(s: &TestServer, broker: &str, id: &str, data: Value) -> Repl
         .await
 }
 
-/// Moves `broker`'s test clock `clock` a second past `at`.
-async fn past(s: &TestServer, broker: &str, clock: &str, at: &str) {
-    let target = rfc3339(moment(at) + time::Duration::seconds(1));
-    let r = move_clock(s, broker, clock, json!({ "now": target })).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-}
-
-/// Moves `clock` past each `next_check` of tender `id` until it is in `status`.
-async fn until_status(s: &TestServer, clock: &str, id: &str, status: &str) -> Value {
-    for _ in 0..8 {
-        let t = s.tender(id).await;
-        if t["status"] == status {
-            return t;
-        }
-        past(s, "broker", clock, &text(&t["next_check"])).await;
+/// `broker`'s test clock `id`, as the clock a tender lives on.
+fn test_clock(id: &str) -> Clock<'_> {
+    Clock::Test {
+        broker: "broker",
+        id,
     }
-    panic!("tender {id} never reached {status}")
 }
 
 /// A tender of `broker` created on `clock` by the header, dated from that clock.
@@ -75,7 +64,8 @@ async fn tender_on(s: &TestServer, broker: &str, clock: &str) -> (String, String
 /// id and token and its contract's id.
 async fn completed_on(s: &TestServer, clock: &str) -> (String, String, String) {
     let (id, token, _) = tender_on(s, "broker", clock).await;
-    until_status(s, clock, &id, "active.tendering").await;
+    let on = test_clock(clock);
+    s.until_status_on(on, &id, "active.tendering").await;
     let bid = s
         .by("broker1")
         .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(480.0))
@@ -86,24 +76,8 @@ async fn completed_on(s: &TestServer, clock: &str) -> (String, String, String) {
         read_clock(s, clock).await["now"],
         "a bidder's write is judged and dated on the tender's clock"
     );
-    let t = until_status(s, clock, &id, "active.qualification").await;
-    let award = text(&t["awards"][0]["id"]);
-    let approved = s
-        .owner(&token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
-        .await;
-    assert_eq!(approved.status, 200, "{}", approved.text);
-    let stand_still = text(&approved.body["data"]["complaintPeriod"]["endDate"]);
-    past(s, "broker", clock, &stand_still).await;
-    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
-    let signed = s
-        .owner(&token)
-        .patch(
-            &format!("{id}/contracts/{contract}"),
-            json!({"status": "active"}),
-        )
-        .await;
-    assert_eq!(signed.status, 200, "{}", signed.text);
+    s.until_status_on(on, &id, "active.qualification").await;
+    let contract = s.award_and_sign(on, &id, &token).await;
     assert_eq!(s.tender(&id).await["status"], "complete");
     (id, token, contract)
 }
@@ -408,13 +382,8 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
         .post(&format!("/api/2.3/tenders/{on_b}/bids"), bid_body(450.0))
         .await;
     assert_eq!(early.status, 403, "{}", early.text);
-    past(
-        &s,
-        "broker",
-        &b,
-        &text(&before_b["enquiryPeriod"]["endDate"]),
-    )
-    .await;
+    let enquiries_end = text(&before_b["enquiryPeriod"]["endDate"]);
+    s.past_on(test_clock(&b), &enquiries_end).await;
     let b_now = read_clock(&s, &b).await["now"].clone();
     let bid = s
         .by("broker1")
