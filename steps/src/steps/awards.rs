@@ -8,7 +8,7 @@ use time::Duration;
 use crate::{
     checks,
     exchange::timestamps,
-    world::{Actor, Payload, TenderWorld},
+    world::{Actor, TenderWorld},
 };
 
 #[then("the tender has an auction period and an auction URL")]
@@ -75,13 +75,8 @@ async fn confirm_award(w: &mut TenderWorld, actor: Actor, token: String) -> Resu
         checks::as_text(&award["id"])
     );
     w.noted.insert("award".into(), award);
-    w.send(
-        actor,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": {"status": "active"}})),
-    )
-    .await
+    w.send_data(actor, Method::PATCH, &path, json!({"status": "active"}))
+        .await
 }
 
 #[when("the owner confirms the award")]
@@ -213,13 +208,7 @@ async fn patch_contract(w: &mut TenderWorld, data: Value) -> Result<(), String> 
         w.tender_token()?
     );
     w.noted.insert("contract change".into(), data.clone());
-    w.send(
-        Actor::Owner,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await
+    w.send_data(Actor::Owner, Method::PATCH, &path, data).await
 }
 
 #[when("the owner sets the contract number")]

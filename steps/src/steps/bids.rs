@@ -106,30 +106,27 @@ pub(super) fn bid_token(w: &TenderWorld, index: usize) -> Result<String, String>
         .ok_or_else(|| "the bid has no token".to_owned())
 }
 
+/// Asks, as `actor` presenting `token`, for the last bid to become active.
+pub(super) async fn activate_last(
+    w: &mut TenderWorld,
+    actor: Actor,
+    token: &str,
+) -> Result<(), String> {
+    let path = bid_path(w, w.last_bid_index()?, token)?;
+    w.send_data(actor, Method::PATCH, &path, json!({"status": "active"}))
+        .await
+}
+
 #[when("the bidder activates the bid")]
 async fn activates(w: &mut TenderWorld) -> Result<(), String> {
-    let index = w.last_bid_index()?;
-    let path = bid_path(w, index, &bid_token(w, index)?)?;
-    w.send(
-        Actor::Other,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": {"status": "active"}})),
-    )
-    .await
+    let token = bid_token(w, w.last_bid_index()?)?;
+    activate_last(w, Actor::Other, &token).await
 }
 
 #[when("the owner activates the bid with the tender token")]
 async fn owner_activates(w: &mut TenderWorld) -> Result<(), String> {
-    let index = w.last_bid_index()?;
-    let path = bid_path(w, index, &w.tender_token()?)?;
-    w.send(
-        Actor::Owner,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": {"status": "active"}})),
-    )
-    .await
+    let token = w.tender_token()?;
+    activate_last(w, Actor::Owner, &token).await
 }
 
 #[when("the bidder reads the bid with its token")]

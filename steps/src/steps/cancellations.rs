@@ -45,13 +45,7 @@ pub(super) async fn post(
 ) -> Result<(), String> {
     let collection = collection(w)?;
     let path = format!("{collection}?acc_token={token}");
-    w.send(
-        actor,
-        Method::POST,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await?;
+    w.send_data(actor, Method::POST, &path, data).await?;
     offered::check(w, "cancellations", &collection).await?;
     if w.status()? == 201 {
         let mut ids = created(w);
@@ -59,16 +53,6 @@ pub(super) async fn post(
         w.noted.insert("cancellations".into(), json!(ids));
     }
     Ok(())
-}
-
-pub(super) fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
-    match w.status()? {
-        s if s == expected => Ok(()),
-        s => Err(format!(
-            "{what}: expected {expected}, got {s}: {}",
-            short(&w.response()?.body)
-        )),
-    }
 }
 
 #[when("the owner requests a cancellation of the tender")]
@@ -86,7 +70,7 @@ async fn requests(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has requested a cancellation of the tender")]
 async fn has_requested(w: &mut TenderWorld) -> Result<(), String> {
     requests(w).await?;
-    require(w, 201, "requesting a cancellation")
+    super::common::expect_status(w, "requesting a cancellation", 201)
 }
 
 #[when("the owner cancels the tender at once")]
@@ -99,7 +83,7 @@ async fn cancels_at_once(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has cancelled the tender")]
 async fn has_cancelled(w: &mut TenderWorld) -> Result<(), String> {
     cancels_at_once(w).await?;
-    require(w, 201, "cancelling the tender")
+    super::common::expect_status(w, "cancelling the tender", 201)
 }
 
 #[when("the owner requests a cancellation with this data:")]

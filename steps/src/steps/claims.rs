@@ -102,13 +102,7 @@ pub(super) async fn file(
     if let Some(lot) = lot {
         data["relatedLot"] = json!(lot);
     }
-    w.send(
-        Actor::Other,
-        Method::POST,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await?;
+    w.send_data(Actor::Other, Method::POST, &path, data).await?;
     offered::check(w, "claims", &collection).await?;
     if w.status()? == 201 {
         let mut all = filed(w);
@@ -122,16 +116,6 @@ pub(super) async fn file(
         w.noted.insert("claims".into(), json!(all));
     }
     Ok(())
-}
-
-pub(super) fn require(w: &TenderWorld, expected: u16, what: &str) -> Result<(), String> {
-    match w.status()? {
-        s if s == expected => Ok(()),
-        s => Err(format!(
-            "{what}: expected {expected}, got {s}: {}",
-            short(&w.response()?.body)
-        )),
-    }
 }
 
 fn bid_token(w: &TenderWorld) -> Result<String, String> {
@@ -159,7 +143,7 @@ async fn has_filed_on_tender(w: &mut TenderWorld, how: String) -> Result<(), Str
         "claim"
     };
     file(w, "tender", None, status, None).await?;
-    require(w, 201, "filing a claim on the tender")
+    super::common::expect_status(w, "filing a claim on the tender", 201)
 }
 
 #[when("the bidder submits a claim on the award with its bid token")]
@@ -171,7 +155,7 @@ async fn files_on_award(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the bidder has submitted a claim on the award with its bid token")]
 async fn has_filed_on_award(w: &mut TenderWorld) -> Result<(), String> {
     files_on_award(w).await?;
-    require(w, 201, "filing a claim on the award")
+    super::common::expect_status(w, "filing a claim on the award", 201)
 }
 
 /// The token of the bid whose award was disqualified last.
@@ -194,7 +178,7 @@ async fn disqualified_bid_token(w: &mut TenderWorld) -> Result<String, String> {
 async fn has_filed_on_disqualification(w: &mut TenderWorld) -> Result<(), String> {
     let token = disqualified_bid_token(w).await?;
     file(w, "disqualified award", Some(token), "claim", None).await?;
-    require(w, 201, "filing a claim on the disqualified award")
+    super::common::expect_status(w, "filing a claim on the disqualified award", 201)
 }
 
 #[when("a participant submits a claim on the award without a token")]
@@ -212,13 +196,7 @@ async fn change(
 ) -> Result<(), String> {
     let (path, _) = claim(w, which)?;
     let path = format!("{path}?acc_token={token}");
-    w.send(
-        actor,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await
+    w.send_data(actor, Method::PATCH, &path, data).await
 }
 
 /// A PATCH of the last claim by its claimant, sending the claim's id back as brokers do.
@@ -252,7 +230,7 @@ async fn answers(w: &mut TenderWorld, kind: String) -> Result<(), String> {
 #[given(regex = r"^the owner has answered the claim as (resolved|declined|invalid)$")]
 async fn has_answered(w: &mut TenderWorld, kind: String) -> Result<(), String> {
     answers(w, kind).await?;
-    require(w, 200, "answering the claim")
+    super::common::expect_status(w, "answering the claim", 200)
 }
 
 #[when("the owner answers the claim with a resolution shorter than 20 characters")]
@@ -349,7 +327,7 @@ async fn status_of(w: &mut TenderWorld, which: &str) -> Result<Value, String> {
     let (last, body) = (w.last.clone(), w.body.clone());
     w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
         .await?;
-    require(w, 200, "reading the claim")?;
+    super::common::expect_status(w, "reading the claim", 200)?;
     let status = w.data()["status"].clone();
     (w.last, w.body) = (last, body);
     Ok(status)

@@ -148,13 +148,7 @@ async fn activation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
     let path = format!("{}/bids/{}", w.tender_path()?, bid.id);
     set_fault(w, Actor::Other, "PATCH", &path, "error-after-commit").await?;
     let token = bid.token.ok_or("the bid has no token")?;
-    w.send(
-        Actor::Other,
-        Method::PATCH,
-        &format!("{path}?acc_token={token}"),
-        Payload::Json(json!({"data": {"status": "active"}})),
-    )
-    .await
+    super::bids::activate_last(w, Actor::Other, &token).await
 }
 
 #[then("the answer is a 503 in the error envelope")]

@@ -148,11 +148,11 @@ async fn post(
     data: Value,
 ) -> Result<(), String> {
     let address = address(w, bidder, lot).await?;
-    w.send(
+    w.send_data(
         Actor::Anonymous,
         Method::POST,
         &interface(&address, "bids"),
-        Payload::Json(json!({ "data": data })),
+        data,
     )
     .await
 }
@@ -332,11 +332,11 @@ async fn bids_with_wrong_secret(
         .collect();
     url.query_pairs_mut().clear().extend_pairs(pairs);
     let amount = share(w, percent, None)?;
-    w.send(
+    w.send_data(
         Actor::Anonymous,
         Method::POST,
         &interface(url.as_str(), "bids"),
-        Payload::Json(json!({"data": {"bid": amount}})),
+        json!({"bid": amount}),
     )
     .await
 }

@@ -65,13 +65,7 @@ pub(super) async fn decide(
         w.tender_token()?
     );
     w.noted.insert("award".into(), award);
-    w.send(
-        Actor::Owner,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await
+    w.send_data(Actor::Owner, Method::PATCH, &path, data).await
 }
 
 #[when(

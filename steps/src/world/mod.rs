@@ -274,6 +274,19 @@ impl TenderWorld {
             .await
     }
 
+    /// [`Self::send`] of `data` in the envelope every write of the interface is sent in
+    /// (`{"data": …}`).
+    pub async fn send_data(
+        &mut self,
+        actor: Actor,
+        method: Method,
+        path_and_query: &str,
+        data: Value,
+    ) -> Result<(), String> {
+        let payload = Payload::Json(serde_json::json!({ "data": data }));
+        self.send(actor, method, path_and_query, payload).await
+    }
+
     /// [`Self::send`] with extra request headers. Every exchange of the interface is then
     /// checked as a whole (see [`Self::verify`]); a statement of the spec it breaks fails the
     /// step, naming the rule.

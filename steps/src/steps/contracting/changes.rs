@@ -3,7 +3,7 @@ use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::super::cancellations;
+use super::super::common;
 use super::contract::*;
 use crate::{
     checks::ensure,
@@ -33,7 +33,7 @@ async fn records_change(w: &mut TenderWorld, which: String) -> Result<(), String
 #[given("the owner has recorded a change of the contract")]
 async fn has_recorded_change(w: &mut TenderWorld) -> Result<(), String> {
     records_change(w, "a".into()).await?;
-    cancellations::require(w, 201, "recording a change of the contract")
+    common::expect_status(w, "recording a change of the contract", 201)
 }
 
 fn change_id(w: &TenderWorld) -> Result<String, String> {
@@ -64,7 +64,7 @@ async fn uploads_document(w: &mut TenderWorld) -> Result<(), String> {
 #[given("the owner has uploaded a PDF document to the contract")]
 async fn has_uploaded_document(w: &mut TenderWorld) -> Result<(), String> {
     uploads_document(w).await?;
-    cancellations::require(w, 201, "uploading a document to the contract")
+    common::expect_status(w, "uploading a document to the contract", 201)
 }
 
 #[when(regex = r"^the owner binds the document to the (?:pending|applied) change$")]

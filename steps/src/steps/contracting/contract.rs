@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::super::cancellations;
+use super::super::common;
 
 use crate::{
     checks::{self},
@@ -73,7 +73,7 @@ pub(super) async fn write(
 pub(super) async fn read_contract(w: &mut TenderWorld) -> Result<Value, String> {
     let path = contract_path(w)?;
     send(w, Actor::Anonymous, Method::GET, &path, None, Payload::None).await?;
-    cancellations::require(w, 200, "reading the contract under management")?;
+    common::expect_status(w, "reading the contract under management", 200)?;
     Ok(w.data().clone())
 }
 

@@ -3,7 +3,7 @@ use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::json;
 
-use super::super::cancellations;
+use super::super::common;
 use super::contract::*;
 use crate::{
     checks::ensure,
@@ -45,7 +45,7 @@ async fn asks_credentials(w: &mut TenderWorld, who: String, token: String) -> Re
 async fn has_taken_credentials(w: &mut TenderWorld) -> Result<(), String> {
     let token = w.tender_token()?;
     ask_credentials(w, Actor::Owner, token).await?;
-    cancellations::require(w, 200, "taking the contract's credentials")
+    common::expect_status(w, "taking the contract's credentials", 200)
 }
 
 #[then("the response carries a new contract token")]

@@ -4,7 +4,7 @@ use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::Value;
 
-use super::super::{awards, bids, cancellations, lots, periods, tenders};
+use super::super::{awards, bids, common, lots, periods, tenders};
 use super::contract::*;
 use crate::{
     checks::ensure,
@@ -29,7 +29,7 @@ async fn won_and_signed(w: &mut TenderWorld) -> Result<(), String> {
     awards::has_confirmed(w).await?;
     periods::stand_still_ends(w).await?;
     awards::signs(w).await?;
-    cancellations::require(w, 200, "signing the contract")?;
+    common::expect_status(w, "signing the contract", 200)?;
     w.refresh_tender().await?;
     let status = w.tender_field("/status")?;
     if status != "complete" {
@@ -165,7 +165,7 @@ async fn newest_listed(w: &mut TenderWorld) -> Result<(), String> {
     let contract_id = w.data()["contractID"].clone();
     let path = format!("{COLLECTION}?descending=1&opt_fields=contractID&mode=_all_");
     send(w, Actor::Anonymous, Method::GET, &path, None, Payload::None).await?;
-    cancellations::require(w, 200, "listing the newest contracts")?;
+    common::expect_status(w, "listing the newest contracts", 200)?;
     let row = w
         .data()
         .as_array()

@@ -3,7 +3,7 @@ use cucumber::{gherkin::Step, given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::super::cancellations;
+use super::super::common;
 use super::changes::change_body;
 use super::contract::*;
 use super::credentials::ask_credentials;
@@ -79,7 +79,7 @@ async fn has_terminated(w: &mut TenderWorld) -> Result<(), String> {
         "terminationDetails": "Зобов'язання виконано в повному обсязі",
     });
     write(w, Method::PATCH, "", data).await?;
-    cancellations::require(w, 200, "terminating the contract")
+    common::expect_status(w, "terminating the contract", 200)
 }
 
 /// A write the owner tries on its contract.

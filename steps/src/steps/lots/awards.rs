@@ -4,7 +4,7 @@ use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use super::super::{cancellations, qualification};
+use super::super::{common, qualification};
 use super::bids::offers;
 use super::reading::{amount, lot_id};
 use crate::{
@@ -88,7 +88,7 @@ async fn decides(w: &mut TenderWorld, verb: String, n: usize) -> Result<(), Stri
 #[given(regex = r"^the owner has approved the pending award of lot (\d+)$")]
 async fn has_approved(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     decides(w, "approves".into(), n).await?;
-    cancellations::require(w, 200, "approving the award of a lot")
+    common::expect_status(w, "approving the award of a lot", 200)
 }
 
 /// Every decision's stand-still, the latest of the awards' complaint periods, is over.

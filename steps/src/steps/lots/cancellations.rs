@@ -2,7 +2,7 @@
 use cucumber::{given, when};
 use serde_json::json;
 
-use super::super::{cancellations, claims};
+use super::super::{cancellations, claims, common};
 use super::questions::named_lot;
 use super::reading::lot_id;
 use crate::world::{Actor, TenderWorld};
@@ -28,7 +28,7 @@ async fn cancels(w: &mut TenderWorld, which: String, n: String) -> Result<(), St
 async fn has_cancelled(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     let lot = lot_id(w, n)?;
     cancel(w, lot).await?;
-    cancellations::require(w, 201, "cancelling a lot")
+    common::expect_status(w, "cancelling a lot", 201)
 }
 
 #[when(regex = r"^a participant submits a claim on (lot (\d+)|a lot the tender does not have)$")]
@@ -41,5 +41,5 @@ async fn claims_on(w: &mut TenderWorld, which: String, n: String) -> Result<(), 
 async fn has_claimed_on(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     let lot = lot_id(w, n)?;
     claims::file(w, "tender", None, "claim", Some(lot)).await?;
-    claims::require(w, 201, "submitting a claim on a lot")
+    common::expect_status(w, "submitting a claim on a lot", 201)
 }

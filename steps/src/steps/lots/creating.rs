@@ -2,7 +2,7 @@
 use cucumber::{given, when};
 use serde_json::{Value, json};
 
-use super::super::{cancellations, tenders};
+use super::super::{common, tenders};
 use super::reading::EXTENSION;
 use crate::{
     checks,
@@ -77,7 +77,7 @@ async fn has_created_draft(w: &mut TenderWorld, count: usize) -> Result<(), Stri
 async fn has_published(w: &mut TenderWorld, count: usize) -> Result<(), String> {
     has_created_draft(w, count).await?;
     tenders::publish(w).await?;
-    cancellations::require(w, 200, "publishing the draft tender with lots")
+    common::expect_status(w, "publishing the draft tender with lots", 200)
 }
 
 #[when(

@@ -132,13 +132,8 @@ async fn sends_title_back(w: &mut TenderWorld) -> Result<(), String> {
     w.remember_tender();
     let title = w.tender_field("/title")?;
     let path = w.tender_path_with_token()?;
-    w.send(
-        Actor::Owner,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": {"title": title}})),
-    )
-    .await?;
+    w.send_data(Actor::Owner, Method::PATCH, &path, json!({"title": title}))
+        .await?;
     w.adopt_tender();
     Ok(())
 }
@@ -146,13 +141,8 @@ async fn sends_title_back(w: &mut TenderWorld) -> Result<(), String> {
 async fn patch_tender(w: &mut TenderWorld, data: Value) -> Result<(), String> {
     w.remember_tender();
     let path = w.tender_path_with_token()?;
-    w.send(
-        Actor::Owner,
-        Method::PATCH,
-        &path,
-        Payload::Json(json!({"data": data})),
-    )
-    .await?;
+    w.send_data(Actor::Owner, Method::PATCH, &path, data)
+        .await?;
     w.adopt_tender();
     Ok(())
 }
