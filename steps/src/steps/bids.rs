@@ -191,6 +191,17 @@ async fn field_is_bid_id(w: &mut TenderWorld, path: String) -> Result<(), String
     })
 }
 
+/// Whether `url` is the auction's address `auction` with `key_for_bid` set to the bid's id, as
+/// a bidder's participationUrl must be.
+pub(super) fn is_participation_url(url: &str, auction: &str, bid_id: &str) -> Result<bool, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("participationUrl {url:?}: {e}"))?;
+    let key = parsed
+        .query_pairs()
+        .find(|(k, _)| k == "key_for_bid")
+        .map(|(_, v)| v.into_owned());
+    Ok(url.starts_with(auction) && key.as_deref() == Some(bid_id))
+}
+
 #[then("each participationUrl is the auction URL with key_for_bid set to its bid id")]
 async fn participation_urls(w: &mut TenderWorld) -> Result<(), String> {
     w.refresh_tender().await?;
@@ -198,13 +209,7 @@ async fn participation_urls(w: &mut TenderWorld) -> Result<(), String> {
     let mut seen = Vec::new();
     for bid in &w.bids {
         let url = checks::as_text(&bid.data["participationUrl"]);
-        let parsed =
-            reqwest::Url::parse(&url).map_err(|e| format!("participationUrl {url:?}: {e}"))?;
-        let key = parsed
-            .query_pairs()
-            .find(|(k, _)| k == "key_for_bid")
-            .map(|(_, v)| v.into_owned());
-        if !url.starts_with(&auction) || key.as_deref() != Some(bid.id.as_str()) {
+        if !is_participation_url(&url, &auction, &bid.id)? {
             return Err(format!(
                 "bid {} has participationUrl {url:?}, expected {auction}?key_for_bid={}",
                 bid.id, bid.id

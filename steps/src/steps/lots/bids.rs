@@ -157,13 +157,7 @@ async fn lot_participation(w: &mut TenderWorld) -> Result<(), String> {
                 continue;
             };
             let url = checks::as_text(&value["participationUrl"]);
-            let parsed =
-                reqwest::Url::parse(&url).map_err(|e| format!("participationUrl {url:?}: {e}"))?;
-            let key = parsed
-                .query_pairs()
-                .find(|(k, _)| k == "key_for_bid")
-                .map(|(_, v)| v.into_owned());
-            if !url.starts_with(auction.as_str()) || key.as_deref() != Some(bid.id.as_str()) {
+            if !bids::is_participation_url(&url, auction, &bid.id)? {
                 return Err(format!(
                     "bid {} shows participationUrl {url:?} for lot {}, expected {auction}?key_for_bid={}",
                     bid.id, value["relatedLot"], bid.id
