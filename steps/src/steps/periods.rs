@@ -62,20 +62,34 @@ async fn auction_ends(w: &mut TenderWorld) -> Result<(), String> {
     w.run_auction().await
 }
 
-#[given("the award's stand-still period has ended")]
-pub(super) async fn stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
+/// The moment just after the stand-still period (`complaintPeriod`) of the award `pick`
+/// chooses among the tender's awards as read now; `missing` says what was not found.
+pub(super) async fn after_stand_still(
+    w: &mut TenderWorld,
+    pick: impl Fn(&[Value]) -> Option<&Value>,
+    missing: &str,
+) -> Result<time::OffsetDateTime, String> {
     w.refresh_tender().await?;
     let awards = w.tender_field("/awards")?;
     let end = awards
         .as_array()
-        .and_then(|a| a.iter().find(|award| award["status"] == "active"))
+        .and_then(|a| pick(a))
         .and_then(|award| award.pointer("/complaintPeriod/endDate"))
         .and_then(Value::as_str)
         .and_then(crate::exchange::timestamps::parse)
-        .ok_or("the tender has no active award with a complaintPeriod.endDate")?;
-    w.pass_time_to(
-        end + time::Duration::seconds(1),
-        "the end of the award's stand-still period",
+        .ok_or(missing)?;
+    Ok(end + time::Duration::seconds(1))
+}
+
+#[given("the award's stand-still period has ended")]
+pub(super) async fn stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
+    let missing = "the tender has no active award with a complaintPeriod.endDate";
+    let after = after_stand_still(
+        w,
+        |awards| awards.iter().find(|award| award["status"] == "active"),
+        missing,
     )
-    .await
+    .await?;
+    w.pass_time_to(after, "the end of the award's stand-still period")
+        .await
 }

@@ -269,17 +269,10 @@ async fn uploads_contract_document(w: &mut TenderWorld, status: String) -> Resul
 
 #[given("the stand-still of the last decision has ended")]
 async fn last_stand_still_ends(w: &mut TenderWorld) -> Result<(), String> {
-    w.refresh_tender().await?;
-    let awards = w.tender_field("/awards")?;
-    let end = awards
-        .as_array()
-        .and_then(|a| a.last())
-        .and_then(|award| award.pointer("/complaintPeriod/endDate"))
-        .and_then(Value::as_str)
-        .and_then(crate::exchange::timestamps::parse)
-        .ok_or("the last award has no complaintPeriod.endDate")?;
+    let missing = "the last award has no complaintPeriod.endDate";
+    let after = super::periods::after_stand_still(w, <[Value]>::last, missing).await?;
     w.reach(
-        end + time::Duration::seconds(1),
+        after,
         "the end of the last decision's stand-still period",
         |t: &Value| t["status"] != "active.awarded",
     )
