@@ -301,17 +301,12 @@ async fn bid_document_url(w: &mut TenderWorld) -> Result<(), String> {
     let url = checks::as_text(&w.data()["url"]);
     let under = format!("/bids/{bid}/documents/");
     let parsed = reqwest::Url::parse(&url).map_err(|e| format!("url {url:?}: {e}"))?;
-    if url.contains(&under)
-        && parsed
-            .query_pairs()
-            .any(|(k, v)| k == "download" && !v.is_empty())
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "the bid document url {url:?} is not under …{under} with download=<key>"
-        ))
-    }
+    let keyed = parsed
+        .query_pairs()
+        .any(|(k, v)| k == "download" && !v.is_empty());
+    ensure(url.contains(&under) && keyed, || {
+        format!("the bid document url {url:?} is not under …{under} with download=<key>")
+    })
 }
 
 #[then("the document is listed once, in its latest version")]

@@ -52,16 +52,12 @@ async fn paid_shown(w: &mut TenderWorld) -> Result<(), String> {
     let sent = noted(w, PAID)?;
     let contract = read_contract(w).await?;
     let (paid, value) = (&contract["amountPaid"], &contract["value"]);
-    if paid["amount"].as_f64() == sent["amount"].as_f64()
+    let shown = paid["amount"].as_f64() == sent["amount"].as_f64()
         && paid["currency"] == value["currency"]
-        && paid["valueAddedTaxIncluded"] == value["valueAddedTaxIncluded"]
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "amountPaid is {paid} (sent as {sent}); the contract value is {value}"
-        ))
-    }
+        && paid["valueAddedTaxIncluded"] == value["valueAddedTaxIncluded"];
+    ensure(shown, || {
+        format!("amountPaid is {paid} (sent as {sent}); the contract value is {value}")
+    })
 }
 
 #[when("the owner terminates the contract with its termination details")]

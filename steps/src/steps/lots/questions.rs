@@ -1,6 +1,6 @@
 //! Questions and documents about one lot.
 use cucumber::when;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::super::{documents, questions};
 use super::reading::lot_id;
@@ -15,12 +15,17 @@ pub(super) fn named_lot(w: &mut TenderWorld, which: &str, n: &str) -> Result<Str
     }
 }
 
+/// `body` made about `lot`: its `of` field says "lot", its relatedItem is the lot's id.
+fn about_lot(mut body: Value, of: &str, lot: String) -> Value {
+    body["data"][of] = json!("lot");
+    body["data"]["relatedItem"] = json!(lot);
+    body
+}
+
 #[when(regex = r"^a participant asks a question about (lot (\d+)|a lot the tender does not have)$")]
 async fn asks_about(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
     let lot = named_lot(w, &which, &n)?;
-    let mut body = w.fakes.question();
-    body["data"]["questionOf"] = json!("lot");
-    body["data"]["relatedItem"] = json!(lot);
+    let body = about_lot(w.fakes.question(), "questionOf", lot);
     questions::ask_with(w, Actor::Other, body).await
 }
 
@@ -29,8 +34,6 @@ async fn asks_about(w: &mut TenderWorld, which: String, n: String) -> Result<(),
 )]
 async fn uploads_about(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
     let lot = named_lot(w, &which, &n)?;
-    let mut body = w.fakes.document();
-    body["data"]["documentOf"] = json!("lot");
-    body["data"]["relatedItem"] = json!(lot);
+    let body = about_lot(w.fakes.document(), "documentOf", lot);
     documents::upload_to_tender(w, Actor::Owner, body).await
 }
