@@ -3,10 +3,8 @@
 //! page says it was accepted, and the auction's result awards the bidder at that amount. The
 //! address with a wrong secret is a page saying it is not valid.
 
-use crate::webdriver::{Driver, Session};
-use crate::{browser, screenshot, tender_body, testing_server, wait_for_text};
+use crate::{Dashboard, assert_shows, screenshot, string};
 use serde_json::{Value, json};
-use std::time::Duration;
 use test_support::interface;
 
 /// The auction's address for anyone: the participation address without its query.
@@ -25,17 +23,11 @@ fn bidder(name: &str, amount: u32) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
-    let Some((chromium, chromedriver)) = browser() else {
+    let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (server, base) = testing_server().await;
-    let client = test_support::client();
-    let call = |request: reqwest::RequestBuilder| async move {
-        let answer = request.send().await.expect("the server answers");
-        let status = answer.status().as_u16();
-        let body: Value = answer.json().await.expect("JSON");
-        (status, body)
-    };
+    let (base, client) = (&dashboard.base, &dashboard.client);
+    let call = test_support::call;
     let move_clock = |now: String| {
         call(
             client
@@ -44,23 +36,13 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
         )
     };
 
-    let (status, created) = call(
-        client
-            .post(format!("{base}/api/2.3/tenders"))
-            .basic_auth("broker", Some(""))
-            .json(&tender_body()),
-    )
+    let created = dashboard.create_tender(None).await;
+    let id = string(&created["data"]["id"], "a tender");
+    move_clock(string(
+        &created["data"]["enquiryPeriod"]["endDate"],
+        "a date",
+    ))
     .await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["data"]["id"]
-        .as_str()
-        .expect("a tender")
-        .to_string();
-    let tendering = created["data"]["enquiryPeriod"]["endDate"]
-        .as_str()
-        .expect("a date")
-        .to_string();
-    move_clock(tendering).await;
     let mut bids = Vec::new();
     for (broker, name, amount) in [
         ("broker1", "ТОВ Постачальник", 480),
@@ -76,18 +58,15 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
         assert_eq!(status, 201, "{placed}");
         bids.push((
             broker,
-            placed["data"]["id"].as_str().expect("a bid").to_string(),
-            placed["access"]["token"]
-                .as_str()
-                .expect("a token")
-                .to_string(),
+            string(&placed["data"]["id"], "a bid"),
+            string(&placed["access"]["token"], "a token"),
         ));
     }
-    let end = created["data"]["tenderPeriod"]["endDate"]
-        .as_str()
-        .expect("a date")
-        .to_string();
-    move_clock(end).await;
+    move_clock(string(
+        &created["data"]["tenderPeriod"]["endDate"],
+        "a date",
+    ))
+    .await;
     let (broker, bid, token) = &bids[0];
     let (_, read) = call(
         client
@@ -97,51 +76,37 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
             .basic_auth(*broker, Some("")),
     )
     .await;
-    let address = read["data"]["participationUrl"]
-        .as_str()
-        .expect("a participation address")
-        .to_string();
+    let address = string(&read["data"]["participationUrl"], "a participation address");
 
     // Into the dearer bidder's first turn: it bids first, 480 being the higher amount.
     let (_, own) = call(client.get(interface(&address, "state"))).await;
-    let turn = own["data"]["participant"]["nextTurn"]
-        .as_str()
-        .expect("its next turn")
-        .to_string();
-    move_clock(turn).await;
+    move_clock(string(
+        &own["data"]["participant"]["nextTurn"],
+        "its next turn",
+    ))
+    .await;
 
-    let driver = Driver::start(&chromedriver).await;
-    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    let (driver, session) = dashboard.open(1280, 1000).await;
     session.goto(&address).await;
     // Upstream's suites press the first "btn btn-success" on the page: the consent's "Так".
     let consent = session
-        .wait_for("button.btn.btn-success", Duration::from_secs(15))
+        .wait_for("button.btn.btn-success", std::time::Duration::from_secs(15))
         .await;
     assert_eq!(session.text(&consent).await, "Так");
     session.click(&consent).await;
-    let most = wait_for_text(&session, "#max_bid_amount_price", "465,00").await;
-    assert_eq!(
-        most, "465,00",
-        "480 less the minimal step, in upstream's format"
-    );
+    // 480 less the minimal step, in upstream's format.
+    assert_shows(&session, "#max_bid_amount_price", "465,00").await;
     let input = session
-        .wait_for("#bid-amount-input", Duration::from_secs(5))
+        .wait_for("#bid-amount-input", std::time::Duration::from_secs(5))
         .await;
     session.type_text(&input, "440").await;
-    let place = session
-        .wait_for("#place-bid-button", Duration::from_secs(5))
-        .await;
-    session.click(&place).await;
-    let accepted = wait_for_text(&session, "alert.bids-form-alert", "Заявку прийнято").await;
-    assert_eq!(accepted, "Заявку прийнято");
+    session.click_on("#place-bid-button").await;
+    assert_shows(&session, "alert.bids-form-alert", "Заявку прийнято").await;
     screenshot(&session, "auction.png").await;
 
     // The address with another secret: a page saying it is not valid, no bidding form.
     session.goto(&address.replace("&hash=", "&hash=0")).await;
-    let refused = session
-        .wait_for("#invalid-address", Duration::from_secs(15))
-        .await;
-    let said = session.text(&refused).await;
+    let said = session.text_of("#invalid-address").await;
     assert!(
         said.contains("This participation address is not valid"),
         "{said}"
@@ -161,16 +126,13 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
 
     // The dashboard shows the tender's auction stage, and links to its page.
     session.goto(&format!("{base}/#/tenders/{id}")).await;
-    let stage = session
-        .wait_for(".auction-stage", Duration::from_secs(15))
-        .await;
-    let shown = session.text(&stage).await;
+    let shown = session.text_of(".auction-stage").await;
     assert!(
         shown.starts_with("round 1: Учасник №1's turn until"),
         "{shown}"
     );
     let link = session
-        .wait_for("a.auction-link", Duration::from_secs(5))
+        .wait_for("a.auction-link", std::time::Duration::from_secs(5))
         .await;
     let href = session
         .run("return document.querySelector('a.auction-link').getAttribute('href');")
@@ -186,11 +148,11 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     let (_, own) = call(client.get(interface(&address, "state"))).await;
     assert_eq!(own["data"]["participant"]["posted"], 440.0, "{own}");
     let (_, tender) = call(client.get(format!("{base}/api/2.3/tenders/{id}"))).await;
-    let planned_end = tender["data"]["next_check"]
-        .as_str()
-        .expect("the auction's planned end")
-        .to_string();
-    move_clock(planned_end).await;
+    move_clock(string(
+        &tender["data"]["next_check"],
+        "the auction's planned end",
+    ))
+    .await;
     let (_, tender) = call(client.get(format!("{base}/api/2.3/tenders/{id}"))).await;
     let award = &tender["data"]["awards"][0];
     assert_eq!(
@@ -198,5 +160,5 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
         (Some(bid.as_str()), Some(440.0)),
         "{tender}"
     );
-    server.stop().await;
+    dashboard.server.stop().await;
 }

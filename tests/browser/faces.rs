@@ -2,34 +2,27 @@
 //! server's icon is an image the browser draws, and a sign-in under a name the server does not
 //! know is refused, saying so, and kept nowhere.
 
-use crate::webdriver::{Driver, Session};
-use crate::{browser, screenshot, testing_server, wait_for_text};
+use crate::{Dashboard, assert_shows, screenshot, sign_in};
 use serde_json::Value;
-use std::time::Duration;
 
 const UNKNOWN: &str = "No broker named \u{201c}nobody\u{201d} is known here: not signed in.";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_server_says_so_and_an_unknown_name_is_not_signed_in() {
-    let Some((chromium, chromedriver)) = browser() else {
+    let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (server, base) = testing_server().await;
-    let driver = Driver::start(&chromedriver).await;
-    let session = Session::open(&driver, &chromium, 1280, 800).await;
+    let base = &dashboard.base;
+    let (driver, session) = dashboard.open(1280, 800).await;
     session.goto(&format!("{base}/")).await;
 
     // No tenders: a sentence, not a bare table header.
-    let empty = wait_for_text(
+    assert_shows(
         &session,
         "#list-empty",
         "No tenders yet: a tender shows here once a broker publishes it through the API.",
     )
     .await;
-    assert_eq!(
-        empty,
-        "No tenders yet: a tender shows here once a broker publishes it through the API."
-    );
     assert_eq!(
         session
             .run("return document.getElementById('tenders').hidden;")
@@ -53,14 +46,8 @@ async fn an_empty_server_says_so_and_an_unknown_name_is_not_signed_in() {
     );
 
     // An unknown name: refused, said, kept nowhere; the header stays the server's.
-    let name = session
-        .wait_for("#viewer-name", Duration::from_secs(5))
-        .await;
-    session.type_text(&name, "nobody").await;
-    let sign_in = session.wait_for("#sign-in", Duration::from_secs(5)).await;
-    session.click(&sign_in).await;
-    let said = wait_for_text(&session, "#sign-in-problem", UNKNOWN).await;
-    assert_eq!(said, UNKNOWN);
+    sign_in(&session, "nobody").await;
+    assert_shows(&session, "#sign-in-problem", UNKNOWN).await;
     screenshot(&session, "dashboard-empty.png").await;
     let shown = session
         .run(
@@ -81,8 +68,7 @@ async fn an_empty_server_says_so_and_an_unknown_name_is_not_signed_in() {
         .run("sessionStorage.setItem('viewer', JSON.stringify({name: 'nobody', password: ''}));")
         .await;
     session.goto(&format!("{base}/")).await;
-    let said = wait_for_text(&session, "#sign-in-problem", UNKNOWN).await;
-    assert_eq!(said, UNKNOWN);
+    assert_shows(&session, "#sign-in-problem", UNKNOWN).await;
     assert_eq!(
         session
             .run("return sessionStorage.getItem('viewer');")
@@ -91,19 +77,11 @@ async fn an_empty_server_says_so_and_an_unknown_name_is_not_signed_in() {
     );
 
     // A name the server knows signs in: the header shows that broker's own clock.
-    let name = session
-        .wait_for("#viewer-name", Duration::from_secs(5))
-        .await;
-    session.type_text(&name, "broker1").await;
-    let sign_in = session.wait_for("#sign-in", Duration::from_secs(5)).await;
-    session.click(&sign_in).await;
-    let label = wait_for_text(&session, "#clock-label", "Your clock (broker1)").await;
-    assert_eq!(label, "Your clock (broker1)");
+    sign_in(&session, "broker1").await;
+    assert_shows(&session, "#clock-label", "Your clock (broker1)").await;
     let problem = session
         .run("return document.getElementById('sign-in-problem').hidden;")
         .await;
     assert_eq!(problem, true, "the refusal is gone once signed in");
-    session.close().await;
-    drop(driver);
-    server.stop().await;
+    dashboard.close(driver, session).await;
 }

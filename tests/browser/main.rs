@@ -32,25 +32,21 @@ fn binary(variable: &str, default: &str) -> Option<String> {
     Path::new(&path).exists().then_some(path)
 }
 
-/// The server with `--testing`, its clock standing at [`START`] until moved: the server and
-/// its base address.
-pub(crate) async fn testing_server() -> (tender_registry::RunningServer, String) {
-    let start = time::OffsetDateTime::parse(START, &time::format_description::well_known::Rfc3339)
-        .expect("a moment");
-    let server = test_support::serve(Settings {
-        testing: true,
-        clock_start: Some(start),
-        ..Settings::default()
-    })
-    .await;
-    let base = server.base_url();
-    (server, base)
+/// A moment written as RFC 3339.
+pub(crate) fn moment(text: &str) -> time::OffsetDateTime {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .expect("a moment")
+}
+
+/// The string at `value`, which the test expects to be there (`what` says what it is).
+pub(crate) fn string(value: &Value, what: &str) -> String {
+    value.as_str().expect(what).to_string()
 }
 
 /// Chromium and chromedriver; without them `None`, said on stderr (and a failure under CI).
 /// Every test calls it first, so it also gives the test's HTTP clients their crypto provider
 /// (ring, the server's), which reqwest does not pick by itself.
-pub(crate) fn browser() -> Option<(String, String)> {
+fn browser() -> Option<(String, String)> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let (Some(chromium), Some(chromedriver)) = (
         binary("CHROMIUM", "/usr/bin/chromium"),
@@ -64,6 +60,111 @@ pub(crate) fn browser() -> Option<(String, String)> {
         return None;
     };
     Some((chromium, chromedriver))
+}
+
+/// What every browser test stands on: the server with `--testing`, its clock standing at
+/// [`START`] until moved, a client for its API, and the browser to open its pages in.
+pub(crate) struct Dashboard {
+    pub(crate) server: tender_registry::RunningServer,
+    pub(crate) base: String,
+    pub(crate) client: reqwest::Client,
+    chromium: String,
+    chromedriver: String,
+}
+
+impl Dashboard {
+    /// The server and its client; `None` where there is no browser (see [`browser`]).
+    pub(crate) async fn start() -> Option<Dashboard> {
+        let (chromium, chromedriver) = browser()?;
+        let server = test_support::serve(Settings {
+            testing: true,
+            clock_start: Some(moment(START)),
+            ..Settings::default()
+        })
+        .await;
+        Some(Dashboard {
+            base: server.base_url(),
+            server,
+            client: test_support::client(),
+            chromium,
+            chromedriver,
+        })
+    }
+
+    /// Chromedriver, and a browser window of `width`×`height` driven through it.
+    pub(crate) async fn open(&self, width: u32, height: u32) -> (Driver, Session) {
+        let driver = Driver::start(&self.chromedriver).await;
+        let session = Session::open(&driver, &self.chromium, width, height).await;
+        (driver, session)
+    }
+
+    /// Closes the browser, then stops the server.
+    pub(crate) async fn close(self, driver: Driver, session: Session) {
+        session.close().await;
+        drop(driver);
+        self.server.stop().await;
+    }
+
+    /// broker publishes [`tender_body`] (on its test clock `clock`, when given), answered 201:
+    /// the tender created, with its access.
+    pub(crate) async fn create_tender(&self, clock: Option<&str>) -> Value {
+        let mut request = self
+            .client
+            .post(format!("{}/api/2.3/tenders", self.base))
+            .basic_auth("broker", Some(""));
+        if let Some(clock) = clock {
+            request = request.header("X-Testing-Clock", clock);
+        }
+        let (status, created) = test_support::call(request.json(&tender_body())).await;
+        assert_eq!(status, 201, "{created}");
+        created
+    }
+
+    /// The time of the clock at `path` (`/testing/clock…`), read as `who` or anonymously.
+    pub(crate) async fn clock_now(&self, path: &str, who: Option<&str>) -> String {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        if let Some(who) = who {
+            request = request.basic_auth(who, Some(""));
+        }
+        let answer: Value = request.read_json().await;
+        answer["data"]["now"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Waits up to 15 s for the clock at `path` to leave `before`, answering its time then.
+    pub(crate) async fn clock_moved_from(&self, path: &str, before: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let now = self.clock_now(path, None).await;
+            if now != before || started.elapsed() > Duration::from_secs(15) {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Signs in on the dashboard under `name`.
+pub(crate) async fn sign_in(session: &Session, name: &str) {
+    let field = session
+        .wait_for("#viewer-name", Duration::from_secs(5))
+        .await;
+    session.type_text(&field, name).await;
+    session.click_on("#sign-in").await;
+}
+
+/// Asserts that the header names the clock `label` and says that it is read-only to the viewer:
+/// only broker, whose clock it is, may move it.
+pub(crate) async fn assert_clock_read_only(session: &Session, label: &str) {
+    assert_shows(session, "#clock-label", label).await;
+    assert_shows(
+        session,
+        "#clock-note",
+        "read-only: sign in as broker to move it",
+    )
+    .await;
 }
 
 pub(crate) fn tender_body() -> Value {
@@ -130,32 +231,27 @@ pub(crate) async fn wait_for_text(session: &Session, css: &str, expected: &str) 
     seen
 }
 
+/// Waits until `css`'s text is `expected`, and fails if it never comes to be.
+pub(crate) async fn assert_shows(session: &Session, css: &str, expected: &str) {
+    assert_eq!(
+        wait_for_text(session, css, expected).await,
+        expected,
+        "{css}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_clock_button_moves_a_tender_on_without_a_reload() {
-    let Some((chromium, chromedriver)) = browser() else {
+    let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (server, base) = testing_server().await;
-
-    let client = test_support::client();
-    let created: Value = client
-        .post(format!("{base}/api/2.3/tenders"))
-        .basic_auth("broker", Some(""))
-        .json(&tender_body())
-        .read_json()
-        .await;
-    let id = created["data"]["id"]
-        .as_str()
-        .expect("a tender")
-        .to_string();
-    let token = created["access"]["token"]
-        .as_str()
-        .expect("a token")
-        .to_string();
+    let (base, client) = (&dashboard.base, &dashboard.client);
+    let created = dashboard.create_tender(None).await;
+    let id = string(&created["data"]["id"], "a tender");
+    let token = string(&created["access"]["token"], "a token");
     assert_eq!(created["data"]["status"], "active.enquiries");
 
-    let driver = Driver::start(&chromedriver).await;
-    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    let (driver, session) = dashboard.open(1280, 1000).await;
     session.goto(&format!("{base}/")).await;
 
     // The list shows the tender; its link opens the tender's page.
@@ -163,18 +259,14 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         .wait_for(&format!("tr[data-id='{id}'] a"), Duration::from_secs(15))
         .await;
     session.click(&link).await;
-    let status = wait_for_text(&session, "#tender-status", "active.enquiries").await;
-    assert_eq!(status, "active.enquiries");
+    assert_shows(&session, "#tender-status", "active.enquiries").await;
     session
         .wait_for("#timeline .lane", Duration::from_secs(5))
         .await;
     session.run("window.stillThisPage = true;").await;
 
     // A day later by the dashboard's button: the enquiries are over.
-    let advance = session
-        .wait_for("#advance-day", Duration::from_secs(5))
-        .await;
-    session.click(&advance).await;
+    session.click_on("#advance-day").await;
     let status = wait_for_text(&session, "#tender-status", "active.tendering").await;
     assert_eq!(
         status, "active.tendering",
@@ -185,16 +277,8 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         true,
         "the page was reloaded"
     );
-    let clock: Value = client
-        .get(format!("{base}/testing/clock"))
-        .read_json()
-        .await;
-    assert!(
-        clock["data"]["now"]
-            .as_str()
-            .is_some_and(|now| now.starts_with("2026-11-24T09:00:00")),
-        "{clock}"
-    );
+    let clock = dashboard.clock_now("/testing/clock", None).await;
+    assert!(clock.starts_with("2026-11-24T09:00:00"), "{clock}");
     let source = session.source().await;
     assert!(
         !source.contains(&token),
@@ -225,40 +309,28 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let jump = |when: String| {
         let session = &session;
         async move {
-            let button = session
-                .wait_for(
-                    &format!("button.jump[data-when='{when}']"),
-                    Duration::from_secs(15),
-                )
+            session
+                .click_on(&format!("button.jump[data-when='{when}']"))
                 .await;
-            session.click(&button).await;
         }
     };
     let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
-    jump(
-        tender["tenderPeriod"]["endDate"]
-            .as_str()
-            .expect("a date")
-            .to_string(),
-    )
-    .await;
-    let status = wait_for_text(&session, "#tender-status", "active.qualification").await;
-    assert_eq!(status, "active.qualification");
+    jump(string(&tender["tenderPeriod"]["endDate"], "a date")).await;
+    assert_shows(&session, "#tender-status", "active.qualification").await;
     // The header names the clock its buttons move: the server's, which is broker's too.
-    let label = wait_for_text(
+    assert_shows(
         &session,
         "#clock-label",
         "Server time (also broker's clock)",
     )
     .await;
-    assert_eq!(label, "Server time (also broker's clock)");
 
     // A pending award's stand-still has no end yet: the page says when it gets one.
     let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
-    let opened = tender["awards"][0]["complaintPeriod"]["startDate"]
-        .as_str()
-        .expect("a pending award's complaint period")
-        .to_string();
+    let opened = string(
+        &tender["awards"][0]["complaintPeriod"]["startDate"],
+        "a pending award's complaint period",
+    );
     assert!(tender["awards"][0]["complaintPeriod"]["endDate"].is_null());
     let pending = session
         .wait_for(".stand-still", Duration::from_secs(15))
@@ -278,10 +350,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     // Approved, the tender has no next check: only the stand-still's end, a date the award
     // names, is offered, and once past it the owner signs.
     let tender = read(format!("{base}/api/2.3/tenders/{id}")).await;
-    let award = tender["awards"][0]["id"]
-        .as_str()
-        .expect("an award")
-        .to_string();
+    let award = string(&tender["awards"][0]["id"], "an award");
     let approved: Value = client
         .patch(format!(
             "{base}/api/2.3/tenders/{id}/awards/{award}?acc_token={token}"
@@ -290,10 +359,10 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         .json(&json!({"data": {"status": "active"}}))
         .read_json()
         .await;
-    let stand_still = approved["data"]["complaintPeriod"]["endDate"]
-        .as_str()
-        .expect("a stand-still")
-        .to_string();
+    let stand_still = string(
+        &approved["data"]["complaintPeriod"]["endDate"],
+        "a stand-still",
+    );
     // The picture of the README: the award's stand-still offered as a place to jump to.
     session
         .wait_for(
@@ -301,23 +370,15 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
             Duration::from_secs(15),
         )
         .await;
-    let decided = wait_for_text(
-        &session,
-        ".stand-still",
-        &format!("stand-still until {}", short(&stand_still)),
-    )
-    .await;
-    assert_eq!(
-        decided,
-        format!("stand-still until {}", short(&stand_still))
-    );
+    let decided = format!("stand-still until {}", short(&stand_still));
+    assert_shows(&session, ".stand-still", &decided).await;
     screenshot(&session, "dashboard.png").await;
     jump(stand_still.clone()).await;
     let started = Instant::now();
-    let contract = read(format!("{base}/api/2.3/tenders/{id}")).await["contracts"][0]["id"]
-        .as_str()
-        .expect("a contract")
-        .to_string();
+    let contract = string(
+        &read(format!("{base}/api/2.3/tenders/{id}")).await["contracts"][0]["id"],
+        "a contract",
+    );
     let signed = loop {
         let answer = client
             .patch(format!(
@@ -334,8 +395,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(signed, 200, "signed once the clock is past {stand_still}");
-    let status = wait_for_text(&session, "#tender-status", "complete").await;
-    assert_eq!(status, "complete");
+    assert_shows(&session, "#tender-status", "complete").await;
 
     // The signed contract is under management now: its page opens from the tender's.
     let link = session
@@ -370,16 +430,14 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         .await
         .expect("the server answers");
     assert_eq!(terminated.status(), 200);
-    let status = wait_for_text(&session, "#contract-status", "terminated").await;
-    assert_eq!(status, "terminated");
+    assert_shows(&session, "#contract-status", "terminated").await;
     session.goto(&format!("{base}/#/tenders/{id}")).await;
-    let managed = wait_for_text(
+    assert_shows(
         &session,
         "a.contract-link",
         "under contract management: terminated",
     )
     .await;
-    assert_eq!(managed, "under contract management: terminated");
     session
         .run("document.querySelector('a.contract-link').scrollIntoView({block: 'center'});")
         .await;
@@ -397,7 +455,5 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
         "active"
     );
 
-    session.close().await;
-    drop(driver);
-    server.stop().await;
+    dashboard.close(driver, session).await;
 }

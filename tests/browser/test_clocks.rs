@@ -5,8 +5,11 @@
 //! another broker signed in sees the clock read-only. A contract under management on a test
 //! clock names it too, and its owner's "+1 hour" moves it.
 
-use crate::webdriver::{Driver, Session};
-use crate::{browser, screenshot, tender_body, testing_server, wait_for_text};
+use crate::webdriver::Session;
+use crate::{
+    Dashboard, assert_clock_read_only, assert_shows, moment, screenshot, sign_in, string,
+    wait_for_text,
+};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use test_support::ReadJson;
@@ -32,25 +35,14 @@ async fn wait_for_part(session: &Session, css: &str, part: &str) -> String {
     seen
 }
 
-async fn sign_in(session: &Session, name: &str) {
-    let field = session
-        .wait_for("#viewer-name", Duration::from_secs(5))
-        .await;
-    session.type_text(&field, name).await;
-    let button = session.wait_for("#sign-in", Duration::from_secs(5)).await;
-    session.click(&button).await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
-    let Some((chromium, chromedriver)) = browser() else {
+    let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (server, base) = testing_server().await;
-    let client = test_support::client();
+    let (base, client) = (&dashboard.base, &dashboard.client);
     let create_clock = |name: &'static str| {
         let client = client.clone();
-        let base = base.clone();
         async move {
             let answer = client
                 .post(format!("{base}/testing/clocks"))
@@ -61,34 +53,18 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
                 .expect("the server answers");
             assert_eq!(answer.status(), 201, "{name}");
             let made: Value = answer.json().await.expect("JSON");
-            made["data"]["id"]
-                .as_str()
-                .expect("a clock's id")
-                .to_string()
+            string(&made["data"]["id"], "a clock's id")
         }
     };
     let a = create_clock("job-a").await;
     let b = create_clock("job-b").await;
     let scratch = create_clock("scratch").await;
-    let created: Value = client
-        .post(format!("{base}/api/2.3/tenders"))
-        .basic_auth("broker", Some(""))
-        .header("X-Testing-Clock", &a)
-        .json(&tender_body())
-        .read_json()
-        .await;
-    let id = created["data"]["id"]
-        .as_str()
-        .expect("a tender")
-        .to_string();
-    let tender_id = created["data"]["tenderID"]
-        .as_str()
-        .expect("a tenderID")
-        .to_string();
+    let created = dashboard.create_tender(Some(&a)).await;
+    let id = string(&created["data"]["id"], "a tender");
+    let tender_id = string(&created["data"]["tenderID"], "a tenderID");
     assert_eq!(created["data"]["status"], "active.enquiries");
 
-    let driver = Driver::start(&chromedriver).await;
-    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    let (driver, session) = dashboard.open(1280, 1000).await;
     session.goto(&format!("{base}/")).await;
     session.run(WATCH_ERRORS).await;
     // Anonymous: no test clocks are shown.
@@ -107,44 +83,22 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     sign_in(&session, "broker").await;
     let row = |clock: &str, cell: &str| format!("tr[data-clock='{clock}'] .{cell}");
     for (clock, name) in [(&a, "job-a"), (&b, "job-b"), (&scratch, "scratch")] {
-        assert_eq!(
-            wait_for_text(&session, &row(clock, "clock-name"), name).await,
-            name
-        );
-        assert_eq!(
-            wait_for_text(
-                &session,
-                &row(clock, "clock-now"),
-                "2026-11-23 09:00 +02:00"
-            )
-            .await,
-            "2026-11-23 09:00 +02:00"
-        );
-        assert_eq!(
-            wait_for_text(&session, &row(clock, "clock-state"), "frozen").await,
-            "frozen"
-        );
-        assert_eq!(
-            wait_for_text(&session, &row(clock, "clock-id"), clock).await,
-            clock.as_str()
-        );
+        for (cell, shown) in [
+            ("clock-name", name),
+            ("clock-now", "2026-11-23 09:00 +02:00"),
+            ("clock-state", "frozen"),
+            ("clock-id", clock.as_str()),
+        ] {
+            assert_shows(&session, &row(clock, cell), shown).await;
+        }
     }
     let on_a = format!("{tender_id} active.enquiries");
-    assert_eq!(
-        wait_for_text(&session, &row(&a, "clock-tenders"), &on_a).await,
-        on_a
-    );
-    assert_eq!(
-        wait_for_text(&session, &row(&b, "clock-tenders"), "none listed").await,
-        "none listed"
-    );
+    assert_shows(&session, &row(&a, "clock-tenders"), &on_a).await;
+    assert_shows(&session, &row(&b, "clock-tenders"), "none listed").await;
     screenshot(&session, "dashboard-test-clocks.png").await;
 
     // A clock with a live tender is not deleted: the server's refusal is on the page.
-    let delete = session
-        .wait_for(&row(&a, "clock-delete"), Duration::from_secs(5))
-        .await;
-    session.click(&delete).await;
+    session.click_on(&row(&a, "clock-delete")).await;
     let refused = wait_for_part(&session, "#clocks-problem", "was not deleted").await;
     assert!(
         refused.starts_with(&format!("Test clock job-a ({a}) was not deleted: "))
@@ -154,10 +108,7 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     );
     screenshot(&session, "dashboard-test-clocks-refused.png").await;
     // One that holds nothing is deleted, and leaves the list.
-    let delete = session
-        .wait_for(&row(&scratch, "clock-delete"), Duration::from_secs(5))
-        .await;
-    session.click(&delete).await;
+    session.click_on(&row(&scratch, "clock-delete")).await;
     let started = Instant::now();
     while session
         .find(&format!("tr[data-clock='{scratch}']"))
@@ -188,28 +139,15 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     );
 
     // The tender's page names its clock in the header; "+1 day" moves that clock.
-    let link = session
-        .wait_for(
-            &format!("tr[data-clock='{a}'] .clock-tenders a"),
-            Duration::from_secs(5),
-        )
+    session
+        .click_on(&format!("tr[data-clock='{a}'] .clock-tenders a"))
         .await;
-    session.click(&link).await;
     let label = format!("broker's test clock job-a ({a})");
-    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
-    assert_eq!(
-        wait_for_text(&session, "#tender-status", "active.enquiries").await,
-        "active.enquiries"
-    );
+    assert_shows(&session, "#clock-label", &label).await;
+    assert_shows(&session, "#tender-status", "active.enquiries").await;
     let its_time = format!("2026-11-23 09:00 on broker's test clock job-a ({a}) (frozen)");
-    assert_eq!(
-        wait_for_text(&session, "#tender-clock", &its_time).await,
-        its_time
-    );
-    let day = session
-        .wait_for("#advance-day", Duration::from_secs(5))
-        .await;
-    session.click(&day).await;
+    assert_shows(&session, "#tender-clock", &its_time).await;
+    session.click_on("#advance-day").await;
     assert_eq!(
         wait_for_text(&session, "#tender-status", "active.tendering").await,
         "active.tendering",
@@ -228,47 +166,29 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     screenshot(&session, "dashboard-test-clock-tender.png").await;
 
     // Through the API: clock A moved a day, B, the broker's own and the server's did not.
-    let now_of = |path: String, broker: bool| {
-        let client = client.clone();
-        async move {
-            let mut request = client.get(path);
-            if broker {
-                request = request.basic_auth("broker", Some(""));
-            }
-            let answer: Value = request.read_json().await;
-            answer["data"]["now"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        }
-    };
-    let moved = now_of(format!("{base}/testing/clocks/{a}"), false).await;
+    let moved = dashboard
+        .clock_now(&format!("/testing/clocks/{a}"), None)
+        .await;
     assert!(moved.starts_with("2026-11-24T09:00:00"), "A: {moved}");
-    for (what, path, broker) in [
-        ("B", format!("{base}/testing/clocks/{b}"), false),
-        ("the broker's own", format!("{base}/testing/clock"), true),
-        ("the server's", format!("{base}/testing/clock"), false),
+    for (what, path, who) in [
+        ("B", format!("/testing/clocks/{b}"), None),
+        (
+            "the broker's own",
+            "/testing/clock".to_string(),
+            Some("broker"),
+        ),
+        ("the server's", "/testing/clock".to_string(), None),
     ] {
-        let now = now_of(path, broker).await;
+        let now = dashboard.clock_now(&path, who).await;
         assert!(now.starts_with("2026-11-23T09:00:00"), "{what}: {now}");
     }
 
     // Back on the list: A a day on with its tender's new status, B where it stood.
-    let back = session.wait_for("h1 a", Duration::from_secs(5)).await;
-    session.click(&back).await;
-    assert_eq!(
-        wait_for_text(&session, &row(&a, "clock-now"), "2026-11-24 09:00 +02:00").await,
-        "2026-11-24 09:00 +02:00"
-    );
+    session.click_on("h1 a").await;
+    assert_shows(&session, &row(&a, "clock-now"), "2026-11-24 09:00 +02:00").await;
     let on_a = format!("{tender_id} active.tendering");
-    assert_eq!(
-        wait_for_text(&session, &row(&a, "clock-tenders"), &on_a).await,
-        on_a
-    );
-    assert_eq!(
-        wait_for_text(&session, &row(&b, "clock-now"), "2026-11-23 09:00 +02:00").await,
-        "2026-11-23 09:00 +02:00"
-    );
+    assert_shows(&session, &row(&a, "clock-tenders"), &on_a).await;
+    assert_shows(&session, &row(&b, "clock-now"), "2026-11-23 09:00 +02:00").await;
     // The listing counts the time to the tender's next move on its own clock, not the server's.
     let next = wait_for_part(
         &session,
@@ -285,10 +205,7 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
         .await;
     assert_eq!(session.text(&release).await, "Release");
     session.click(&release).await;
-    assert_eq!(
-        wait_for_text(&session, &row(&b, "clock-state"), "running").await,
-        "running"
-    );
+    assert_shows(&session, &row(&b, "clock-state"), "running").await;
     let refused = session
         .run_async(&format!(
             "const done = arguments[arguments.length - 1];
@@ -304,22 +221,12 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     );
 
     // Another broker sees the tender's clock read-only.
-    let sign_out = session.wait_for("#sign-out", Duration::from_secs(5)).await;
-    session.click(&sign_out).await;
+    session.click_on("#sign-out").await;
     sign_in(&session, "broker1").await;
     session
         .run(&format!("location.hash = '#/tenders/{id}';"))
         .await;
-    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
-    assert_eq!(
-        wait_for_text(
-            &session,
-            "#clock-note",
-            "read-only: sign in as broker to move it"
-        )
-        .await,
-        "read-only: sign in as broker to move it"
-    );
+    assert_clock_read_only(&session, &label).await;
     assert_eq!(
         session
             .run("return document.getElementById('clock-buttons').hidden;")
@@ -340,18 +247,15 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
         json!([]),
         "errors the page did not show"
     );
-    session.close().await;
-    drop(driver);
-    server.stop().await;
+    dashboard.close(driver, session).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
-    let Some((chromium, chromedriver)) = browser() else {
+    let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (server, base) = testing_server().await;
-    let client = test_support::client();
+    let (base, client) = (&dashboard.base, &dashboard.client);
     // A complete tender made by the test helper, on a test clock of its own.
     let made: Value = client
         .post(format!("{base}/testing/tenders"))
@@ -359,38 +263,18 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
         .json(&json!({"data": {"status": "complete"}}))
         .read_json()
         .await;
-    let contract = made["contracts"][0]["id"]
-        .as_str()
-        .expect("a contract under management")
-        .to_string();
-    let clock = made["clock"]["id"].as_str().expect("its clock").to_string();
-    let clock_now = |who: Option<&'static str>, path: String| {
-        let client = client.clone();
-        async move {
-            let mut request = client.get(path);
-            if let Some(who) = who {
-                request = request.basic_auth(who, Some(""));
-            }
-            let answer: Value = request.read_json().await;
-            answer["data"]["now"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        }
-    };
-    let before = clock_now(None, format!("{base}/testing/clocks/{clock}")).await;
-    let own_before = clock_now(Some("broker"), format!("{base}/testing/clock")).await;
+    let contract = string(&made["contracts"][0]["id"], "a contract under management");
+    let clock = string(&made["clock"]["id"], "its clock");
+    let its_clock = format!("/testing/clocks/{clock}");
+    let before = dashboard.clock_now(&its_clock, None).await;
+    let own_before = dashboard.clock_now("/testing/clock", Some("broker")).await;
 
-    let driver = Driver::start(&chromedriver).await;
-    let session = Session::open(&driver, &chromium, 1280, 1000).await;
+    let (driver, session) = dashboard.open(1280, 1000).await;
     session
         .goto(&format!("{base}/#/contracts/{contract}"))
         .await;
     session.run(WATCH_ERRORS).await;
-    assert_eq!(
-        wait_for_text(&session, "#contract-status", "active").await,
-        "active"
-    );
+    assert_shows(&session, "#contract-status", "active").await;
     // Anonymous: the contract's clock is named and read-only.
     let name = made["clock"]["name"].as_str().unwrap_or_default();
     let label = if name.is_empty() {
@@ -398,44 +282,21 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
     } else {
         format!("broker's test clock {name} ({clock})")
     };
-    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
-    assert_eq!(
-        wait_for_text(
-            &session,
-            "#clock-note",
-            "read-only: sign in as broker to move it"
-        )
-        .await,
-        "read-only: sign in as broker to move it"
-    );
+    assert_clock_read_only(&session, &label).await;
     // Its owner signed in moves that clock an hour on, and not its own.
     sign_in(&session, "broker").await;
     let note = wait_for_part(&session, "#clock-note", "server time").await;
     assert!(note.starts_with("server time"), "{note}");
-    assert_eq!(wait_for_text(&session, "#clock-label", &label).await, label);
-    let hour = session
-        .wait_for("#advance-hour", Duration::from_secs(5))
-        .await;
-    session.click(&hour).await;
-    let started = Instant::now();
-    let after = loop {
-        let now = clock_now(None, format!("{base}/testing/clocks/{clock}")).await;
-        if now != before || started.elapsed() > Duration::from_secs(15) {
-            break now;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let moment = |text: &str| {
-        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-            .expect("a moment")
-    };
+    assert_shows(&session, "#clock-label", &label).await;
+    session.click_on("#advance-hour").await;
+    let after = dashboard.clock_moved_from(&its_clock, &before).await;
     assert_eq!(
         moment(&after) - moment(&before),
         time::Duration::hours(1),
         "{before} → {after}"
     );
     assert_eq!(
-        clock_now(Some("broker"), format!("{base}/testing/clock")).await,
+        dashboard.clock_now("/testing/clock", Some("broker")).await,
         own_before,
         "the broker's own clock moved"
     );
@@ -445,7 +306,5 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
         json!([]),
         "errors the page did not show"
     );
-    session.close().await;
-    drop(driver);
-    server.stop().await;
+    dashboard.close(driver, session).await;
 }

@@ -1,6 +1,6 @@
 //! Just enough of the W3C WebDriver protocol to drive chromedriver: a session, navigation,
-//! finding and clicking elements, reading text, running a script (or one that answers later)
-//! and a screenshot.
+//! finding and clicking elements (or waiting for one first), reading text, running a script
+//! (or one that answers later) and a screenshot.
 
 use base64::Engine;
 use serde_json::{Value, json};
@@ -67,6 +67,17 @@ impl Drop for Driver {
     }
 }
 
+/// Sends `request` to chromedriver and reads its reply.
+async fn reply(request: reqwest::RequestBuilder) -> Value {
+    request
+        .send()
+        .await
+        .expect("chromedriver answers")
+        .json()
+        .await
+        .expect("JSON")
+}
+
 /// One browser session.
 pub struct Session {
     client: reqwest::Client,
@@ -91,15 +102,12 @@ impl Session {
                          "--no-first-run", "--hide-scrollbars", format!("--window-size={width},{height}")],
             },
         }}});
-        let reply: Value = client
-            .post(format!("{}/session", driver.url))
-            .json(&capabilities)
-            .send()
-            .await
-            .expect("chromedriver answers")
-            .json()
-            .await
-            .expect("JSON");
+        let reply = reply(
+            client
+                .post(format!("{}/session", driver.url))
+                .json(&capabilities),
+        )
+        .await;
         let id = reply["value"]["sessionId"]
             .as_str()
             .unwrap_or_else(|| panic!("no session: {reply}"));
@@ -114,14 +122,7 @@ impl Session {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let reply: Value = request
-            .send()
-            .await
-            .expect("chromedriver answers")
-            .json()
-            .await
-            .expect("JSON");
-        reply["value"].clone()
+        reply(request).await["value"].clone()
     }
 
     pub async fn goto(&self, url: &str) {
@@ -165,6 +166,18 @@ impl Session {
         .await;
     }
 
+    /// Waits up to 15 s for the element `css` selects, and clicks it.
+    pub async fn click_on(&self, css: &str) {
+        let element = self.wait_for(css, Duration::from_secs(15)).await;
+        self.click(&element).await;
+    }
+
+    /// Waits up to 15 s for the element `css` selects, and answers its text.
+    pub async fn text_of(&self, css: &str) -> String {
+        let element = self.wait_for(css, Duration::from_secs(15)).await;
+        self.text(&element).await
+    }
+
     /// Types `text` into `element`, as keys pressed.
     pub async fn type_text(&self, element: &str, text: &str) {
         self.call(
@@ -189,19 +202,18 @@ impl Session {
 
     /// Runs `script` in the page and answers what it returns.
     pub async fn run(&self, script: &str) -> Value {
-        self.call(
-            reqwest::Method::POST,
-            "/execute/sync",
-            Some(json!({"script": script, "args": []})),
-        )
-        .await
+        self.execute("/execute/sync", script).await
     }
 
     /// Runs `script` in the page and answers what it passes to its callback, the last argument.
     pub async fn run_async(&self, script: &str) -> Value {
+        self.execute("/execute/async", script).await
+    }
+
+    async fn execute(&self, path: &str, script: &str) -> Value {
         self.call(
             reqwest::Method::POST,
-            "/execute/async",
+            path,
             Some(json!({"script": script, "args": []})),
         )
         .await
