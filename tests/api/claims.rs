@@ -371,8 +371,7 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     assert!(str_of(&ignored.body["data"]["complaintID"]).ends_with(".2"));
 
     let approved = s
-        .owner(&owner)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+        .decide_award(&id, &owner, &award, "active")
         .await
         .assert_status(200);
     let stand_still_end = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
@@ -452,23 +451,7 @@ async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion(
         organization()["name"],
         "the author shows once tendering is over"
     );
-    let award = str_of(&t["awards"][0]["id"]);
-    let approved = s
-        .owner(&owner)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
-        .await;
-    s.past(&str_of(
-        &approved.body["data"]["complaintPeriod"]["endDate"],
-    ))
-    .await;
-    let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
-    s.owner(&owner)
-        .patch(
-            &format!("{id}/contracts/{contract}"),
-            json!({"status": "active"}),
-        )
-        .await
-        .assert_status(200);
+    s.award_and_sign(Clock::Server, &id, &owner).await;
     assert_eq!(read(&s, &path).await["status"], "ignored");
 }
 
@@ -549,11 +532,7 @@ async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disquali
     let waiting = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
     let waiting = format!("{claims}/{}", waiting.id());
     let refused = s
-        .owner(&owner)
-        .patch(
-            &format!("{id}/awards/{award}"),
-            json!({"status": "unsuccessful"}),
-        )
+        .decide_award(&id, &owner, &award, "unsuccessful")
         .await
         .assert_status(200);
     let stand_still_end = parse(&refused.body["data"]["complaintPeriod"]["endDate"]);

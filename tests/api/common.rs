@@ -253,6 +253,9 @@ pub mod moments {
     pub const LEAP_DAY: &str = "2028-02-29T10:00:00+02:00";
 }
 
+/// A well-formed id that no record has.
+pub const UNKNOWN_ID: &str = "0123456789abcdef0123456789abcdef";
+
 /// An RFC 3339 moment as the server's settings take it.
 pub fn moment(text: &str) -> time::OffsetDateTime {
     time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)

@@ -25,16 +25,9 @@ pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Va
     s.bid(&id, 400.0).await;
     let t = s.until_status(&id, "active.qualification").await;
     let award = text(&t["awards"][0]["id"]);
-    let approved = s
-        .owner(&token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": "active"}))
+    let approved = s.decide_award(&id, &token, &award, "active").await;
+    s.past(&text(&approved.body["data"]["complaintPeriod"]["endDate"]))
         .await;
-    s.past(
-        approved.body["data"]["complaintPeriod"]["endDate"]
-            .as_str()
-            .unwrap_or_default(),
-    )
-    .await;
     let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
     s.owner(&token)
         .patch(
@@ -821,23 +814,14 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
         .as_array()
         .and_then(|a| a.iter().find(|a| a["lotID"] == A).cloned())
         .expect("lot A's award");
-    let approved = s
-        .owner(&token)
-        .patch(
-            &format!("{id}/awards/{}", text(&award_a["id"])),
-            json!({"status": "active"}),
-        )
+    let award_a = text(&award_a["id"]);
+    let approved = s.decide_award(&id, &token, &award_a, "active").await;
+    s.past(&text(&approved.body["data"]["complaintPeriod"]["endDate"]))
         .await;
-    s.past(
-        approved.body["data"]["complaintPeriod"]["endDate"]
-            .as_str()
-            .unwrap_or_default(),
-    )
-    .await;
     let t = s.tender(&id).await;
     let contract = t["contracts"]
         .as_array()
-        .and_then(|c| c.iter().find(|c| c["awardID"] == award_a["id"]).cloned())
+        .and_then(|c| c.iter().find(|c| c["awardID"] == award_a.as_str()).cloned())
         .expect("lot A's contract");
     let contract_id = text(&contract["id"]);
     assert_eq!(
@@ -848,11 +832,7 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
         404,
         "not before its lot completes"
     );
-    s.owner(&token)
-        .patch(
-            &format!("{id}/contracts/{contract_id}"),
-            json!({"status": "active"}),
-        )
+    s.sign_contract(&id, &token, &contract_id)
         .await
         .assert_status(200);
     let t = s.tender(&id).await;

@@ -112,15 +112,9 @@ async fn whole_flow(at: &str) {
     );
     assert_eq!(award["value"]["amount"], 410.0);
 
+    let award_id = award["id"].as_str().unwrap_or_default();
     let awarded = s
-        .owner(&token)
-        .patch(
-            &format!(
-                "/api/2.3/tenders/{id}/awards/{}",
-                award["id"].as_str().unwrap_or_default()
-            ),
-            json!({"status": "active"}),
-        )
+        .decide_award(&id, &token, award_id, "active")
         .await
         .assert_status(200);
     let stand_still_end = awarded.body["data"]["complaintPeriod"]["endDate"]
@@ -141,11 +135,10 @@ async fn whole_flow(at: &str) {
         "/api/2.3/tenders/{id}/contracts/{}",
         contract["id"].as_str().unwrap_or_default()
     );
+    // The owner's changes to the contract, each answered by the reply.
+    let change = |data: Value| s.owner(&token).patch(&contract_path, data);
 
-    let early = s
-        .owner(&token)
-        .patch(&contract_path, json!({"status": "active"}))
-        .await;
+    let early = change(json!({"status": "active"})).await;
     assert_eq!(early.status, 403);
     assert!(
         early
@@ -155,56 +148,33 @@ async fn whole_flow(at: &str) {
             .unwrap_or_default()
             .starts_with("Can't sign contract before stand-still period end (")
     );
-    let higher = s
-        .owner(&token)
-        .patch(&contract_path, json!({"value": {"amount": 420}}))
-        .await;
+    let higher = change(json!({"value": {"amount": 420}})).await;
     assert_eq!(
         higher.error().2,
         json!("Value amount should be less or equal to awarded amount (410.0)")
     );
-    let currency = s
-        .owner(&token)
-        .patch(
-            &contract_path,
-            json!({"value": {"amount": 400, "currency": "USD"}}),
-        )
-        .await;
+    let currency = change(json!({"value": {"amount": 400, "currency": "USD"}})).await;
     assert_eq!(
         currency.error().2,
         json!("Can't update currency for contract value")
     );
-    let lowered = s
-        .owner(&token)
-        .patch(
-            &contract_path,
-            json!({"value": {"amount": 400}, "contractNumber": "№ 1/2026"}),
-        )
+    let lowered = change(json!({"value": {"amount": 400}, "contractNumber": "№ 1/2026"}))
         .await
         .assert_status(200);
     assert_eq!(
         lowered.body["data"]["value"],
         json!({"amount": 400.0, "currency": "UAH", "valueAddedTaxIncluded": true})
     );
-    let before_end = s
-        .owner(&token)
-        .patch(&contract_path, json!({"dateSigned": s.now().await}))
-        .await;
+    let before_end = change(json!({"dateSigned": s.now().await})).await;
     assert_eq!(before_end.error().1, "dateSigned");
 
     s.past(&stand_still_end).await;
-    let future = s
-        .owner(&token)
-        .patch(
-            &contract_path,
-            json!({"dateSigned": days_after(&s.now().await, 1)}),
-        )
-        .await;
+    let future = change(json!({"dateSigned": days_after(&s.now().await, 1)})).await;
     assert_eq!(
         future.error().2,
         json!("Contract signature date can't be in the future")
     );
-    let signed = s.owner(&token).patch(&contract_path, json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await.assert_status(200);
+    let signed = change(json!({"status": "active", "period": {"startDate": s.now().await, "endDate": days_after(&s.now().await, 365)}})).await.assert_status(200);
     assert_eq!(signed.body["data"]["status"], "active");
     assert!(
         signed.body["data"]["dateSigned"].is_string(),
@@ -262,14 +232,8 @@ async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
     let awards = |t: &Value| t["awards"].as_array().cloned().unwrap_or_default();
     let first = awards(&s.until_status(&id, "active.qualification").await)[0].clone();
     assert_eq!(first["bid_id"], json!(bids[1].0));
-    s.owner(&token)
-        .patch(
-            &format!(
-                "/api/2.3/tenders/{id}/awards/{}",
-                first["id"].as_str().unwrap_or_default()
-            ),
-            json!({"status": "unsuccessful"}),
-        )
+    let first_id = first["id"].as_str().unwrap_or_default();
+    s.decide_award(&id, &token, first_id, "unsuccessful")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -279,31 +243,15 @@ async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
         (second["bid_id"].clone(), second["status"].clone()),
         (json!(bids[0].0), json!("pending"))
     );
-    s.owner(&token)
-        .patch(
-            &format!(
-                "/api/2.3/tenders/{id}/awards/{}",
-                second["id"].as_str().unwrap_or_default()
-            ),
-            json!({"status": "unsuccessful"}),
-        )
-        .await;
+    let second_id = second["id"].as_str().unwrap_or_default();
+    s.decide_award(&id, &token, second_id, "unsuccessful").await;
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.awarded");
     assert!(
         t["next_check"].is_string(),
         "the stand-still of the last decision is awaited"
     );
-    let again = s
-        .owner(&token)
-        .patch(
-            &format!(
-                "/api/2.3/tenders/{id}/awards/{}",
-                first["id"].as_str().unwrap_or_default()
-            ),
-            json!({"status": "active"}),
-        )
-        .await;
+    let again = s.decide_award(&id, &token, first_id, "active").await;
     assert_eq!(
         again.error().2,
         json!("Can't update award in current (unsuccessful) status")
@@ -393,13 +341,7 @@ async fn sandbox_acceleration_shortens_what_the_server_computes_but_not_the_auct
         .as_str()
         .unwrap_or_default()
         .to_string();
-    let r = s
-        .owner(&token)
-        .patch(
-            &format!("/api/2.3/tenders/{id}/awards/{award}"),
-            json!({"status": "active"}),
-        )
-        .await;
+    let r = s.decide_award(&id, &token, &award, "active").await;
     let award = &r.body["data"];
     assert_eq!(
         timestamp(&award["complaintPeriod"]["endDate"]) - timestamp(&award["date"]),

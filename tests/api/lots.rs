@@ -82,12 +82,9 @@ fn lot_in<'a>(t: &'a Value, lot: &str) -> &'a Value {
 async fn decide(s: &TestServer, id: &str, token: &str, lot: &str, status: &str) -> Reply {
     let t = s.tender(id).await;
     let award = text(&award_of(&t, lot)["id"]).to_string();
-    let r = s
-        .owner(token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
-        .await;
-    assert_eq!(r.status, 200, "award decided: {}", r.text);
-    r
+    s.decide_award(id, token, &award, status)
+        .await
+        .assert_status(200)
 }
 
 /// Signs the contract of the active award of `lot`, after its stand-still.
@@ -102,14 +99,9 @@ async fn sign(s: &TestServer, id: &str, token: &str, lot: &str) -> Value {
         .unwrap_or_else(|| panic!("the award has a contract: {t}"))
         .clone();
     let contract = text(&contract["id"]);
-    let r = s
-        .owner(token)
-        .patch(
-            &format!("{id}/contracts/{contract}"),
-            json!({"status": "active"}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "contract signed: {}", r.text);
+    s.sign_contract(id, token, contract)
+        .await
+        .assert_status(200);
     s.tender(id).await
 }
 

@@ -25,12 +25,6 @@ async fn award(s: &TestServer, id: &str, n: usize) -> String {
     str_of(&s.tender(id).await["awards"][n]["id"])
 }
 
-async fn decide(s: &TestServer, id: &str, token: &str, award: &str, status: &str) -> Reply {
-    s.owner(token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
-        .await
-}
-
 #[tokio::test]
 async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let s = TestServer::start().await;
@@ -59,7 +53,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     );
     assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
 
-    let approved = decide(&s, &id, &token, &first, "active")
+    let approved = s
+        .decide_award(&id, &token, &first, "active")
         .await
         .assert_status(200);
     assert_eq!(
@@ -80,7 +75,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "Can't add document in current (active.awarded) tender status",
     );
 
-    let cancelled = decide(&s, &id, &token, &first, "cancelled")
+    let cancelled = s
+        .decide_award(&id, &token, &first, "cancelled")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -117,7 +113,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         )
         .await
         .assert_status(201);
-    let approved = decide(&s, &id, &token, &fresh, "active")
+    let approved = s
+        .decide_award(&id, &token, &fresh, "active")
         .await
         .assert_status(200);
     let stand_still = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
@@ -156,7 +153,8 @@ async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
     let s = TestServer::start().await;
     let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
     let first = award(&s, &id, 0).await;
-    let r = decide(&s, &id, &token, &first, "unsuccessful")
+    let r = s
+        .decide_award(&id, &token, &first, "unsuccessful")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -170,7 +168,8 @@ async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
         json!(bids[0].0),
         "the next best bid"
     );
-    let last = decide(&s, &id, &token, &second, "unsuccessful")
+    let last = s
+        .decide_award(&id, &token, &second, "unsuccessful")
         .await
         .assert_status(200);
     assert_eq!(last.header("Location"), None, "no bid is left to award");
@@ -225,24 +224,17 @@ async fn refused_decisions_change_nothing() {
         .patch(&path, json!({"status": "active"}))
         .await;
     bidder.assert_refused_on(403, "permission");
-    let unknown = decide(
-        &s,
-        &id,
-        &token,
-        "0123456789abcdef0123456789abcdef",
-        "active",
-    )
-    .await;
+    let unknown = s.decide_award(&id, &token, UNKNOWN_ID, "active").await;
     unknown.assert_refused_on(404, "award_id");
     assert_eq!(s.tender(&id).await, before, "nothing changed");
 
-    decide(&s, &id, &token, &first, "unsuccessful").await;
+    s.decide_award(&id, &token, &first, "unsuccessful").await;
     for (to, from) in [
         ("pending", "unsuccessful"),
         ("cancelled", "unsuccessful"),
         ("active", "unsuccessful"),
     ] {
-        let r = decide(&s, &id, &token, &first, to).await;
+        let r = s.decide_award(&id, &token, &first, to).await;
         assert_eq!(
             (r.status, r.error().2),
             (
@@ -253,8 +245,8 @@ async fn refused_decisions_change_nothing() {
         );
     }
     let second = award(&s, &id, 1).await;
-    decide(&s, &id, &token, &second, "active").await;
-    let r = decide(&s, &id, &token, &second, "unsuccessful").await;
+    s.decide_award(&id, &token, &second, "active").await;
+    let r = s.decide_award(&id, &token, &second, "unsuccessful").await;
     assert_eq!(
         r.error().2,
         json!("Can't update award in current (active) status")
@@ -345,7 +337,7 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
         .await;
     assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
 
-    decide(&s, &id, &token, &first, "active").await;
+    s.decide_award(&id, &token, &first, "active").await;
     let r = s
         .owner(&token)
         .patch(&format!("{docs}/{doc_id}"), json!({"description": "x"}))
@@ -361,7 +353,7 @@ async fn contract_documents_follow_the_contract() {
     let s = TestServer::start().await;
     let (id, token, _) = qualifying(&s, &[400.0]).await;
     let first = award(&s, &id, 0).await;
-    decide(&s, &id, &token, &first, "active").await;
+    s.decide_award(&id, &token, &first, "active").await;
     let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
     let both = s
         .owner(&token)
@@ -375,7 +367,7 @@ async fn contract_documents_follow_the_contract() {
         json!("Can't update valueAddedTaxIncluded for contract value"),
         "the VAT flag is checked before the currency"
     );
-    decide(&s, &id, &token, &first, "cancelled").await;
+    s.decide_award(&id, &token, &first, "cancelled").await;
     let r = s
         .owner(&token)
         .post(

@@ -11,15 +11,9 @@ fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
-/// The owner's decision on an award.
-async fn decide(s: &TestServer, id: &str, token: &str, award: &str, status: &str) -> Reply {
-    s.owner(token)
-        .patch(&format!("{id}/awards/{award}"), json!({"status": status}))
-        .await
-}
-
-/// The id of the award a decision's `Location` points at.
+/// The id of the award a decision's `Location` points at; the decision must be taken.
 fn fresh(r: &Reply) -> String {
+    assert_eq!(r.status, 200, "a decision taken: {}", r.text);
     let location = r
         .header("Location")
         .unwrap_or_else(|| panic!("a fresh award: {}", r.text));
@@ -57,12 +51,9 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
     let (second_bid, second_token) = bids[1].clone();
 
     // Without a claim the refusal is final, and the refusal changes nothing.
-    let refused = decide(&s, &id, &owner, &first, "unsuccessful")
-        .await
-        .assert_status(200);
-    let second = fresh(&refused);
+    let second = fresh(&s.decide_award(&id, &owner, &first, "unsuccessful").await);
     let before = s.tender(&id).await;
-    let premature = decide(&s, &id, &owner, &first, "cancelled").await;
+    let premature = s.decide_award(&id, &owner, &first, "cancelled").await;
     premature.assert_refused(
         403,
         "body",
@@ -73,7 +64,7 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
 
     // The next bidder is approved (a contract is prepared); the first bidder claims against
     // its disqualification, the second drafts a complaint on its own award.
-    decide(&s, &id, &owner, &second, "active")
+    s.decide_award(&id, &owner, &second, "active")
         .await
         .assert_status(200);
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
@@ -81,7 +72,8 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
     let drafted = claim(&s, &id, &second, &second_token, None).await;
     let now = s.now().await;
 
-    let reconsidered = decide(&s, &id, &owner, &first, "cancelled")
+    let reconsidered = s
+        .decide_award(&id, &owner, &first, "cancelled")
         .await
         .assert_status(200);
     assert_eq!(reconsidered.body["data"]["id"], first.as_str());
@@ -121,12 +113,13 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
     );
 
     // Refused again, the next bidder is awarded; refused too, nobody is left.
-    let fourth = fresh(&decide(&s, &id, &owner, &third, "unsuccessful").await);
+    let fourth = fresh(&s.decide_award(&id, &owner, &third, "unsuccessful").await);
     assert_eq!(
         award(&s.tender(&id).await, &fourth)["bid_id"],
         second_bid.as_str()
     );
-    let last = decide(&s, &id, &owner, &fourth, "unsuccessful")
+    let last = s
+        .decide_award(&id, &owner, &fourth, "unsuccessful")
         .await
         .assert_status(200);
     assert!(last.header("Location").is_none(), "{}", last.text);
@@ -140,7 +133,7 @@ async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_no
     let s = TestServer::start().await;
     let (id, owner, bids) = qualifying(&s, &[400.0]).await;
     let first = text(&s.tender(&id).await["awards"][0]["id"]);
-    let refused = decide(&s, &id, &owner, &first, "unsuccessful").await;
+    let refused = s.decide_award(&id, &owner, &first, "unsuccessful").await;
     assert!(
         refused.header("Location").is_none(),
         "a single bidder: {}",
@@ -164,13 +157,13 @@ async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_no
         )
         .await
         .assert_status(200);
-    let premature = decide(&s, &id, &owner, &first, "cancelled").await;
+    let premature = s.decide_award(&id, &owner, &first, "cancelled").await;
     premature.assert_refused_saying(403, "Can't update award in current (unsuccessful) status");
 
     // A claim the owner answered is.
     let answered = claim(&s, &id, &first, &bids[0].1, Some("claim")).await;
     s.owner(&owner).patch(&format!("{claims}/{answered}"), json!({"status": "answered", "resolutionType": "resolved", "resolution": "Рішення буде переглянуто найближчим часом"})).await.assert_status(200);
-    decide(&s, &id, &owner, &first, "cancelled")
+    s.decide_award(&id, &owner, &first, "cancelled")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -216,22 +209,21 @@ async fn on_a_lot_only_the_lot_s_later_awards_go() {
     let a_first = text(&of_lot(&t, A)[0]["id"]);
     let b_first = text(&of_lot(&t, B)[0]["id"]);
     // Lot A: the cheaper bid (the second) is refused and claims; the next one is approved.
-    let a_second = fresh(&decide(&s, &id, &owner, &a_first, "unsuccessful").await);
+    let a_second = fresh(&s.decide_award(&id, &owner, &a_first, "unsuccessful").await);
     assert_eq!(
-        decide(&s, &id, &owner, &a_second, "active").await.status,
+        s.decide_award(&id, &owner, &a_second, "active")
+            .await
+            .status,
         200
     );
     claim(&s, &id, &a_first, &tokens[1].1, Some("claim")).await;
     // Lot B is approved, and stays so.
     assert_eq!(
-        decide(&s, &id, &owner, &b_first, "active").await.status,
+        s.decide_award(&id, &owner, &b_first, "active").await.status,
         200
     );
 
-    let reconsidered = decide(&s, &id, &owner, &a_first, "cancelled")
-        .await
-        .assert_status(200);
-    let a_third = fresh(&reconsidered);
+    let a_third = fresh(&s.decide_award(&id, &owner, &a_first, "cancelled").await);
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification");
     let statuses = |lot| -> Vec<Value> {

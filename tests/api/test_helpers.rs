@@ -165,12 +165,8 @@ async fn a_tender_in_qualification_has_its_auction_fast_forwarded_and_the_token_
         t["auctionPeriod"]["startDate"],
         t["tenderPeriod"]["endDate"]
     );
-    let id = text(&t["id"]);
-    s.owner(&text(&a["access"]["token"]))
-        .patch(
-            &format!("{id}/awards/{}", text(&award["id"])),
-            json!({"status": "active"}),
-        )
+    let (id, token) = (text(&t["id"]), text(&a["access"]["token"]));
+    s.decide_award(&id, &token, &text(&award["id"]), "active")
         .await
         .assert_status(200);
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
@@ -202,12 +198,8 @@ async fn an_awarded_tender_is_signed_with_its_token_after_the_stand_still() {
     assert_eq!(t["contracts"][0]["status"], "pending");
     assert_eq!(a["contracts"], json!([]), "no contract is signed yet");
     past(&s, &a, &text(&t["awards"][0]["complaintPeriod"]["endDate"])).await;
-    let id = text(&t["id"]);
-    s.owner(&text(&a["access"]["token"]))
-        .patch(
-            &format!("{id}/contracts/{}", text(&t["contracts"][0]["id"])),
-            json!({"status": "active"}),
-        )
+    let (id, token) = (text(&t["id"]), text(&a["access"]["token"]));
+    s.sign_contract(&id, &token, &text(&t["contracts"][0]["id"]))
         .await
         .assert_status(200);
     assert_eq!(s.tender(&id).await["status"], "complete");
