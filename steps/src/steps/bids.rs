@@ -149,15 +149,8 @@ async fn owner_reads_bid(w: &mut TenderWorld) -> Result<(), String> {
 async fn each_reads_bid(w: &mut TenderWorld) -> Result<(), String> {
     for index in 0..w.bids.len() {
         let path = bid_path(w, index, &bid_token(w, index)?)?;
-        w.send_expecting(
-            "reading a bid with its token",
-            200,
-            Actor::Other,
-            Method::GET,
-            &path,
-            Payload::None,
-        )
-        .await?;
+        w.read("reading a bid with its token", Actor::Other, &path)
+            .await?;
         w.bids[index].data = w.data().clone();
     }
     Ok(())

@@ -187,51 +187,17 @@ async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
         .clone()
         .ok_or("harness: nothing was created yet")?;
     let title = sent["data"]["title"].clone();
-    let mut offset = w
+    let offset = w
         .noted
         .get("listing from")
         .map(checks::as_text)
         .ok_or("harness: the creation's moment was not noted")?;
-    let mut rows = Vec::new();
-    for _ in 0..MAX_PAGES {
-        let url = reqwest::Url::parse_with_params(
-            "http://target/api/2.3/tenders",
-            [("offset", offset.as_str())],
-        )
-        .map_err(|e| e.to_string())?;
-        let path = format!("{}?{}", url.path(), url.query().unwrap_or_default());
-        w.send_expecting(
-            "listing the tenders",
-            200,
-            Actor::Owner,
-            Method::GET,
-            &path,
-            Payload::None,
-        )
-        .await?;
-        let page = w.data().as_array().cloned().unwrap_or_default();
-        if page.is_empty() {
-            break;
-        }
-        rows.extend(page);
-        let next = checks::as_text(&w.body["next_page"]["offset"]);
-        if next.is_empty() || next == offset {
-            break;
-        }
-        offset = next;
-    }
+    let rows = super::listing::page_through(w, Actor::Owner, offset, &[], MAX_PAGES).await?;
     let mut found = Vec::new();
     for id in rows.iter().map(|r| checks::as_text(&r["id"])) {
         let path = format!("/api/2.3/tenders/{id}");
-        w.send_expecting(
-            "reading a listed tender",
-            200,
-            Actor::Owner,
-            Method::GET,
-            &path,
-            Payload::None,
-        )
-        .await?;
+        w.read("reading a listed tender", Actor::Owner, &path)
+            .await?;
         if w.data()["title"] == title && !found.iter().any(|(f, _)| *f == id) {
             found.push((id, w.data().clone()));
         }

@@ -132,21 +132,26 @@ async fn pages_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), S
     if let Some(limit) = w.noted.get("page limit") {
         extra.push(("limit".into(), checks::as_text(limit)));
     }
-    let mut offset = creation_offset(w)?;
+    let offset = creation_offset(w)?;
+    w.listed = page_through(w, Actor::Anonymous, offset, &extra, MAX_PAGES).await?;
+    Ok(())
+}
+
+/// Pages through the tender list as `actor` from `offset` (each page asked with `extra` too)
+/// until a page is empty or names no new offset, reading at most `max_pages`; the rows in order.
+pub(super) async fn page_through(
+    w: &mut TenderWorld,
+    actor: Actor,
+    mut offset: String,
+    extra: &[(String, String)],
+    max_pages: usize,
+) -> Result<Vec<Value>, String> {
     let mut rows = Vec::new();
-    for _ in 0..MAX_PAGES {
+    for _ in 0..max_pages {
         let mut params = vec![("offset".to_owned(), offset.clone())];
         params.extend(extra.iter().cloned());
         let path = list_path(&params)?;
-        w.send_expecting(
-            "listing the tenders",
-            200,
-            Actor::Anonymous,
-            Method::GET,
-            &path,
-            Payload::None,
-        )
-        .await?;
+        w.read("listing the tenders", actor, &path).await?;
         let page = w
             .data()
             .as_array()
@@ -162,8 +167,7 @@ async fn pages_from_creation(w: &mut TenderWorld, extra: String) -> Result<(), S
         }
         offset = next;
     }
-    w.listed = rows;
-    Ok(())
+    Ok(rows)
 }
 
 #[when("the anonymous client follows the next page")]

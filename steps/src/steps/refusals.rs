@@ -206,15 +206,7 @@ fn reads_of(w: &TenderWorld, write: Write) -> Result<Vec<(Actor, String)>, Strin
 async fn snapshot(w: &mut TenderWorld, reads: &[(Actor, String)]) -> Result<Vec<Value>, String> {
     let mut seen = Vec::new();
     for (actor, path) in reads {
-        w.send_expecting(
-            "reading back",
-            200,
-            *actor,
-            Method::GET,
-            path,
-            Payload::None,
-        )
-        .await?;
+        w.read("reading back", *actor, path).await?;
         seen.push(w.data().clone());
     }
     // The tender is the first read: keep it, the attempt needs its awards and contracts.

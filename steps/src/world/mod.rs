@@ -509,6 +509,12 @@ impl TenderWorld {
         Ok(())
     }
 
+    /// Reads `path` as `actor` and requires 200; the message names what was read.
+    pub async fn read(&mut self, what: &str, actor: Actor, path: &str) -> Result<(), String> {
+        self.send_expecting(what, 200, actor, Method::GET, path, Payload::None)
+            .await
+    }
+
     /// The scenario's "now": its test clock's, else the target's (clock API or `Date` header).
     pub async fn now(&self) -> Result<OffsetDateTime, String> {
         match self.scenario_clock().await? {
@@ -554,15 +560,8 @@ impl TenderWorld {
     /// Reads the tender and keeps its representation.
     pub async fn refresh_tender(&mut self) -> Result<(), String> {
         let path = self.tender_path()?;
-        self.send_expecting(
-            "reading the tender",
-            200,
-            Actor::Anonymous,
-            Method::GET,
-            &path,
-            Payload::None,
-        )
-        .await?;
+        self.read("reading the tender", Actor::Anonymous, &path)
+            .await?;
         let data = self.data().clone();
         self.tender_mut()?.data = data;
         Ok(())

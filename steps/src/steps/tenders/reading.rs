@@ -8,15 +8,7 @@ use crate::world::{Actor, Payload, TenderWorld};
 #[when("the owner reads the tender to check its state")]
 async fn owner_reads(w: &mut TenderWorld) -> Result<(), String> {
     let path = w.tender_path()?;
-    w.send_expecting(
-        "reading the tender",
-        200,
-        Actor::Owner,
-        Method::GET,
-        &path,
-        Payload::None,
-    )
-    .await?;
+    w.read("reading the tender", Actor::Owner, &path).await?;
     w.adopt_tender();
     Ok(())
 }
