@@ -18,14 +18,8 @@ async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
 #[tokio::test]
 async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() {
     let (s, id, token) = TestServer::with_published().await;
-    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"}))
-        .await
-        .assert_status(201);
-    let cid = made.id();
-    assert_eq!(
-        made.header("Location"),
-        Some(format!("{}/api/2.3/tenders/{id}/cancellations/{cid}", s.base).as_str())
-    );
+    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"})).await;
+    let cid = made.assert_created_in(&s, &format!("/api/2.3/tenders/{id}/cancellations"));
     assert!(made.body.get("access").is_none(), "no token of its own");
     let shown = &made.body["data"];
     assert_eq!(
@@ -169,10 +163,7 @@ async fn a_cancelled_tender_refuses_every_write() {
     .id();
     let doc = s
         .owner(&token)
-        .post(
-            &format!("{id}/cancellations/{active}/documents"),
-            document_body("x.pdf"),
-        )
+        .add_document(&format!("{id}/cancellations/{active}"), "x.pdf")
         .await;
     assert_eq!(doc.status, 403);
     let before = s.tender(&id).await;

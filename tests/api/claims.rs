@@ -90,14 +90,8 @@ async fn answer(s: &TestServer, path: &str, owner: &str, kind: &str) -> Reply {
 #[tokio::test]
 async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
     let (s, id, owner) = TestServer::with_published().await;
-    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None))
-        .await
-        .assert_status(201);
-    let cid = made.id();
-    assert_eq!(
-        made.header("Location"),
-        Some(format!("{}/api/2.3/tenders/{id}/complaints/{cid}", s.base).as_str())
-    );
+    let made = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
+    let cid = made.assert_created_in(&s, &format!("/api/2.3/tenders/{id}/complaints"));
     let token = made.token();
     let shown = &made.body["data"];
     assert_eq!(
@@ -357,13 +351,8 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
 
     let anonymous = file(&s, &claims, None, claim_body(Some("claim"))).await;
     anonymous.assert_refused_on(403, "permission");
-    let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim")))
-        .await
-        .assert_status(201);
-    assert_eq!(
-        made.header("Location"),
-        Some(format!("{}/api/2.3/tenders/{claims}/{}", s.base, made.id()).as_str())
-    );
+    let made = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
+    made.assert_created_in(&s, &format!("/api/2.3/tenders/{claims}"));
     let answered_path = format!("{claims}/{}", made.id());
     let answered_token = made.token();
     let ignored = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;

@@ -80,6 +80,17 @@ impl Reply {
         self
     }
 
+    /// Asserts a creation: 201 and a `Location` naming the new record in `collection` (a path
+    /// on `s`); answers the new record's id.
+    #[track_caller]
+    pub fn assert_created_in(&self, s: &TestServer, collection: &str) -> String {
+        assert_eq!(self.status, 201, "{}", self.text);
+        let id = self.id();
+        let location = s.url(&format!("{collection}/{id}"));
+        assert_eq!(self.header("Location"), Some(location.as_str()));
+        id
+    }
+
     /// The names its errors give, in order.
     pub fn error_names(&self) -> Vec<&str> {
         self.body["errors"]
@@ -170,6 +181,12 @@ impl As<'_> {
 
     pub async fn put(self, path: &str, data: Value) -> Reply {
         self.write(reqwest::Method::PUT, path, data).await
+    }
+
+    /// Adds a document named `name` to the record at `path` (its `documents` below it).
+    pub async fn add_document(self, path: &str, name: &str) -> Reply {
+        self.post(&format!("{path}/documents"), document_body(name))
+            .await
     }
 }
 

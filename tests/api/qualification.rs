@@ -31,26 +31,13 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let (id, token, bids) = qualifying(&s, &[400.0]).await;
     let first = award(&s, &id, 0).await;
 
+    let award_path = format!("{id}/awards/{first}");
     let protocol = s
         .owner(&token)
-        .post(
-            &format!("{id}/awards/{first}/documents"),
-            document_body("Protocol.pdf"),
-        )
-        .await
-        .assert_status(201);
+        .add_document(&award_path, "Protocol.pdf")
+        .await;
+    protocol.assert_created_in(&s, &format!("/api/2.3/tenders/{award_path}/documents"));
     assert_eq!(protocol.body["data"]["author"], "tender_owner");
-    assert_eq!(
-        protocol.header("Location"),
-        Some(
-            format!(
-                "{}/api/2.3/tenders/{id}/awards/{first}/documents/{}",
-                s.base,
-                protocol.id()
-            )
-            .as_str()
-        )
-    );
     assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
 
     let approved = s
@@ -63,13 +50,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "approval creates no award"
     );
     assert_eq!(s.tender(&id).await["status"], "active.awarded");
-    let late = s
-        .owner(&token)
-        .post(
-            &format!("{id}/awards/{first}/documents"),
-            document_body("Late.pdf"),
-        )
-        .await;
+    let late = s.owner(&token).add_document(&award_path, "Late.pdf").await;
     late.assert_refused_saying(
         403,
         "Can't add document in current (active.awarded) tender status",
@@ -106,11 +87,9 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "the decision protocol stays with the cancelled award"
     );
 
+    let fresh_path = format!("{id}/awards/{fresh}");
     s.owner(&token)
-        .post(
-            &format!("{id}/awards/{fresh}/documents"),
-            document_body("Protocol-2.pdf"),
-        )
+        .add_document(&fresh_path, "Protocol-2.pdf")
         .await
         .assert_status(201);
     let approved = s
@@ -127,10 +106,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let contract_path = format!("{id}/contracts/{}", str_of(&contract["id"]));
     let signed_copy = s
         .owner(&token)
-        .post(
-            &format!("{contract_path}/documents"),
-            document_body("Contract.pdf"),
-        )
+        .add_document(&contract_path, "Contract.pdf")
         .await
         .assert_status(201);
     assert!(signed_copy.body["data"].get("author").is_none());
@@ -370,10 +346,7 @@ async fn contract_documents_follow_the_contract() {
     s.decide_award(&id, &token, &first, "cancelled").await;
     let r = s
         .owner(&token)
-        .post(
-            &format!("{id}/contracts/{contract}/documents"),
-            document_body("Contract.pdf"),
-        )
+        .add_document(&format!("{id}/contracts/{contract}"), "Contract.pdf")
         .await;
     r.assert_refused_saying(403, "Can't add document in current contract status");
 }
