@@ -33,6 +33,13 @@ async fn send_lot(
     offered::check(w, EXTENSION, &collection).await
 }
 
+/// The owner's change of `lot` to `data`.
+async fn change_lot(w: &mut TenderWorld, lot: &Value, data: Value) -> Result<(), String> {
+    let id = checks::as_text(&lot["id"]);
+    let payload = Payload::Json(json!({ "data": data }));
+    send_lot(w, Actor::Owner, Method::PATCH, Some(id), payload, true).await
+}
+
 async fn add(w: &mut TenderWorld, data: Value) -> Result<(), String> {
     let body = json!({ "data": data });
     send_lot(
@@ -95,34 +102,15 @@ async fn changes_value(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     let now = amount(&lot["value"]).ok_or_else(|| format!("lot {n} has no value"))?;
     // Upstream's certification lowered a lot's budget to 99 %.
     let lowered = (now * 0.99).round();
-    let body = json!({"data": {"value": {"amount": lowered}}});
-    let id = checks::as_text(&lot["id"]);
-    send_lot(
-        w,
-        Actor::Owner,
-        Method::PATCH,
-        Some(id),
-        Payload::Json(body),
-        true,
-    )
-    .await
+    change_lot(w, &lot, json!({"value": {"amount": lowered}})).await
 }
 
 #[when(expr = "the owner sends the title of lot {int} back unchanged")]
 async fn sends_back(w: &mut TenderWorld, n: usize) -> Result<(), String> {
     w.refresh_tender().await?;
     let lot = lot(w, n)?;
-    let body = json!({"data": {"title": lot["title"]}});
-    let id = checks::as_text(&lot["id"]);
-    send_lot(
-        w,
-        Actor::Owner,
-        Method::PATCH,
-        Some(id),
-        Payload::Json(body),
-        true,
-    )
-    .await
+    let data = json!({"title": lot["title"]});
+    change_lot(w, &lot, data).await
 }
 
 #[when("the owner adds a lot with an id of its own")]
