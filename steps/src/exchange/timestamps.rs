@@ -122,33 +122,24 @@ mod tests {
 
     #[test]
     fn a_span_reads_in_calendar_years_then_days_and_hours() {
-        let at = |text| parse(text).unwrap();
-        let start = at("2026-11-27T16:30:00+02:00");
-        assert_eq!(
-            describe_span(start, at("2029-08-31T12:00:00.003+03:00")),
-            "+2 years 276 days 18 h 30 min"
-        );
-        assert_eq!(
-            describe_span(start, at("2027-11-27T16:30:00+02:00")),
-            "+1 year"
-        );
-        assert_eq!(
-            describe_span(start, at("2026-11-28T17:31:05+02:00")),
-            "+1 day 1 h 1 min 5 s"
-        );
-        assert_eq!(
-            describe_span(start, at("2026-11-27T16:30:41.24+02:00")),
-            "+41.2 s"
-        );
-        assert_eq!(describe_span(start, start), "+0.0 s");
-        assert_eq!(
-            describe_span(at("2028-02-29T10:00:00Z"), at("2029-02-28T10:00:00Z")),
-            "+1 year"
-        );
-        assert_eq!(
-            describe_span(at("2026-11-28T16:30:00+02:00"), start),
-            "-1 day"
-        );
+        let start = "2026-11-27T16:30:00+02:00";
+        let cases = [
+            (
+                start,
+                "2029-08-31T12:00:00.003+03:00",
+                "+2 years 276 days 18 h 30 min",
+            ),
+            (start, "2027-11-27T16:30:00+02:00", "+1 year"),
+            (start, "2026-11-28T17:31:05+02:00", "+1 day 1 h 1 min 5 s"),
+            (start, "2026-11-27T16:30:41.24+02:00", "+41.2 s"),
+            (start, start, "+0.0 s"),
+            ("2028-02-29T10:00:00Z", "2029-02-28T10:00:00Z", "+1 year"),
+            ("2026-11-28T16:30:00+02:00", start, "-1 day"),
+        ];
+        for (from, to, expected) in cases {
+            let span = describe_span(parse(from).unwrap(), parse(to).unwrap());
+            assert_eq!(span, expected, "from {from} to {to}");
+        }
     }
 
     #[test]
