@@ -128,21 +128,10 @@ async fn behind_a_front(busy: Busy) -> (tender_registry::RunningServer, String) 
 }
 
 async fn certify(base_url: &str, tags: &str, timeout: Duration) -> (RunReport, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut settings = tender_certify::Settings::new(base_url.to_owned());
-    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
-    settings.tags = Some(tags.to_owned());
-    settings.progress = tender_certify::LiveOutput::Off;
-    settings.report = Some(dir.path().join("report.md"));
-    settings.timeout = timeout;
     // One scenario at a time, so that the front's first answers fall to known requests.
     let mut opts = CucumberOpts::default();
     opts.runner.concurrency = Some(1);
-    let report = tender_certify::certify(&settings, opts)
-        .await
-        .expect("the harness runs");
-    let markdown = std::fs::read_to_string(dir.path().join("report.md")).expect("a report");
-    (report, markdown)
+    test_support::certify_with(base_url, tags, opts, |settings| settings.timeout = timeout).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -7,9 +7,9 @@
 //! with a clock control API. CI's run of the whole suite this way is in `.ci/run`.
 use std::time::Duration;
 
-use tender_certify::{LiveOutput, outcome::Verdict};
+use tender_certify::LiveOutput;
 use tender_registry::Settings;
-use test_support::serve;
+use test_support::{assert_ran, not_passed, serve};
 
 /// A week of server durations in two seconds, so the run's tenders live a few seconds.
 const ACCELERATOR: u32 = 7 * 24 * 3600 / 2;
@@ -43,27 +43,17 @@ async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped()
         "{}",
         report.acceleration
     );
-    let unchecked: Vec<String> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.verdict != Verdict::Passed)
-        .map(|s| format!("{}:{} {:?} {:?}", s.file, s.line, s.verdict, s.skip_reason))
-        .collect();
+    let unchecked = not_passed(&report);
     assert!(unchecked.is_empty(), "{unchecked:#?}");
-    for (file, line) in [
-        ("auction.feature", 36),
-        ("award_and_contract.feature", 60),
-        ("award_and_contract.feature", 87),
-        ("claims.feature", 44),
-    ] {
-        assert!(
-            report
-                .scenarios
-                .iter()
-                .any(|s| s.file == file && s.line == line),
-            "{file}:{line} ran"
-        );
-    }
+    assert_ran(
+        &report,
+        &[
+            ("auction.feature", 36),
+            ("award_and_contract.feature", 60),
+            ("award_and_contract.feature", 87),
+            ("claims.feature", 44),
+        ],
+    );
     assert!(report.certified(), "{}", report.terminal_summary());
 }
 

@@ -4,7 +4,7 @@
 //! broker's clock as they were.
 
 use serde_json::{Value, json};
-use tender_certify::{LiveOutput, outcome::Verdict};
+use tender_certify::LiveOutput;
 use tender_registry::Settings;
 
 async fn get(client: &reqwest::Client, url: String, broker: Option<&str>) -> Value {
@@ -54,12 +54,7 @@ async fn a_certification_on_a_shared_sandbox_leaves_other_brokers_alone() {
         .await
         .unwrap();
 
-    let unchecked: Vec<String> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.verdict != Verdict::Passed)
-        .map(|s| format!("{}:{} {:?} {:?}", s.file, s.line, s.verdict, s.skip_reason))
-        .collect();
+    let unchecked = test_support::not_passed(&report);
     assert!(unchecked.is_empty(), "{unchecked:#?}");
     assert!(report.scenarios.len() > 10, "{}", report.terminal_summary());
     assert!(report.certified(), "{}", report.terminal_summary());

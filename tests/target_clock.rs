@@ -3,13 +3,11 @@
 //! refreshed, and the certificate names the frozen clock, left where it stood, and the test
 //! clocks the scenarios that move time ran on. With
 //! `--keep-clock` a clock-capable server is certified in real time and its clock is not moved.
-use std::{
-    path::PathBuf,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
-use tender_certify::{CucumberOpts, LiveOutput, RunReport, outcome::Verdict, target::ClockMode};
+use tender_certify::{outcome::Verdict, target::ClockMode};
 use tender_registry::{RunningServer, Settings};
+use test_support::{assert_ran, certify, not_passed};
 use time::macros::datetime;
 
 const FRIDAY_AFTERNOON: time::OffsetDateTime = datetime!(2026-11-27 16:30 +2);
@@ -23,28 +21,6 @@ async fn server(clock_start: Option<time::OffsetDateTime>) -> (RunningServer, St
     .await;
     let base_url = server.base_url();
     (server, base_url)
-}
-
-async fn certify(
-    base_url: &str,
-    tags: &str,
-    configure: impl FnOnce(&mut tender_certify::Settings),
-) -> (RunReport, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut harness = tender_certify::Settings::new(base_url);
-    harness.features = Some(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/features"
-    )));
-    harness.tags = Some(tags.to_owned());
-    harness.progress = LiveOutput::Off;
-    harness.report = Some(dir.path().join("certificate.md"));
-    configure(&mut harness);
-    let report = tender_certify::certify(&harness, CucumberOpts::default())
-        .await
-        .unwrap();
-    let markdown = std::fs::read_to_string(dir.path().join("certificate.md")).unwrap();
-    (report, markdown)
 }
 
 async fn clock_of(base_url: &str) -> serde_json::Value {
@@ -65,26 +41,19 @@ async fn a_server_whose_clock_stands_still_is_certified_in_full() {
     let (report, markdown) = certify(&base_url, "@spec", |_| {}).await;
     server.stop().await;
 
-    let failed: Vec<String> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.verdict != Verdict::Passed)
-        .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
-        .collect();
-    assert!(failed.is_empty(), "{}", report.terminal_summary());
+    assert!(
+        not_passed(&report).is_empty(),
+        "{}",
+        report.terminal_summary()
+    );
     assert!(report.certified(), "{}", report.terminal_summary());
-    for (file, line) in [
-        ("two_phase_creation.feature", 36),
-        ("tender_documents.feature", 50),
-    ] {
-        assert!(
-            report
-                .scenarios
-                .iter()
-                .any(|s| s.file == file && s.line == line),
-            "{file}:{line} ran"
-        );
-    }
+    assert_ran(
+        &report,
+        &[
+            ("two_phase_creation.feature", 36),
+            ("tender_documents.feature", 50),
+        ],
+    );
 
     // The scenarios that move time ran on test clocks of their own: the broker's stood still.
     let clock = &report.target_clock;

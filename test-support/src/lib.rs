@@ -1,9 +1,13 @@
 //! What the server's tests, the browser tests and the certifier's tests share: the built-in
-//! server on an ephemeral port, an HTTP client that has its crypto provider, a request read as JSON, the auction's JSON interface beside a
-//! page, and the certifier's binary built beside the tests.
+//! server on an ephemeral port, an HTTP client that has its crypto provider, a request read as
+//! JSON, the auction's JSON interface beside a page, the certifier's binary built beside the
+//! tests, a certifying run with its report read, and checks of a run's scenarios and of the
+//! binary's refusals.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::Output;
+use tender_certify::{CucumberOpts, RunReport, outcome::Verdict};
 
 /// The auction's JSON interface beside a page at `address` (its query kept): the certifier's
 /// own rule, so that the tests and the certifier cannot drift apart.
@@ -73,4 +77,90 @@ pub fn certifier_binary() -> PathBuf {
         binary.display()
     );
     binary
+}
+
+/// Runs the workspace's features that `tags` selects against `base_url`, quietly, with the
+/// settings as `configure` leaves them: the run's report and the Markdown certificate it wrote.
+pub async fn certify(
+    base_url: &str,
+    tags: &str,
+    configure: impl FnOnce(&mut tender_certify::Settings),
+) -> (RunReport, String) {
+    certify_with(base_url, tags, CucumberOpts::default(), configure).await
+}
+
+/// [`certify`] with the runner's options `opts`.
+pub async fn certify_with(
+    base_url: &str,
+    tags: &str,
+    opts: CucumberOpts,
+    configure: impl FnOnce(&mut tender_certify::Settings),
+) -> (RunReport, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut settings = tender_certify::Settings::new(base_url.to_owned());
+    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/../features").into());
+    settings.tags = Some(tags.to_owned());
+    settings.progress = tender_certify::LiveOutput::Off;
+    settings.report = Some(dir.path().join("report.md"));
+    configure(&mut settings);
+    let report = tender_certify::certify(&settings, opts)
+        .await
+        .expect("the harness runs");
+    let markdown =
+        std::fs::read_to_string(dir.path().join("report.md")).expect("the report was written");
+    (report, markdown)
+}
+
+/// The scenarios of `report` that did not pass, each as `file:line name verdict skip-reason`.
+pub fn not_passed(report: &RunReport) -> Vec<String> {
+    report
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != Verdict::Passed)
+        .map(|s| {
+            let (verdict, skip) = (&s.verdict, &s.skip_reason);
+            format!("{}:{} {} {verdict:?} {skip:?}", s.file, s.line, s.name)
+        })
+        .collect()
+}
+
+/// Asserts that each scenario, named by its feature file and line, ran in `report`.
+pub fn assert_ran(report: &RunReport, scenarios: &[(&str, usize)]) {
+    for (file, line) in scenarios {
+        assert!(
+            report
+                .scenarios
+                .iter()
+                .any(|s| s.file == *file && s.line == *line),
+            "{file}:{line} ran"
+        );
+    }
+}
+
+/// A finished process's exit status and what it wrote, for a failed check to show.
+pub fn output_text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Asserts that the certifier stopped with exit status 2 before running a scenario, its one
+/// line on stderr being `said`.
+pub fn assert_stopped_before_running(output: &Output, said: &str) {
+    assert_eq!(output.status.code(), Some(2), "{}", output_text(output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [said],
+        "{}",
+        output_text(output)
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("Scenario"),
+        "{}",
+        output_text(output)
+    );
 }
