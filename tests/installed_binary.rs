@@ -11,7 +11,7 @@ use std::{
 
 use tender_certify::feature_set::FeatureSet;
 use tender_registry::Settings;
-use test_support::serve;
+use test_support::{assert_stopped_before_running, output_text, serve};
 
 /// Held while a copy is written and while a process is spawned. A child forked by one test
 /// keeps, until its exec, every file the process had open, so a copy still being written by
@@ -45,15 +45,6 @@ fn run(binary: &Path, dir: &Path, args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
     let (place, binary) = installed();
@@ -82,7 +73,7 @@ async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
     .unwrap();
     server.stop().await;
 
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("features: built-in set"), "{stdout}");
     let certificate = std::fs::read_to_string(place.path().join("certificate.md")).unwrap();
@@ -99,7 +90,7 @@ async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
 fn a_copied_binary_lists_its_scenarios_without_any_target() {
     let (place, binary) = installed();
     let output = run(&binary, place.path(), &["--list", "--tags", "@bids"]);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines.len() > 3, "{stdout}");
@@ -126,7 +117,7 @@ fn an_external_set_given_with_features_replaces_the_built_in_one() {
         place.path(),
         &["--list", "--features", features.to_str().unwrap()],
     );
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
         "one.feature:3\tMine: Just this\t@only"
@@ -156,15 +147,15 @@ async fn the_list_counts_what_a_run_counts() {
     .unwrap();
     server.stop().await;
 
-    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed));
-    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    assert_eq!(listed.status.code(), Some(0), "{}", output_text(&listed));
+    assert_eq!(ran.status.code(), Some(0), "{}", output_text(&ran));
     let lines = String::from_utf8_lossy(&listed.stdout).lines().count();
-    assert!(lines > 12, "{}", text(&listed));
+    assert!(lines > 12, "{}", output_text(&listed));
     let summary = format!("tender-certify: {lines} passed, 0 failed, 0 skipped");
     assert!(
         String::from_utf8_lossy(&ran.stdout).contains(&summary),
         "{summary}\n{}",
-        text(&ran)
+        output_text(&ran)
     );
 }
 
@@ -200,20 +191,11 @@ async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
         })
         .await
         .unwrap();
-        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            stderr.trim(),
-            format!(
+        assert_stopped_before_running(
+            &output,
+            &format!(
                 "tender-certify: the target at {base_url} refuses the credentials of {option} nosuch: POST /api/2.3/tenders answered 403; name a broker the target knows"
             ),
-            "{}",
-            text(&output)
-        );
-        assert!(
-            !String::from_utf8_lossy(&output.stdout).contains("Scenario"),
-            "{}",
-            text(&output)
         );
     }
     let after: serde_json::Value = client
