@@ -57,6 +57,13 @@ fn run(args: &[&str], limit: Duration) -> (Option<i32>, String) {
     (code, printed)
 }
 
+/// Runs the server with `args`, which must start it serving: everything it printed.
+fn serves(args: &[&str]) -> String {
+    let (code, printed) = run(args, Duration::from_secs(10));
+    assert_eq!(code, None, "it serves: {printed}");
+    printed
+}
+
 fn refused(args: &[&str]) -> String {
     let (code, printed) = run(args, Duration::from_secs(10));
     assert_eq!(code, Some(1), "{args:?} must not start: {printed}");
@@ -74,29 +81,23 @@ fn a_public_sandbox_on_the_built_in_brokers_does_not_start() {
 
 #[test]
 fn a_sandbox_on_loopback_and_a_public_testing_server_start_with_a_warning() {
-    let (code, printed) = run(
-        &["--sandbox", "--listen", "127.0.0.1:0"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(code, None, "it serves: {printed}");
-    assert!(
-        printed.contains("WARN") && printed.contains("give --brokers FILE before opening it"),
-        "{printed}"
-    );
-    let (code, printed) = run(
-        &["--testing", "--listen", "0.0.0.0:0"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(code, None, "it serves: {printed}");
-    assert!(
-        printed.contains("WARN") && printed.contains("clock and faults on demand are everyone's"),
-        "{printed}"
-    );
-    let (code, printed) = run(
-        &["--testing", "--listen", "127.0.0.1:0"],
-        Duration::from_secs(10),
-    );
-    assert_eq!(code, None, "it serves: {printed}");
+    for (args, warning) in [
+        (
+            ["--sandbox", "--listen", "127.0.0.1:0"],
+            "give --brokers FILE before opening it",
+        ),
+        (
+            ["--testing", "--listen", "0.0.0.0:0"],
+            "clock and faults on demand are everyone's",
+        ),
+    ] {
+        let printed = serves(&args);
+        assert!(
+            printed.contains("WARN") && printed.contains(warning),
+            "{printed}"
+        );
+    }
+    let printed = serves(&["--testing", "--listen", "127.0.0.1:0"]);
     assert!(!printed.contains("WARN"), "nothing to warn of: {printed}");
 }
 
@@ -206,8 +207,7 @@ fn a_public_sandbox_without_tls_warns_that_credentials_cross_in_the_clear() {
     let in_the_clear =
         "credentials and participation addresses would cross the network in the clear";
 
-    let (code, printed) = run(&public, Duration::from_secs(10));
-    assert_eq!(code, None, "it serves: {printed}");
+    let printed = serves(&public);
     assert!(
         printed.contains("WARN") && printed.contains(in_the_clear),
         "{printed}"
@@ -221,8 +221,7 @@ fn a_public_sandbox_without_tls_warns_that_credentials_cross_in_the_clear() {
     let behind_tls = ["--public-url", "https://sandbox.example.test"];
     for more in [&tls[..], &behind_tls[..]] {
         let args: Vec<&str> = public.iter().chain(more).copied().collect();
-        let (code, printed) = run(&args, Duration::from_secs(10));
-        assert_eq!(code, None, "it serves: {printed}");
+        let printed = serves(&args);
         assert!(!printed.contains(in_the_clear), "{more:?}: {printed}");
     }
     let (code, printed) = run(&["--tls-cert", tls[1]], Duration::from_secs(10));
