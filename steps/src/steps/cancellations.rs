@@ -113,14 +113,8 @@ async fn activates(w: &mut TenderWorld, which: String) -> Result<(), String> {
 #[when("the owner uploads a PDF document to the cancellation")]
 async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
     let id = cancellation_id(w, "last")?;
-    let path = format!(
-        "{}/{id}/documents?acc_token={}",
-        collection(w)?,
-        w.tender_token()?
-    );
-    let body = w.fakes.document();
-    w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
-        .await
+    let cancellation = format!("{}/{id}", collection(w)?);
+    super::documents::owner_uploads_pdf_to(w, &cancellation).await
 }
 
 #[when("an anonymous client reads a cancellation that does not exist")]

@@ -41,6 +41,15 @@ pub(super) async fn upload_to_tender(
     keep_document(w, body)
 }
 
+/// The owner uploads a PDF document to the object at `object` (a cancellation, a contract),
+/// presenting the tender's token.
+pub(super) async fn owner_uploads_pdf_to(w: &mut TenderWorld, object: &str) -> Result<(), String> {
+    let path = format!("{object}/documents?acc_token={}", w.tender_token()?);
+    let body = w.fakes.document();
+    w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
+        .await
+}
+
 #[when("the owner uploads a PDF document to the tender")]
 async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
     let body = w.fakes.document();

@@ -257,14 +257,8 @@ async fn uploads_contract_document(w: &mut TenderWorld, status: String) -> Resul
         .and_then(|c| c.iter().rev().find(|x| x["status"] == status.as_str()))
         .map(|c| checks::as_text(&c["id"]))
         .ok_or_else(|| format!("the tender shows no {status} contract"))?;
-    let path = format!(
-        "{}/contracts/{contract}/documents?acc_token={}",
-        w.tender_path()?,
-        w.tender_token()?
-    );
-    let body = w.fakes.document();
-    w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
-        .await
+    let contract = format!("{}/contracts/{contract}", w.tender_path()?);
+    super::documents::owner_uploads_pdf_to(w, &contract).await
 }
 
 #[given("the stand-still of the last decision has ended")]
