@@ -58,10 +58,15 @@ async fn change_title(
     Ok(())
 }
 
+/// `actor` changes the title presenting the tender's token in the query.
+async fn change_title_with_tender_token(w: &mut TenderWorld, actor: Actor) -> Result<(), String> {
+    let token = w.tender_token()?;
+    change_title(w, actor, TokenUse::Query(Some(token)), None).await
+}
+
 #[when("the owner changes the tender title")]
 async fn changes_title(w: &mut TenderWorld) -> Result<(), String> {
-    let token = w.tender_token()?;
-    change_title(w, Actor::Owner, TokenUse::Query(Some(token)), None).await
+    change_title_with_tender_token(w, Actor::Owner).await
 }
 
 #[given("the owner has changed the tender title")]
@@ -86,8 +91,7 @@ async fn changes_title_wrong_token(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("another broker changes the tender title with the owner's token")]
 async fn other_changes_title(w: &mut TenderWorld) -> Result<(), String> {
-    let token = w.tender_token()?;
-    change_title(w, Actor::Other, TokenUse::Query(Some(token)), None).await
+    change_title_with_tender_token(w, Actor::Other).await
 }
 
 #[when("the owner changes the tender title with the token in the X-Access-Token header")]
