@@ -104,7 +104,8 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
         .await;
     // broker1 is three years on: on its clock broker's tender would have ended long ago, but
     // on broker's, enquiries are still open.
-    s.by("broker1").post(&format!("/api/2.3/tenders/{mine}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await.assert_status(201);
+    let question = s.ask_question("broker1", &mine, "Доставка?").await;
+    question.assert_status(201);
     assert_eq!(
         s.tender(&mine).await["status"],
         "active.enquiries",

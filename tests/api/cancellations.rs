@@ -227,13 +227,8 @@ async fn a_cancelled_tender_refuses_every_write() {
         .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(300.0))
         .await;
     bid.assert_refused_saying(403, "Can't add bid in current (cancelled) tender status");
-    s.by("broker1")
-        .post(
-            &format!("/api/2.3/tenders/{id}/questions"),
-            json!({"title": "Чому?", "author": organization()}),
-        )
-        .await
-        .assert_status(403);
+    let question = s.ask_question("broker1", &id, "Чому?").await;
+    question.assert_status(403);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
 }
 
@@ -307,13 +302,8 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         .send()
         .await;
     form.assert_refused_on(415, "Content-Type");
-    let unknown = s
-        .get(&format!(
-            "/api/2.3/tenders/{id}/cancellations/0123456789abcdef0123456789abcdef"
-        ))
-        .send()
-        .await;
-    unknown.assert_refused_on(404, "cancellation_id");
+    let unknown = format!("/api/2.3/tenders/{id}/cancellations/{UNKNOWN_ID}");
+    s.assert_unknown(&unknown, "cancellation_id").await;
     let unknown_patch = s
         .owner(&token)
         .patch(

@@ -494,6 +494,34 @@ impl TestServer {
         contract
     }
 
+    /// `broker` asks a question titled `title` on tender `id`.
+    pub async fn ask_question(&self, broker: &str, id: &str, title: &str) -> Reply {
+        let question = json!({"title": title, "description": "Чи можна поставку частинами?", "author": organization()});
+        let path = format!("/api/2.3/tenders/{id}/questions");
+        self.by(broker).post(&path, question).await
+    }
+
+    /// The owner (by `token`) answers question `question` of tender `id`.
+    pub async fn answer_question(
+        &self,
+        id: &str,
+        token: &str,
+        question: &str,
+        answer: &str,
+    ) -> Reply {
+        let path = format!("{id}/questions/{question}");
+        self.owner(token)
+            .patch(&path, json!({ "answer": answer }))
+            .await
+    }
+
+    /// Asserts that a read of `path`, which ends in an id no record has, is 404 naming
+    /// `field` in the URL.
+    pub async fn assert_unknown(&self, path: &str, field: &str) {
+        let r = self.get(path).send().await;
+        r.assert_refused(404, "url", field, "Not Found");
+    }
+
     /// Asks to create a tender as `broker`; the answer may be a refusal.
     pub async fn try_create(&self, data: Value) -> Reply {
         self.by("broker").post("/api/2.3/tenders", data).await

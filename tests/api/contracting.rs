@@ -176,14 +176,8 @@ async fn a_completed_tender_hands_its_signed_contract_over_in_the_same_write() {
         posted.status, 405,
         "contracts are handed over, never posted"
     );
-    let unknown = s
-        .get(&format!("/api/2.3/contracts/{}", "0".repeat(32)))
-        .send()
-        .await;
-    assert_eq!(
-        error(&unknown),
-        (404, "url".into(), "contract_id".into(), json!("Not Found"))
-    );
+    let unknown = format!("/api/2.3/contracts/{UNKNOWN_ID}");
+    s.assert_unknown(&unknown, "contract_id").await;
     // Nothing flows back: the tender is as it was.
     assert_eq!(s.tender(&text(&t["id"])).await, t);
 }
@@ -417,17 +411,8 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
         .send()
         .await;
     assert_eq!(listed.body["data"], c["changes"]);
-    let unknown = s
-        .get(&format!(
-            "/api/2.3/contracts/{id}/changes/{}",
-            "0".repeat(32)
-        ))
-        .send()
-        .await;
-    assert_eq!(
-        error(&unknown),
-        (404, "url".into(), "change_id".into(), json!("Not Found"))
-    );
+    let unknown = format!("/api/2.3/contracts/{id}/changes/{UNKNOWN_ID}");
+    s.assert_unknown(&unknown, "change_id").await;
     // The next change is judged against the one applied.
     let before_last = post(&s, &format!("{id}/changes"), &token, json!({"rationale": "Р", "rationaleTypes": ["taxRate"], "dateSigned": days_after(&now, -1)})).await;
     let (status, _, _, description) = error(&before_last);

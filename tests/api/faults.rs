@@ -334,14 +334,7 @@ async fn times_is_consumed_exactly_under_32_concurrent_requests() {
 async fn a_star_in_the_path_stands_for_one_segment() {
     let (s, id, _) = TestServer::with_published().await;
     let questions = format!("/api/2.3/tenders/{id}/questions");
-    let asked = s
-        .by("broker1")
-        .post(
-            &questions,
-            json!({"title": "Q", "description": "?", "author": organization()}),
-        )
-        .await
-        .assert_status(201);
+    let asked = s.ask_question("broker1", &id, "Q").await.assert_status(201);
     let stored = fault(
         &s,
         "broker1",

@@ -42,20 +42,8 @@ async fn a_whole_flow_completes_from_any_moment_of_the_calendar() {
 async fn whole_flow(at: &str) {
     let s = TestServer::start_at(at).await;
     let (id, token, _) = s.published().await;
-    let q = s
-        .by("broker2")
-        .post(
-            &format!("/api/2.3/tenders/{id}/questions"),
-            json!({"title": "Питання", "author": organization()}),
-        )
-        .await
-        .id();
-    s.owner(&token)
-        .patch(
-            &format!("/api/2.3/tenders/{id}/questions/{q}"),
-            json!({"answer": "Відповідь"}),
-        )
-        .await;
+    let q = s.ask_question("broker2", &id, "Питання").await.id();
+    s.answer_question(&id, &token, &q, "Відповідь").await;
     s.advance("P1DT1M").await;
     let (cheap, cheap_token) = s.bid(&id, 410.0).await;
     let (dear, _) = s.bid(&id, 480.0).await;

@@ -267,13 +267,8 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
         .post(&docs, document_body("Bidder.pdf"))
         .await;
     r.assert_refused_on(403, "permission");
-    let r = s
-        .get(&format!(
-            "/api/2.3/tenders/{id}/awards/{first}/documents/0123456789abcdef0123456789abcdef"
-        ))
-        .send()
-        .await;
-    r.assert_refused_on(404, "document_id");
+    let unknown = format!("/api/2.3/tenders/{id}/awards/{first}/documents/{UNKNOWN_ID}");
+    s.assert_unknown(&unknown, "document_id").await;
 
     s.owner(&token)
         .patch(

@@ -11,7 +11,7 @@ fn question() -> serde_json::Value {
 async fn ask_read_and_answer() {
     let (s, id, token) = TestServer::with_published().await;
     let questions = format!("/api/2.3/tenders/{id}/questions");
-    let r = s.by("broker1").post(&questions, question()).await;
+    let r = s.ask_question("broker1", &id, "Уточнення").await;
     let q = r.assert_created_in(&s, &questions);
     assert_eq!(
         r.body["data"]["author"]["name"], "Державне управління справами",
@@ -31,8 +31,7 @@ async fn ask_read_and_answer() {
     assert!(s.tender(&id).await["questions"][0].get("author").is_none());
 
     let answered = s
-        .owner(&token)
-        .patch(&format!("{id}/questions/{q}"), json!({"answer": "Так"}))
+        .answer_question(&id, &token, &q, "Так")
         .await
         .assert_status(200);
     assert_eq!(answered.body["data"]["answer"], "Так");
@@ -55,15 +54,12 @@ async fn asking_needs_broker_credentials_and_the_enquiry_period() {
         anonymous.error(),
         ("url".into(), "permission".into(), json!("Forbidden"))
     );
-    let q = s.by("broker1").post(&path, question()).await.id();
+    let q = s.ask_question("broker1", &id, "Уточнення").await.id();
 
     s.advance("P1DT1M").await;
-    let late = s.by("broker1").post(&path, question()).await;
+    let late = s.ask_question("broker1", &id, "Уточнення").await;
     late.assert_refused_saying(403, "Can add question only in enquiryPeriod");
-    let answer = s
-        .owner(&token)
-        .patch(&format!("{path}/{q}"), json!({"answer": "Так"}))
-        .await;
+    let answer = s.answer_question(&id, &token, &q, "Так").await;
     answer.assert_refused_saying(
         403,
         "Can't update question in current (active.tendering) tender status",
@@ -73,28 +69,9 @@ async fn asking_needs_broker_credentials_and_the_enquiry_period() {
 #[tokio::test]
 async fn answering_needs_the_owner_token() {
     let (s, id, _) = TestServer::with_published().await;
-    let q = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/questions"), question())
-        .await
-        .id();
-    let r = s
-        .by("broker")
-        .patch(
-            &format!("/api/2.3/tenders/{id}/questions/{q}?acc_token=wrong"),
-            json!({"answer": "Так"}),
-        )
-        .await;
+    let q = s.ask_question("broker1", &id, "Уточнення").await.id();
+    let r = s.answer_question(&id, "wrong", &q, "Так").await;
     r.assert_refused_on(403, "permission");
-    let unknown = s
-        .get(&format!(
-            "/api/2.3/tenders/{id}/questions/{}",
-            "0".repeat(32)
-        ))
-        .send()
-        .await;
-    assert_eq!(
-        unknown.error(),
-        ("url".into(), "question_id".into(), json!("Not Found"))
-    );
+    let unknown = format!("/api/2.3/tenders/{id}/questions/{UNKNOWN_ID}");
+    s.assert_unknown(&unknown, "question_id").await;
 }

@@ -371,7 +371,7 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
     assert_eq!(read_clock(&s, &b).await["now"], server["now"]);
     // A tender is not moved on by a read or a write on another clock: the other one's
     // enquiries are still open on its clock.
-    let question = s.by("broker1").post(&format!("/api/2.3/tenders/{on_b}/questions"), json!({"title": "Доставка?", "description": "Чи входить доставка?", "author": crate::common::organization()})).await;
+    let question = s.ask_question("broker1", &on_b, "Доставка?").await;
     assert_eq!(question.status, 201, "{}", question.text);
     assert_eq!(question.body["data"]["date"], server["now"]);
     assert_eq!(s.tender(&on_b).await["status"], "active.enquiries");
