@@ -12,21 +12,15 @@ use crate::{
     world::{Actor, Payload, TenderWorld},
 };
 
+/// Where the ids of the cancellations the scenario created are noted, in order.
+const CREATED: &str = "cancellations";
+
 fn collection(w: &TenderWorld) -> Result<String, String> {
     Ok(format!("{}/cancellations", w.tender_path()?))
 }
 
-/// The ids of the cancellations the scenario created, in order.
-fn created(w: &TenderWorld) -> Vec<String> {
-    w.noted
-        .get("cancellations")
-        .and_then(Value::as_array)
-        .map(|ids| ids.iter().map(checks::as_text).collect())
-        .unwrap_or_default()
-}
-
 fn cancellation_id(w: &TenderWorld, which: &str) -> Result<String, String> {
-    let ids = created(w);
+    let ids = w.noted_ids(CREATED);
     let id = if which == "first" {
         ids.first()
     } else {
@@ -48,9 +42,9 @@ pub(super) async fn post(
     w.send_data(actor, Method::POST, &path, data).await?;
     offered::check(w, "cancellations", &collection).await?;
     if w.status()? == 201 {
-        let mut ids = created(w);
+        let mut ids = w.noted_ids(CREATED);
         ids.push(checks::as_text(&w.data()["id"]));
-        w.noted.insert("cancellations".into(), json!(ids));
+        w.noted.insert(CREATED.into(), json!(ids));
     }
     Ok(())
 }

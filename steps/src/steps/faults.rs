@@ -15,6 +15,8 @@ use crate::{
 };
 
 const FAULTS: &str = "/testing/faults";
+/// Where the ids of the listed tenders that carry the title sent are noted.
+const FOUND: &str = "found";
 /// At most this many pages of the listing are read when looking for a tender.
 const MAX_PAGES: usize = 30;
 
@@ -182,10 +184,7 @@ async fn no_response(w: &mut TenderWorld) -> Result<(), String> {
 /// it has none (its token was lost with the response).
 #[when("the owner looks in the listing for the tender it sent")]
 async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = w
-        .last_creation
-        .clone()
-        .ok_or("harness: nothing was created yet")?;
+    let sent = w.last_creation()?;
     let title = sent["data"]["title"].clone();
     let offset = w
         .noted
@@ -203,7 +202,7 @@ async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
         }
     }
     w.noted.insert(
-        "found".into(),
+        FOUND.into(),
         json!(found.iter().map(|(id, _)| id).collect::<Vec<_>>()),
     );
     if let (None, Some((id, data))) = (&w.tender, found.first()) {
@@ -217,21 +216,13 @@ async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
     Ok(())
 }
 
-fn found(w: &TenderWorld) -> Vec<String> {
-    w.noted
-        .get("found")
-        .and_then(Value::as_array)
-        .map(|ids| ids.iter().map(checks::as_text).collect())
-        .unwrap_or_default()
-}
-
 #[then("the tender it sent is listed once")]
 async fn listed_once(w: &mut TenderWorld) -> Result<(), String> {
-    match found(w).len() {
+    match w.noted_ids(FOUND).len() {
         1 => Ok(()),
         n => Err(format!(
             "the listing holds {n} tenders with the title sent: {:?}",
-            found(w)
+            w.noted_ids(FOUND)
         )),
     }
 }
@@ -240,7 +231,7 @@ async fn listed_once(w: &mut TenderWorld) -> Result<(), String> {
 async fn listed_once_as_published(w: &mut TenderWorld) -> Result<(), String> {
     listed_once(w).await?;
     let published = w.tender()?.id.clone();
-    match found(w).first() {
+    match w.noted_ids(FOUND).first() {
         Some(id) if *id == published => Ok(()),
         other => Err(format!(
             "the listed tender is {other:?}, not the published {published}"

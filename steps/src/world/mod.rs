@@ -611,6 +611,22 @@ impl TenderWorld {
             .unwrap_or_default();
     }
 
+    /// The ids a step noted under `key`, in order (none when nothing was noted).
+    pub fn noted_ids(&self, key: &str) -> Vec<String> {
+        self.noted
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|ids| ids.iter().map(crate::checks::as_text).collect())
+            .unwrap_or_default()
+    }
+
+    /// The body of the scenario's last creation request.
+    pub fn last_creation(&self) -> Result<Value, String> {
+        self.last_creation
+            .clone()
+            .ok_or_else(|| "harness: nothing was created yet".to_owned())
+    }
+
     /// The tender path with the tender token as `acc_token`.
     pub fn tender_path_with_token(&self) -> Result<String, String> {
         Ok(format!(

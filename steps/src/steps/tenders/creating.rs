@@ -245,10 +245,7 @@ async fn creates_with_method_type(w: &mut TenderWorld, method: String) -> Result
 
 #[when("the owner sends the same creation request again")]
 async fn repeats_creation(w: &mut TenderWorld) -> Result<(), String> {
-    let body = w
-        .last_creation
-        .clone()
-        .ok_or("harness: nothing was created yet")?;
+    let body = w.last_creation()?;
     create(w, Actor::Owner, body).await
 }
 
