@@ -186,16 +186,31 @@ async fn allow_header(w: &mut TenderWorld) -> Result<(), String> {
         .ok_or_else(|| "the response has no Allow header".to_owned())
 }
 
-fn error_status(w: &TenderWorld, status: u16) -> Result<(), String> {
+/// The last response has a status `accepted` takes and is in the error envelope; otherwise an
+/// error saying what was `expected`.
+fn expect_error(
+    w: &TenderWorld,
+    accepted: impl Fn(u16) -> bool,
+    expected: &str,
+) -> Result<(), String> {
     let response = w.response()?;
-    if response.status != status {
+    if !accepted(response.status) {
         return Err(format!(
-            "expected an error {status}, got {}: {}",
+            "expected {expected}, got {}: {}",
             response.status,
             short(&response.body)
         ));
     }
     checks::error_envelope(&w.body).map(drop)
+}
+
+fn error_status(w: &TenderWorld, status: u16) -> Result<(), String> {
+    expect_error(w, |s| s == status, &format!("an error {status}"))
+}
+
+/// The last response refuses the request: any 4xx, in the error envelope.
+pub(super) fn expect_refusal(w: &TenderWorld) -> Result<(), String> {
+    expect_error(w, |s| (400..500).contains(&s), "a refusal (4xx)")
 }
 
 #[then(expr = "the response is an error {int} at {string} named {string}")]
@@ -243,15 +258,7 @@ async fn error_mentioning(
 /// The spec leaves the status of most refusals open: any 4xx in the error envelope will do.
 #[then("the request is refused with an error")]
 async fn refused(w: &mut TenderWorld) -> Result<(), String> {
-    let response = w.response()?;
-    if !(400..500).contains(&response.status) {
-        return Err(format!(
-            "expected a refusal (4xx), got {}: {}",
-            response.status,
-            short(&response.body)
-        ));
-    }
-    checks::error_envelope(&w.body).map(drop)
+    expect_refusal(w)
 }
 
 #[when(expr = "an anonymous client requests {string}")]

@@ -360,15 +360,7 @@ async fn attempt(
         path = format!("{path}?acc_token={token}");
     }
     w.send(actor, method, &path, payload).await?;
-    let response = w.response()?;
-    if !(400..500).contains(&response.status) {
-        return Err(format!(
-            "{what}: expected a refusal (4xx), got {}: {}",
-            response.status,
-            short(&response.body)
-        ));
-    }
-    checks::error_envelope(&w.body).map_err(|e| format!("{what}: {e}"))?;
+    super::common::expect_refusal(w).map_err(|e| format!("{what}: {e}"))?;
     let after = snapshot(w, &reads).await?;
     for ((_, path), (b, a)) in reads.iter().zip(before.iter().zip(&after)) {
         if let Some(change) = difference(b, a, "") {
