@@ -81,7 +81,7 @@ async fn into_stage(s: &TestServer, viewer: &str, index: usize) {
         .format(&time::format_description::well_known::Rfc3339)
         .expect("formats");
     s.anyone()
-        .post("/testing/clock", json!({"now": target}))
+        .move_clock(json!({"now": target}))
         .await
         .assert_status(200);
 }
@@ -408,11 +408,7 @@ async fn the_page_is_served_with_its_assets_and_a_strict_policy() {
 /// the tender is accelerated: read back from the server's dates, not waited for.
 #[tokio::test]
 async fn a_sandbox_quick_auction_waits_12_minutes_and_keeps_upstream_s_stage_lengths() {
-    let s = TestServer::start_with(tender_registry::Settings {
-        sandbox: true,
-        ..tender_registry::Settings::default()
-    })
-    .await;
+    let s = TestServer::sandbox().await;
     let now = s.date_now().await;
     let soon = |seconds: i64| {
         (moment(&now) + time::Duration::seconds(seconds))

@@ -48,7 +48,7 @@ async fn a_broker_jumps_thirty_days_to_a_signed_contract_while_another_s_tender_
 
     let jumped = s
         .by("broker")
-        .post("/testing/clock", json!({"advance": "P30D"}))
+        .move_clock(json!({"advance": "P30D"}))
         .await
         .assert_status(200);
     assert_eq!(
@@ -100,7 +100,7 @@ async fn a_write_is_judged_on_the_clock_of_the_record_s_owner_years_apart_from_t
     let s = TestServer::start().await;
     let (mine, _, _) = create_as(&s, "broker").await;
     s.by("broker1")
-        .post("/testing/clock", json!({"advance": "P1095D"}))
+        .move_clock(json!({"advance": "P1095D"}))
         .await;
     // broker1 is three years on: on its clock broker's tender would have ended long ago, but
     // on broker's, enquiries are still open.
@@ -142,28 +142,19 @@ async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() 
     let s = TestServer::start().await;
     let other = s
         .by("broker1")
-        .post(
-            "/testing/clock",
-            json!({"advance": "P1D", "broker": "broker"}),
-        )
+        .move_clock(json!({"advance": "P1D", "broker": "broker"}))
         .await;
     other.assert_refused_on(403, "permission");
     assert_eq!(clock_of(&s, "broker").await["own"], false, "nothing made");
     let unknown = s
         .anyone()
-        .post(
-            "/testing/clock",
-            json!({"advance": "P1D", "broker": "nobody"}),
-        )
+        .move_clock(json!({"advance": "P1D", "broker": "nobody"}))
         .await;
     assert_eq!(unknown.error().1, "broker");
     // The server's owner (no credentials, --testing) may move any broker's clock.
     let owner = s
         .anyone()
-        .post(
-            "/testing/clock",
-            json!({"advance": "P1D", "broker": "broker"}),
-        )
+        .move_clock(json!({"advance": "P1D", "broker": "broker"}))
         .await
         .assert_status(200);
     assert_eq!(owner.body["data"]["own"], true);
@@ -171,10 +162,7 @@ async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() 
     assert_eq!(read.body["data"], owner.body["data"], "anyone reads it");
     let back = s
         .by("broker")
-        .post(
-            "/testing/clock",
-            json!({"now": "2026-01-01T00:00:00+02:00"}),
-        )
+        .move_clock(json!({"now": "2026-01-01T00:00:00+02:00"}))
         .await;
     assert_eq!(back.status, 422, "a broker's clock only moves forward too");
     assert_eq!(clock_of(&s, "broker").await, owner.body["data"]);
@@ -195,12 +183,8 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
             tenders.push((broker.to_string(), id, token));
         }
         // Jumps far apart: broker years ahead, broker1 days, broker2 never.
-        s.by("broker")
-            .post("/testing/clock", json!({"advance": "P400D"}))
-            .await;
-        s.by("broker1")
-            .post("/testing/clock", json!({"advance": "P2D"}))
-            .await;
+        s.by("broker").move_clock(json!({"advance": "P400D"})).await;
+        s.by("broker1").move_clock(json!({"advance": "P2D"})).await;
         for (broker, id, token) in tenders.iter().skip(round) {
             let changed = s
                 .by(broker)
@@ -350,10 +334,7 @@ async fn a_key_that_names_no_broker_moves_no_clock_and_sets_no_fault() {
         let faults = s.by("broker").get("/testing/faults").await;
         assert_eq!(faults.body["data"], json!([]), "{mode}: no rule was set");
         // A known broker still reads and moves its own.
-        let own = s
-            .by("broker1")
-            .post("/testing/clock", json!({"advance": "PT2H"}))
-            .await;
+        let own = s.by("broker1").move_clock(json!({"advance": "PT2H"})).await;
         assert_eq!(own.status, 200, "{mode}: {}", own.text);
     }
 }

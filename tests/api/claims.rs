@@ -55,12 +55,7 @@ async fn change(s: &TestServer, path: &str, broker: &str, token: &str, data: Val
 }
 
 async fn read(s: &TestServer, path: &str) -> Value {
-    let r = s
-        .get(&format!("/api/2.3/tenders/{path}"))
-        .send()
-        .await
-        .assert_status(200);
-    r.body["data"].clone()
+    s.read(&format!("/api/2.3/tenders/{path}")).await["data"].clone()
 }
 
 /// A tender claim submitted at once; returns (claim path, claimant token).

@@ -183,6 +183,12 @@ impl As<'_> {
         self.write(reqwest::Method::PUT, path, data).await
     }
 
+    /// Moves the clock this voice moves by `data` (`now`, `advance`, ...): the server's for
+    /// anyone, a broker's own for a broker (or another broker's it names).
+    pub async fn move_clock(self, data: Value) -> Reply {
+        self.post("/testing/clock", data).await
+    }
+
     /// Adds a document named `name` to the record at `path` (its `documents` below it).
     pub async fn add_document(self, path: &str, name: &str) -> Reply {
         self.post(&format!("{path}/documents"), document_body(name))
@@ -314,6 +320,15 @@ impl TestServer {
         }
     }
 
+    /// A sandbox server (its clock the real one, procedures accelerated, no test mode).
+    pub async fn sandbox() -> TestServer {
+        TestServer::start_with(Settings {
+            sandbox: true,
+            ..Settings::default()
+        })
+        .await
+    }
+
     /// Requests as `broker`.
     pub fn by<'a>(&'a self, broker: &'a str) -> As<'a> {
         As {
@@ -409,7 +424,7 @@ impl TestServer {
     pub async fn advance(&self, duration: &str) -> Reply {
         let r = self
             .anyone()
-            .post("/testing/clock", json!({ "advance": duration }))
+            .move_clock(json!({ "advance": duration }))
             .await;
         assert_eq!(r.status, 200, "clock moved: {}", r.text);
         r
@@ -427,8 +442,8 @@ impl TestServer {
             .expect("formats");
         let data = json!({ "now": target });
         let r = match clock {
-            Clock::Server => self.anyone().post("/testing/clock", data).await,
-            Clock::Broker(broker) => self.by(broker).post("/testing/clock", data).await,
+            Clock::Server => self.anyone().move_clock(data).await,
+            Clock::Broker(broker) => self.by(broker).move_clock(data).await,
             Clock::Test { broker, id } => {
                 let path = format!("/testing/clocks/{id}");
                 self.by(broker).post(&path, data).await
@@ -534,10 +549,16 @@ impl TestServer {
         (r.id(), r.token(), r.body["data"].clone())
     }
 
+    /// The body of a read of `path` that must succeed.
+    pub async fn read(&self, path: &str) -> Value {
+        let r = self.get(path).send().await;
+        assert_eq!(r.status, 200, "{path} read: {}", r.text);
+        r.body
+    }
+
     pub async fn tender(&self, id: &str) -> Value {
-        let r = self.get(&format!("/api/2.3/tenders/{id}")).send().await;
-        assert_eq!(r.status, 200, "tender read: {}", r.text);
-        r.body["data"].clone()
+        let t = self.read(&format!("/api/2.3/tenders/{id}")).await;
+        t["data"].clone()
     }
 
     /// A server as [`TestServer::start`] gives it, with a tender [`TestServer::published`] on

@@ -85,12 +85,7 @@ async fn patch(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
 }
 
 async fn read(s: &TestServer, contract: &str) -> Value {
-    let r = s
-        .get(&format!("/api/2.3/contracts/{contract}"))
-        .send()
-        .await
-        .assert_status(200);
-    r.body["data"].clone()
+    s.read(&format!("/api/2.3/contracts/{contract}")).await["data"].clone()
 }
 
 fn error(r: &Reply) -> (u16, String, String, Value) {

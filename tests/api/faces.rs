@@ -59,11 +59,7 @@ async fn without_testing_the_description_has_no_testing_paths() {
 
 #[tokio::test]
 async fn a_sandbox_describes_its_fault_api_and_the_brokers_clocks() {
-    let server = TestServer::start_with(Settings {
-        sandbox: true,
-        ..Settings::default()
-    })
-    .await;
+    let server = TestServer::sandbox().await;
     let document = described(&server).await;
     let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
     assert!(routed.contains(&("/testing/faults".to_string(), "post".to_string())));

@@ -363,23 +363,14 @@ async fn the_clock_only_moves_forward() {
     let now = s.now().await;
     let r = s
         .anyone()
-        .post(
-            "/testing/clock",
-            json!({"now": "2001-01-01T00:00:00+02:00"}),
-        )
+        .move_clock(json!({"now": "2001-01-01T00:00:00+02:00"}))
         .await;
     r.assert_refused_on(422, "now");
-    let r = s
-        .anyone()
-        .post("/testing/clock", json!({"advance": "soon"}))
-        .await;
+    let r = s.anyone().move_clock(json!({"advance": "soon"})).await;
     r.assert_refused_on(422, "advance");
     let frozen = s
         .anyone()
-        .post(
-            "/testing/clock",
-            json!({"now": days_after(&now, 10), "frozen": true}),
-        )
+        .move_clock(json!({"now": days_after(&now, 10), "frozen": true}))
         .await;
     assert_eq!(frozen.body["data"]["frozen"], true);
     assert_eq!(
@@ -462,7 +453,7 @@ async fn an_absurd_clock_move_is_refused_not_fatal() {
     let s = TestServer::start().await;
     let r = s
         .anyone()
-        .post("/testing/clock", json!({"advance": "P999999999D"}))
+        .move_clock(json!({"advance": "P999999999D"}))
         .await;
     r.assert_refused_on(422, "advance");
     assert_eq!(s.get("/testing/clock").send().await.status, 200);
@@ -473,10 +464,7 @@ async fn the_end_of_the_calendar_is_refused_not_fatal() {
     let (s, id, _) = TestServer::with_published().await;
     let r = s
         .anyone()
-        .post(
-            "/testing/clock",
-            json!({"now": "9999-12-31T23:59:59+02:00"}),
-        )
+        .move_clock(json!({"now": "9999-12-31T23:59:59+02:00"}))
         .await;
     r.assert_refused_on(422, "now");
     let now = s.now().await;

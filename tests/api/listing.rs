@@ -4,12 +4,7 @@ use crate::common::*;
 use serde_json::{Value, json};
 
 async fn page(s: &TestServer, query: &str) -> Value {
-    let r = s
-        .get(&format!("/api/2.3/tenders{query}"))
-        .send()
-        .await
-        .assert_status(200);
-    r.body
+    s.read(&format!("/api/2.3/tenders{query}")).await
 }
 
 fn ids(page: &Value) -> Vec<String> {

@@ -316,11 +316,7 @@ async fn sandbox_fields_exist_only_in_testing_mode() {
 /// caller's own requests, and a broker moves a clock of its own, never the server's.
 #[tokio::test]
 async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
-    let s = TestServer::start_with(tender_registry::Settings {
-        sandbox: true,
-        ..Default::default()
-    })
-    .await;
+    let s = TestServer::sandbox().await;
     let clock = s.get("/testing/clock").send().await;
     assert_eq!(
         clock.status, 200,
@@ -328,19 +324,13 @@ async fn a_sandbox_accelerates_and_moves_no_clock_but_a_broker_s_own() {
         clock.text
     );
     let now = clock.body["data"]["now"].as_str().expect("now").to_string();
-    let anyone = s
-        .anyone()
-        .post("/testing/clock", json!({"advance": "P1D"}))
-        .await;
+    let anyone = s.anyone().move_clock(json!({"advance": "P1D"})).await;
     assert_eq!(
         (anyone.status, anyone.error().1),
         (403, "permission".to_string()),
         "nobody moves a shared sandbox's own clock"
     );
-    let own = s
-        .by("broker1")
-        .post("/testing/clock", json!({"advance": "P1D"}))
-        .await;
+    let own = s.by("broker1").move_clock(json!({"advance": "P1D"})).await;
     assert_eq!(
         (
             own.status,

@@ -32,7 +32,7 @@ async fn read_clock(s: &TestServer, id: &str) -> Value {
     r.body["data"].clone()
 }
 
-async fn move_clock(s: &TestServer, broker: &str, id: &str, data: Value) -> Reply {
+async fn move_test_clock(s: &TestServer, broker: &str, id: &str, data: Value) -> Reply {
     s.by(broker)
         .post(&format!("/testing/clocks/{id}"), data)
         .await
@@ -142,12 +142,12 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
     as_anyone["movable"] = json!(false);
     assert_eq!(read.body["data"], as_anyone, "anyone reads one");
 
-    let moved = move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    let moved = move_test_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
     assert_eq!(moved.status, 200, "{}", moved.text);
     let expected = rfc3339(moment(&text(&clock["now"])) + time::Duration::days(30));
     assert_eq!(moment(&text(&moved.body["data"]["now"])), moment(&expected));
     assert_eq!(moved.body["data"]["frozen"], true, "still standing");
-    let thawed = move_clock(&s, "broker", &id, json!({"frozen": false})).await;
+    let thawed = move_test_clock(&s, "broker", &id, json!({"frozen": false})).await;
     assert_eq!(thawed.body["data"]["frozen"], false, "{}", thawed.text);
     assert_eq!(server_clock(&s).await, server, "the server's clock stays");
     assert_eq!(
@@ -178,7 +178,7 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         (&json!(true), &gone.body["data"]["now"], &json!(false)),
         "read as the record of its deletion, standing at its last moment"
     );
-    move_clock(&s, "broker", &id, json!({"advance": "P1D"}))
+    move_test_clock(&s, "broker", &id, json!({"advance": "P1D"}))
         .await
         .assert_refused(
             409,
@@ -201,7 +201,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
     let unknown = "0123456789abcdef0123456789abcdef";
     for r in [
         s.anyone().get(&format!("/testing/clocks/{unknown}")).await,
-        move_clock(&s, "broker", unknown, json!({"advance": "P1D"})).await,
+        move_test_clock(&s, "broker", unknown, json!({"advance": "P1D"})).await,
         s.by("broker")
             .delete(&format!("/testing/clocks/{unknown}"))
             .await,
@@ -250,11 +250,11 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         (json!({"now": "2020-01-01T00:00:00+02:00"}), "now"),
         (json!({"broker": "broker"}), "broker"),
     ] {
-        move_clock(&s, "broker", &id, data)
+        move_test_clock(&s, "broker", &id, data)
             .await
             .assert_refused_on(422, field);
     }
-    move_clock(
+    move_test_clock(
         &s,
         "broker",
         &id,
@@ -269,7 +269,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         ),
     );
     // Another broker's: read, never moved nor deleted.
-    move_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
+    move_test_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
         .await
         .assert_refused(403, "url", "permission", "Forbidden");
     s.by("broker1")
@@ -336,7 +336,7 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
         (r.id(), r.token(), r.body["data"].clone())
     };
 
-    let jumped = move_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
+    let jumped = move_test_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
     assert_eq!(jumped.status, 200, "{}", jumped.text);
     // Answered once every transition due on that clock was applied: the tender ended without
     // bids at the end of its tendering, dated on its clock.
@@ -421,7 +421,7 @@ async fn a_contract_under_management_lives_on_its_tender_s_clock() {
         "{}",
         found.text
     );
-    let jumped = move_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
+    let jumped = move_test_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
     assert_eq!(jumped.status, 200, "{}", jumped.text);
     for (contract, tender_token, clock) in
         [(&contract_a, &token_a, &a), (&contract_b, &token_b, &b)]
@@ -504,7 +504,7 @@ async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_cl
         .await
         .assert_refused(404, "url", "tender_id", "Not Found");
     // Both move with their clock, and the one on its owner's clock does not.
-    move_clock(&s, "broker", &id, json!({"advance": "P1DT1M"})).await;
+    move_test_clock(&s, "broker", &id, json!({"advance": "P1DT1M"})).await;
     assert_eq!(s.tender(&by_word).await["status"], "active.tendering");
     assert_eq!(s.tender(&by_header).await["status"], "active.tendering");
     assert_eq!(s.tender(&plain).await["status"], "active.enquiries");
@@ -600,7 +600,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
         ),
     );
     assert_eq!(read_clock(&s, &id).await["deleted"], Value::Null);
-    move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    move_test_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
     let ended = s.tender(&tender).await;
     assert_eq!(ended["status"], "unsuccessful");
     let gone = s
@@ -705,9 +705,9 @@ async fn a_paging_reader_meets_every_change_once_across_test_clocks() {
             let (id, token, _) = tender_on(&s, broker, clock).await;
             tenders.push((id, token));
         }
-        move_clock(&s, "broker", &ahead, json!({"advance": "P400D"})).await;
-        move_clock(&s, "broker", &behind, json!({"advance": "P2D"})).await;
-        move_clock(&s, "broker1", &other, json!({"advance": "PT3H"})).await;
+        move_test_clock(&s, "broker", &ahead, json!({"advance": "P400D"})).await;
+        move_test_clock(&s, "broker", &behind, json!({"advance": "P2D"})).await;
+        move_test_clock(&s, "broker1", &other, json!({"advance": "PT3H"})).await;
         for (i, (id, token)) in tenders.iter().enumerate().skip(round) {
             let broker = clocks[i % clocks.len()].0;
             let changed = s
@@ -770,19 +770,15 @@ async fn a_paging_reader_meets_every_change_once_across_test_clocks() {
 /// A sandbox runs on real time; its brokers' test clocks stand still where made.
 #[tokio::test]
 async fn test_clocks_on_a_sandbox_too() {
-    let s = TestServer::start_with(tender_registry::Settings {
-        sandbox: true,
-        ..Default::default()
-    })
-    .await;
+    let s = TestServer::sandbox().await;
     let clock = new_clock(&s, "broker", json!({"now": "2026-11-23T09:00:00+02:00"})).await;
     let id = text(&clock["id"]);
     let (tender, _, created) = tender_on(&s, "broker", &id).await;
     assert_eq!(created["date"], clock["now"]);
-    let moved = move_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
+    let moved = move_test_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
     assert_eq!(moved.status, 200, "{}", moved.text);
     assert_eq!(s.tender(&tender).await["status"], "unsuccessful");
-    move_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
+    move_test_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
         .await
         .assert_refused_on(403, "permission");
     let listed = s.by("broker").get("/testing/clocks").await;

@@ -445,7 +445,7 @@ async fn the_made_tender_lives_on_its_own_clock_alone() {
         .await
         .assert_status(200);
     s.by("broker")
-        .post("/testing/clock", json!({"advance": "P30D"}))
+        .move_clock(json!({"advance": "P30D"}))
         .await
         .assert_status(200);
     s.advance("P30D").await;
