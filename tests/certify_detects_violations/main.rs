@@ -22,7 +22,8 @@ use salvo::{
     server::ServerHandle,
 };
 use serde_json::{Value, json};
-use tender_certify::{CucumberOpts, RunReport, outcome::Verdict, timestamps};
+use tender_certify::{outcome::Verdict, timestamps};
+use test_support::certify;
 
 mod mutants;
 mod proxy;
@@ -78,27 +79,6 @@ async fn front(upstream: String, mutant: &Mutant) -> Front {
     let handle = server.handle();
     tokio::spawn(async move { server.serve(router).await });
     Front { base_url, handle }
-}
-
-/// Runs the scenarios selected by `tags` against `base_url`, writing the Markdown report.
-async fn certify(
-    base_url: &str,
-    tags: &str,
-    configure: impl FnOnce(&mut tender_certify::Settings),
-) -> (RunReport, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut settings = tender_certify::Settings::new(base_url.to_owned());
-    settings.features = Some(concat!(env!("CARGO_MANIFEST_DIR"), "/features").into());
-    settings.tags = Some(tags.to_owned());
-    settings.progress = tender_certify::LiveOutput::Off;
-    settings.report = Some(dir.path().join("report.md"));
-    configure(&mut settings);
-    let report = tender_certify::certify(&settings, CucumberOpts::default())
-        .await
-        .expect("the harness runs");
-    let markdown =
-        std::fs::read_to_string(dir.path().join("report.md")).expect("the report was written");
-    (report, markdown)
 }
 
 /// The scenarios a mutant runs: the `@spec` ones near what it breaks, or for contract
