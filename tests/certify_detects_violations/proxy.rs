@@ -482,6 +482,25 @@ impl Proxy {
             .map(|v| v["data"].clone())
     }
 
+    /// `decide`'s answer to `original` from a read of `read` made with `req`'s credentials;
+    /// `req` forwarded when the read fails or `decide` declines.
+    async fn answer_from_read(
+        &self,
+        original: &Req,
+        req: &Req,
+        read: &str,
+        decide: impl FnOnce(&Req, Value) -> Option<Answer>,
+    ) -> Answer {
+        let decided = self
+            .read(req, read)
+            .await
+            .and_then(|read| decide(original, read));
+        match decided {
+            Some(answer) => answer,
+            None => self.send(req).await,
+        }
+    }
+
     async fn answer(&self, original: Req) -> Answer {
         let mut req = original.clone();
         let route = (self.request)(&self.memory(), &mut req);
@@ -489,24 +508,13 @@ impl Proxy {
             Route::Forward => self.send(&req).await,
             Route::Answer(answer) => answer,
             Route::FromRead { read, make } => {
-                let data = self
-                    .read(&req, &read)
-                    .await
-                    .and_then(|read| make(&original, read));
-                match data {
-                    Some(data) => Answer::json(200, json!({ "data": data })),
-                    None => self.send(&req).await,
-                }
+                let answer = |original: &Req, read| {
+                    make(original, read).map(|data| Answer::json(200, json!({ "data": data })))
+                };
+                self.answer_from_read(&original, &req, &read, answer).await
             }
             Route::AnswerFromRead { read, answer } => {
-                let decided = self
-                    .read(&req, &read)
-                    .await
-                    .and_then(|read| answer(&original, read));
-                match decided {
-                    Some(answer) => answer,
-                    None => self.send(&req).await,
-                }
+                self.answer_from_read(&original, &req, &read, answer).await
             }
             Route::EditFromRead { read, edit } => {
                 if let Some(read) = self.read(&req, &read).await {
