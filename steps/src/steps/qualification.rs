@@ -117,13 +117,8 @@ async fn no_location(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then(expr = "the decided award shows status {string}")]
 async fn decided_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
-    let id = noted_award_id(w)?;
-    w.refresh_tender().await?;
-    let awards = w.tender_field("/awards")?;
-    let award = awards
-        .as_array()
-        .and_then(|a| a.iter().find(|x| x["id"] == id.as_str()))
-        .ok_or_else(|| format!("the tender no longer shows award {id}"))?;
+    let (award, _) = decided(w).await?;
+    let id = checks::as_text(&award["id"]);
     ensure(award["status"] == expected.as_str(), || {
         format!("award {id} is {}, expected {expected:?}", award["status"])
     })
