@@ -102,11 +102,23 @@ impl Pki {
             Use::Server,
         )
     }
+
+    /// A server certificate for another host, `elsewhere.example.test`, not this machine.
+    fn elsewhere(&self) -> (PathBuf, PathBuf) {
+        self.issue(
+            "elsewhere",
+            "elsewhere.example.test",
+            &["elsewhere.example.test"],
+            (2000, 4000),
+            Use::Server,
+        )
+    }
 }
 
-/// The registry with the clock control API, serving TLS with `cert` and `key`.
-async fn serving_tls(cert: &Path, key: &Path) -> RunningServer {
-    Application::build(Settings {
+/// The registry with the clock control API, serving TLS with `cert` and `key`: the server and
+/// its address.
+async fn serving_tls(cert: &Path, key: &Path) -> (RunningServer, String) {
+    let server = Application::build(Settings {
         listen: "127.0.0.1:0".into(),
         testing: true,
         tls_cert: Some(cert.to_owned()),
@@ -115,7 +127,18 @@ async fn serving_tls(cert: &Path, key: &Path) -> RunningServer {
     })
     .await
     .unwrap()
-    .spawn()
+    .spawn();
+    let base_url = server.base_url();
+    (server, base_url)
+}
+
+/// A certificate authority of the test's own, and the registry serving TLS on this machine
+/// with a certificate it issued to `common_name`: the authority, the server and its address.
+async fn https_server(common_name: &str) -> (Pki, RunningServer, String) {
+    let pki = Pki::new();
+    let (cert, key) = pki.localhost("server", common_name);
+    let (server, base_url) = serving_tls(&cert, &key).await;
+    (pki, server, base_url)
 }
 
 /// The harness's settings for an in-process run of the `@conventions` scenarios of the spec.
@@ -133,6 +156,13 @@ async fn certify(settings: &tender_certify::Settings) -> Result<RunReport, Strin
     tender_certify::certify(settings, CucumberOpts::default()).await
 }
 
+/// The report of a run that must have certified the target.
+fn certified(run: Result<RunReport, String>) -> RunReport {
+    let report = run.unwrap();
+    assert!(report.certified(), "{}", report.markdown());
+    report
+}
+
 fn cacert(pki: &Pki) -> TlsOptions {
     TlsOptions {
         cacert: Some(pki.ca.clone()),
@@ -142,16 +172,12 @@ fn cacert(pki: &Pki) -> TlsOptions {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_over_https_is_certified_with_a_private_ca_and_the_certificate_names_it() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "sandbox.example.test");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (pki, server, base_url) = https_server("sandbox.example.test").await;
     assert!(base_url.starts_with("https://127.0.0.1:"), "{base_url}");
     let report = certify(&harness(&base_url, cacert(&pki))).await;
     server.stop().await;
 
-    let report = report.unwrap();
-    assert!(report.certified(), "{}", report.markdown());
+    let report = certified(report);
     assert!(report.counts().passed > 0);
     let md = report.markdown();
     let ca = pki.ca.display();
@@ -166,10 +192,7 @@ async fn the_server_over_https_is_certified_with_a_private_ca_and_the_certificat
 
 #[tokio::test(flavor = "multi_thread")]
 async fn addresses_handed_out_over_tls_are_https() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (pki, server, base_url) = https_server("localhost").await;
     let _ = rustls::crypto::ring::default_provider().install_default();
     let ca = reqwest::Certificate::from_pem_bundle(&std::fs::read(&pki.ca).unwrap()).unwrap();
     for version in [reqwest::Version::HTTP_11, reqwest::Version::HTTP_2] {
@@ -198,16 +221,13 @@ async fn addresses_handed_out_over_tls_are_https() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn with_http2_the_certifier_speaks_it_to_a_server_that_offers_it() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let mut settings = harness(&server.base_url(), cacert(&pki));
+    let (pki, server, base_url) = https_server("localhost").await;
+    let mut settings = harness(&base_url, cacert(&pki));
     settings.http2 = true;
     let report = certify(&settings).await;
     server.stop().await;
 
-    let report = report.unwrap();
-    assert!(report.certified(), "{}", report.markdown());
+    let report = certified(report);
     let md = report.markdown();
     assert!(
         md.contains("| Connection | https (HTTP/2), certificate `CN=localhost`"),
@@ -227,38 +247,35 @@ async fn stopped(settings: tender_certify::Settings) -> String {
     }
 }
 
+/// The registry serving TLS with `cert` and `key`, and the run with `tls` that stops before any
+/// scenario: the server's address and the line the run stopped with.
+async fn stopped_by((cert, key): (&Path, &Path), tls: TlsOptions) -> (String, String) {
+    let (server, base_url) = serving_tls(cert, key).await;
+    let line = stopped(harness(&base_url, tls)).await;
+    server.stop().await;
+    (base_url, line)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unknown_issuer_a_wrong_name_and_an_expired_certificate_stop_the_run() {
     let pki = Pki::new();
     let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
-    let line = stopped(harness(&base_url, TlsOptions::default())).await;
+    let (base_url, line) = stopped_by((&cert, &key), TlsOptions::default()).await;
     assert_eq!(
         line,
         format!(
             "the target at {base_url} cannot be trusted: its certificate has an unknown issuer; pass --cacert FILE with the certificate of the authority that issued it (PEM), or --insecure to skip the check"
         )
     );
-    server.stop().await;
 
-    let (cert, key) = pki.issue(
-        "elsewhere",
-        "elsewhere.example.test",
-        &["elsewhere.example.test"],
-        (2000, 4000),
-        Use::Server,
-    );
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
-    let line = stopped(harness(&base_url, cacert(&pki))).await;
+    let (cert, key) = pki.elsewhere();
+    let (base_url, line) = stopped_by((&cert, &key), cacert(&pki)).await;
     assert!(
         line.starts_with(&format!(
             "the target at {base_url} cannot be trusted: its certificate is not valid for 127.0.0.1 (it is for "
         )) && line.contains("elsewhere.example.test"),
         "{line}"
     );
-    server.stop().await;
 
     let (cert, key) = pki.issue(
         "expired",
@@ -267,30 +284,20 @@ async fn an_unknown_issuer_a_wrong_name_and_an_expired_certificate_stop_the_run(
         (2000, 2001),
         Use::Server,
     );
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
-    let line = stopped(harness(&base_url, cacert(&pki))).await;
+    let (base_url, line) = stopped_by((&cert, &key), cacert(&pki)).await;
     assert!(
         line.starts_with(&format!(
             "the target at {base_url} cannot be trusted: its certificate has expired (valid until 2001-01-01T"
         )),
         "{line}"
     );
-    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn insecure_takes_any_certificate_and_the_certificate_says_so_first() {
     let pki = Pki::new();
-    let (cert, key) = pki.issue(
-        "elsewhere",
-        "elsewhere.example.test",
-        &["elsewhere.example.test"],
-        (2000, 4000),
-        Use::Server,
-    );
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (cert, key) = pki.elsewhere();
+    let (server, base_url) = serving_tls(&cert, &key).await;
     let report = certify(&harness(
         &base_url,
         TlsOptions {
@@ -301,8 +308,7 @@ async fn insecure_takes_any_certificate_and_the_certificate_says_so_first() {
     .await;
     server.stop().await;
 
-    let report = report.unwrap();
-    assert!(report.certified(), "{}", report.markdown());
+    let report = certified(report);
     let md = report.markdown();
     let opening: Vec<&str> = md.lines().take(3).collect();
     assert_eq!(
@@ -414,8 +420,7 @@ async fn a_target_that_asks_for_a_client_certificate_gets_the_one_given() {
     .await;
     server.stop().await;
 
-    let report = report.unwrap();
-    assert!(report.certified(), "{}", report.markdown());
+    let report = certified(report);
     let md = report.markdown();
     assert!(
         md.contains("; client certificate `CN=certifier.example.test` |"),
@@ -514,10 +519,7 @@ async fn connect_proxy(refuse: bool) -> (String, Arc<AtomicUsize>) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_certifier_goes_through_the_proxy_https_proxy_names() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (pki, server, base_url) = https_server("localhost").await;
     let (proxy, tunnels) = connect_proxy(false).await;
     let output = certifier(&base_url, Some(proxy.clone()), &pki.ca, pki.dir.path()).await;
     server.stop().await;
@@ -537,10 +539,7 @@ async fn the_certifier_goes_through_the_proxy_https_proxy_names() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_proxy_that_refuses_stops_the_run_with_exit_2_and_a_line_naming_it() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (pki, server, base_url) = https_server("localhost").await;
     let (proxy, _) = connect_proxy(true).await;
     let output = certifier(&base_url, Some(proxy.clone()), &pki.ca, pki.dir.path()).await;
     server.stop().await;
@@ -556,10 +555,7 @@ async fn a_proxy_that_refuses_stops_the_run_with_exit_2_and_a_line_naming_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_stops_with_exit_2_on_an_unknown_issuer() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let base_url = server.base_url();
+    let (pki, server, base_url) = https_server("localhost").await;
     // A bundle that holds another authority only.
     let other = Pki::named("Another CA");
     let output = certifier(&base_url, None, &other.ca, pki.dir.path()).await;
@@ -700,10 +696,8 @@ async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_full_certification_passes_over_tls() {
-    let pki = Pki::new();
-    let (cert, key) = pki.localhost("server", "localhost");
-    let server = serving_tls(&cert, &key).await;
-    let mut settings = harness(&server.base_url(), cacert(&pki));
+    let (pki, server, base_url) = https_server("localhost").await;
+    let mut settings = harness(&base_url, cacert(&pki));
     settings.tags = None;
     settings.features = Some(PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
