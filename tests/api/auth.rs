@@ -8,12 +8,10 @@ use std::io::Write;
 async fn token_in_query_header_or_body() {
     let (s, id, token) = TestServer::with_published().await;
     let path = format!("/api/2.3/tenders/{id}");
+    // The owner's voice sends its token in the query.
     let q = s
-        .by("broker")
-        .patch(
-            &format!("{path}?acc_token={token}"),
-            json!({"description": "1"}),
-        )
+        .owner(&token)
+        .patch(&path, json!({"description": "1"}))
         .await;
     let h = s
         .patch(&path)

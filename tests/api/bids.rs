@@ -131,17 +131,15 @@ async fn bid_documents_and_withdrawal() {
     let s = TestServer::start().await;
     let (id, _) = s.tendering().await;
     let (bid, token) = s.bid(&id, 450.0).await;
-    let docs = format!("/api/2.3/tenders/{id}/bids/{bid}/documents");
-    let up = s
-        .bidder(&token)
-        .post(&docs, document_body("Offer.pdf"))
-        .await
-        .assert_status(201);
+    let bid_path = format!("{id}/bids/{bid}");
+    let docs = format!("/api/2.3/tenders/{bid_path}/documents");
+    let up = s.bidder(&token).add_document(&bid_path, "Offer.pdf").await;
+    let doc = up.assert_created_in(&s, &docs);
     assert!(
         up.body["data"]["url"]
             .as_str()
             .unwrap_or_default()
-            .starts_with(&format!("{}{docs}/{}?download=", s.base, up.id()))
+            .starts_with(&format!("{}{docs}/{doc}?download=", s.base))
     );
     let list = s.bidder(&token).get(&docs).await;
     assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
@@ -151,9 +149,9 @@ async fn bid_documents_and_withdrawal() {
         json!("Can't view bid documents in current (active.tendering) tender status")
     );
 
-    let gone = s.bidder(&token).delete(&format!("{id}/bids/{bid}")).await;
+    let gone = s.bidder(&token).delete(&bid_path).await;
     assert_eq!((gone.status, gone.id()), (200, bid.clone()));
-    let again = s.bidder(&token).get(&format!("{id}/bids/{bid}")).await;
+    let again = s.bidder(&token).get(&bid_path).await;
     assert_eq!(
         again.error(),
         ("url".into(), "bid_id".into(), json!("Not Found"))

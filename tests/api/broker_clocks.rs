@@ -187,11 +187,8 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         s.by("broker1").move_clock(json!({"advance": "P2D"})).await;
         for (broker, id, token) in tenders.iter().skip(round) {
             let changed = s
-                .by(broker)
-                .patch(
-                    &format!("/api/2.3/tenders/{id}?acc_token={token}"),
-                    json!({"description": format!("зміна {round}")}),
-                )
+                .with_token(broker, token)
+                .patch(id, json!({"description": format!("зміна {round}")}))
                 .await;
             if changed.status == 200 {
                 last.insert(id.clone(), text(&changed.body["data"]["dateModified"]));

@@ -36,12 +36,13 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
         "a pending cancellation has no effect"
     );
 
-    let docs = format!("{id}/cancellations/{cid}/documents");
+    let cancellation = format!("{id}/cancellations/{cid}");
+    let docs = format!("{cancellation}/documents");
     let doc = s
         .owner(&token)
-        .post(&docs, document_body("Reason.pdf"))
-        .await
-        .assert_status(201);
+        .add_document(&cancellation, "Reason.pdf")
+        .await;
+    doc.assert_created_in(&s, &format!("/api/2.3/tenders/{docs}"));
     assert!(doc.body["data"].get("author").is_none());
     s.owner(&token)
         .patch(
@@ -277,12 +278,10 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
             "{data}"
         );
     }
+    let cancellations = format!("/api/2.3/tenders/{id}/cancellations");
     let no_token = s
         .by("broker")
-        .post(
-            &format!("/api/2.3/tenders/{id}/cancellations"),
-            json!({"reason": "x"}),
-        )
+        .post(&cancellations, json!({"reason": "x"}))
         .await;
     no_token.assert_refused_on(403, "permission");
     let bidder = cancel(

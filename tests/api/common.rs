@@ -357,6 +357,16 @@ impl TestServer {
         }
     }
 
+    /// Requests as `broker` holding `token` (a tender's or a bid's), on paths below
+    /// `/api/2.3/tenders/` or full ones.
+    pub fn with_token<'a>(&'a self, broker: &'a str, token: &'a str) -> As<'a> {
+        As {
+            server: self,
+            broker: Some(broker),
+            token: Some(token),
+        }
+    }
+
     /// Requests as the owner of a tender (`broker` with the tender's `token`), on paths below
     /// `/api/2.3/tenders/` or full ones.
     pub fn owner<'a>(&'a self, token: &'a str) -> As<'a> {

@@ -6,11 +6,8 @@ use serde_json::json;
 #[tokio::test]
 async fn upload_put_patch_and_read_back() {
     let (s, id, token) = TestServer::with_published().await;
+    let r = s.owner(&token).add_document(&id, "Notice.pdf").await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
-    let r = s
-        .owner(&token)
-        .post(&docs, document_body("Notice.pdf"))
-        .await;
     let doc_id = r.assert_created_in(&s, &docs);
     let doc = r.body["data"].clone();
     let url = doc["url"].as_str().unwrap_or_default();
