@@ -322,9 +322,7 @@ async fn bid_document_url(w: &mut TenderWorld) -> Result<(), String> {
 async fn document_listed_once(w: &mut TenderWorld) -> Result<(), String> {
     let doc = w.document()?.clone();
     let rows: Vec<&Value> = w
-        .data()
-        .as_array()
-        .ok_or("the document list is not a list")?
+        .data_list("the document list")?
         .iter()
         .filter(|d| d["id"] == doc.id.as_str())
         .collect();
@@ -397,10 +395,7 @@ async fn tender_shows_document(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the bid document is listed")]
 async fn bid_document_listed(w: &mut TenderWorld) -> Result<(), String> {
     let id = w.document()?.id.clone();
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the document list is not a list")?;
+    let rows = w.data_list("the document list")?;
     ensure(rows.iter().any(|d| d["id"] == id.as_str()), || {
         format!("the bid documents do not include {id}")
     })

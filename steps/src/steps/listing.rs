@@ -152,11 +152,7 @@ pub(super) async fn page_through(
         params.extend(extra.iter().cloned());
         let path = list_path(&params)?;
         w.read("listing the tenders", actor, &path).await?;
-        let page = w
-            .data()
-            .as_array()
-            .cloned()
-            .ok_or("the listing's data is not a list")?;
+        let page = w.data_list("the listing's data")?.clone();
         if page.is_empty() {
             break;
         }
@@ -306,10 +302,7 @@ async fn page_empty(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then(expr = "the page holds at most {int} tender(s)")]
 async fn page_at_most(w: &mut TenderWorld, limit: usize) -> Result<(), String> {
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the listing's data is not a list")?;
+    let rows = w.data_list("the listing's data")?;
     ensure(rows.len() <= limit, || {
         format!("the page holds {} rows", rows.len())
     })
@@ -317,10 +310,7 @@ async fn page_at_most(w: &mut TenderWorld, limit: usize) -> Result<(), String> {
 
 #[then(regex = r"^the rows are in (ascending|descending) order of dateModified$")]
 async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> {
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the listing's data is not a list")?;
+    let rows = w.data_list("the listing's data")?;
     // Where each broker (or each test clock) has a clock of its own, the listing follows the
     // order of the changes and each record shows its own clock's time: only the scenario's own
     // tenders (all on one clock) are held to the order of their dateModified.
@@ -347,10 +337,7 @@ async fn rows_ordered(w: &mut TenderWorld, order: String) -> Result<(), String> 
 
 #[then("every row shows its status")]
 async fn rows_show_status(w: &mut TenderWorld) -> Result<(), String> {
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the listing's data is not a list")?;
+    let rows = w.data_list("the listing's data")?;
     if rows.is_empty() {
         return Err("the page is empty".into());
     }

@@ -135,10 +135,7 @@ async fn hides_author(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the question is listed")]
 async fn question_listed(w: &mut TenderWorld) -> Result<(), String> {
     let id = w.question()?.id.clone();
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the question list is not a list")?;
+    let rows = w.data_list("the question list")?;
     ensure(rows.iter().any(|q| q["id"] == id.as_str()), || {
         format!("the questions do not include {id}")
     })
@@ -146,10 +143,7 @@ async fn question_listed(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("no listed question shows its author")]
 async fn list_hides_authors(w: &mut TenderWorld) -> Result<(), String> {
-    let rows = w
-        .data()
-        .as_array()
-        .ok_or("the question list is not a list")?;
+    let rows = w.data_list("the question list")?;
     match rows.iter().find(|q| q.get("author").is_some()) {
         None => Ok(()),
         Some(q) => Err(format!("question {} shows its author", q["id"])),

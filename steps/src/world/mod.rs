@@ -261,6 +261,13 @@ impl TenderWorld {
         &self.body["data"]
     }
 
+    /// `data` of the last response as a list; `what` names it in the error when it is not one.
+    pub fn data_list(&self, what: &str) -> Result<&Vec<Value>, String> {
+        self.data()
+            .as_array()
+            .ok_or_else(|| format!("{what} is not a list"))
+    }
+
     /// Sends one request and keeps it with its response as the last exchange. Fails only when
     /// no response arrives; what the response says is for the steps to judge.
     pub async fn send(
