@@ -10,8 +10,7 @@ use std::{
 };
 
 use tender_certify::feature_set::FeatureSet;
-use tender_registry::Settings;
-use test_support::{assert_stopped_before_running, output_text, serve};
+use test_support::{ReadJson, assert_stopped_before_running, output_text, serve_testing};
 
 /// Held while a copy is written and while a process is spawned. A child forked by one test
 /// keeps, until its exec, every file the process had open, so a copy still being written by
@@ -45,32 +44,35 @@ fn run(binary: &Path, dir: &Path, args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// [`run`], off the threads of the async runtime that serves the target in-process.
+async fn run_beside_server(binary: &Path, dir: &Path, args: &[&str]) -> Output {
+    let (binary, dir) = (binary.to_owned(), dir.to_owned());
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&binary, &dir, &args)
+    })
+    .await
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_copied_binary_certifies_a_server_with_its_built_in_features() {
     let (place, binary) = installed();
-    let server = serve(Settings {
-        testing: true,
-        ..Default::default()
-    })
+    let (server, base_url) = serve_testing(None).await;
+    let output = run_beside_server(
+        &binary,
+        place.path(),
+        &[
+            "--base-url",
+            &base_url,
+            "--tags",
+            "@conventions and @spec",
+            "--report",
+            "certificate.md",
+        ],
+    )
     .await;
-    let base_url = server.base_url();
-    let dir = place.path().to_owned();
-    let output = tokio::task::spawn_blocking(move || {
-        run(
-            &binary,
-            &dir,
-            &[
-                "--base-url",
-                &base_url,
-                "--tags",
-                "@conventions and @spec",
-                "--report",
-                "certificate.md",
-            ],
-        )
-    })
-    .await
-    .unwrap();
     server.stop().await;
 
     assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
@@ -129,22 +131,15 @@ fn an_external_set_given_with_features_replaces_the_built_in_one() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_list_counts_what_a_run_counts() {
     let (place, binary) = installed();
-    let server = serve(Settings {
-        testing: true,
-        ..Default::default()
-    })
-    .await;
-    let base_url = server.base_url();
-    let dir = place.path().to_owned();
+    let (server, base_url) = serve_testing(None).await;
     let tags = "(@cancellations or @refusals) and not @clock";
-    let (listed, ran) = tokio::task::spawn_blocking(move || {
-        (
-            run(&binary, &dir, &["--list", "--tags", tags]),
-            run(&binary, &dir, &["--base-url", &base_url, "--tags", tags]),
-        )
-    })
-    .await
-    .unwrap();
+    let listed = run(&binary, place.path(), &["--list", "--tags", tags]);
+    let ran = run_beside_server(
+        &binary,
+        place.path(),
+        &["--base-url", &base_url, "--tags", tags],
+    )
+    .await;
     server.stop().await;
 
     assert_eq!(listed.status.code(), Some(0), "{}", output_text(&listed));
@@ -165,32 +160,18 @@ async fn the_list_counts_what_a_run_counts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
     let (place, binary) = installed();
-    let server = serve(Settings {
-        testing: true,
-        clock_start: Some(time::macros::datetime!(2026-11-27 16:30 +2)),
-        ..Default::default()
-    })
-    .await;
-    let base_url = server.base_url();
-    // reqwest is built with rustls and no provider of its own: the server's, ring.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::new();
+    let (server, base_url) =
+        serve_testing(Some(time::macros::datetime!(2026-11-27 16:30 +2))).await;
+    let client = test_support::client();
     let clock = format!("{base_url}/testing/clock");
-    let before: serde_json::Value = client
-        .get(&clock)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let before = client.get(&clock).read_json().await;
     for option in ["--broker", "--other-broker"] {
-        let (binary, dir, url) = (binary.clone(), place.path().to_owned(), base_url.clone());
-        let output = tokio::task::spawn_blocking(move || {
-            run(&binary, &dir, &["--base-url", &url, option, "nosuch"])
-        })
-        .await
-        .unwrap();
+        let output = run_beside_server(
+            &binary,
+            place.path(),
+            &["--base-url", &base_url, option, "nosuch"],
+        )
+        .await;
         assert_stopped_before_running(
             &output,
             &format!(
@@ -198,23 +179,12 @@ async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
             ),
         );
     }
-    let after: serde_json::Value = client
-        .get(&clock)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let after = client.get(&clock).read_json().await;
     assert_eq!(after, before, "the target's clock stood");
-    let listing: serde_json::Value = client
+    let listing = client
         .get(format!("{base_url}/api/2.3/tenders?mode=_all_"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .read_json()
+        .await;
     assert_eq!(
         listing["data"],
         serde_json::json!([]),

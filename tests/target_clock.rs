@@ -6,22 +6,10 @@
 use std::time::{Duration, Instant};
 
 use tender_certify::{outcome::Verdict, target::ClockMode};
-use tender_registry::{RunningServer, Settings};
-use test_support::{assert_ran, certify, not_passed};
+use test_support::{assert_ran, certify, not_passed, serve_testing};
 use time::macros::datetime;
 
 const FRIDAY_AFTERNOON: time::OffsetDateTime = datetime!(2026-11-27 16:30 +2);
-
-async fn server(clock_start: Option<time::OffsetDateTime>) -> (RunningServer, String) {
-    let server = test_support::serve(Settings {
-        testing: true,
-        clock_start,
-        ..Default::default()
-    })
-    .await;
-    let base_url = server.base_url();
-    (server, base_url)
-}
 
 async fn clock_of(base_url: &str) -> serde_json::Value {
     // reqwest is built with rustls and no provider of its own: the server's, ring.
@@ -37,7 +25,7 @@ async fn clock_of(base_url: &str) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_whose_clock_stands_still_is_certified_in_full() {
-    let (server, base_url) = server(Some(FRIDAY_AFTERNOON)).await;
+    let (server, base_url) = serve_testing(Some(FRIDAY_AFTERNOON)).await;
     let (report, markdown) = certify(&base_url, "@spec", |_| {}).await;
     server.stop().await;
 
@@ -85,7 +73,7 @@ async fn a_server_whose_clock_stands_still_is_certified_in_full() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keep_clock_certifies_a_clock_capable_server_in_real_time_without_moving_its_clock() {
-    let (server, base_url) = server(None).await;
+    let (server, base_url) = serve_testing(None).await;
     let before = clock_of(&base_url).await;
     let started = Instant::now();
     let (report, markdown) = certify(&base_url, "@scheduler and @spec", |s| {
@@ -127,7 +115,7 @@ async fn keep_clock_certifies_a_clock_capable_server_in_real_time_without_moving
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keep_clock_leaves_a_frozen_clock_frozen_and_skips_what_must_wait_for_it() {
-    let (server, base_url) = server(Some(FRIDAY_AFTERNOON)).await;
+    let (server, base_url) = serve_testing(Some(FRIDAY_AFTERNOON)).await;
     let (report, _) = certify(&base_url, "@scheduler and @spec", |s| {
         s.keep_clock = true;
     })

@@ -25,6 +25,21 @@ pub async fn serve(settings: tender_registry::Settings) -> tender_registry::Runn
     app.spawn()
 }
 
+/// The built-in server with its clock control API (`--testing`), its clock standing at
+/// `clock_start` when given: the server and its address.
+pub async fn serve_testing(
+    clock_start: Option<time::OffsetDateTime>,
+) -> (tender_registry::RunningServer, String) {
+    let server = serve(tender_registry::Settings {
+        testing: true,
+        clock_start,
+        ..Default::default()
+    })
+    .await;
+    let base_url = server.base_url();
+    (server, base_url)
+}
+
 /// Installs ring as the process's crypto provider. reqwest is built with rustls and no
 /// provider of its own (the server's ring is the one compiled), so every client needs this
 /// first; the first call in a process installs it, later ones do nothing.
