@@ -381,7 +381,8 @@ mod tests {
         }
     }
 
-    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
+    /// A run of `scenarios` on the built-in feature set, with nothing else of note.
+    pub(super) fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
         RunReport {
             target: "http://t".into(),
             connection: Connection::default(),
@@ -575,11 +576,8 @@ mod tests {
 /// The report of a run whose target lacks an extension.
 #[cfg(test)]
 mod not_offered_tests {
-    use crate::{
-        run::outcome::{Class, ScenarioOutcome, Verdict},
-        run::report::RunReport,
-        target::ClockMode,
-    };
+    use super::tests::report;
+    use crate::run::outcome::{Class, ScenarioOutcome, Verdict};
 
     fn scenario(
         name: &str,
@@ -601,30 +599,6 @@ mod not_offered_tests {
             verdict,
             failure: None,
             skip_reason: skip.map(str::to_owned),
-        }
-    }
-
-    fn report(scenarios: Vec<ScenarioOutcome>) -> RunReport {
-        RunReport {
-            target: "http://t".into(),
-            connection: Default::default(),
-            date: "today".into(),
-            suite_version: "0",
-            seed: 1,
-            clock: ClockMode::ControlApi,
-            target_clock: Default::default(),
-            skew: "0 s".into(),
-            owner: "broker".into(),
-            other: "broker1".into(),
-            tags: None,
-            features: "built-in set".into(),
-            acceleration: "none asked for".into(),
-            strict: false,
-            fail_on_skip: false,
-            elapsed_seconds: 0.0,
-            asked_waits: Default::default(),
-            scenarios,
-            parsing_errors: Vec::new(),
         }
     }
 
