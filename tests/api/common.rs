@@ -519,6 +519,31 @@ impl TestServer {
         contract
     }
 
+    /// A contract's credentials, taken by the tender's owner with the tender's token: the
+    /// contract's own token.
+    pub async fn contract_credentials(&self, contract: &str, tender_token: &str) -> String {
+        let r = self
+            .patch(&format!("/api/2.3/contracts/{contract}/credentials"))
+            .broker("broker")
+            .header("X-Access-Token", tender_token)
+            .header("Content-Type", "application/json")
+            .send()
+            .await
+            .assert_status(200);
+        r.token()
+    }
+
+    /// A change of contract `contract` by its owner's broker with the contract's `token` in the
+    /// header, as the upstream client sends it.
+    pub async fn change_contract(&self, contract: &str, token: &str, data: Value) -> Reply {
+        self.patch(&format!("/api/2.3/contracts/{contract}"))
+            .broker("broker")
+            .header("X-Access-Token", token)
+            .data(data)
+            .send()
+            .await
+    }
+
     /// `broker` asks a question titled `title` on tender `id`.
     pub async fn ask_question(&self, broker: &str, id: &str, title: &str) -> Reply {
         let question = json!({"title": title, "description": "Чи можна поставку частинами?", "author": organization()});

@@ -42,19 +42,6 @@ pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Va
     (t, token, signed)
 }
 
-/// The contract's credentials, taken with the tender token: its own token.
-pub async fn credentials(s: &TestServer, contract: &str, tender_token: &str) -> String {
-    let r = s
-        .patch(&format!("/api/2.3/contracts/{contract}/credentials"))
-        .broker("broker")
-        .header("X-Access-Token", tender_token)
-        .header("Content-Type", "application/json")
-        .send()
-        .await
-        .assert_status(200);
-    r.token()
-}
-
 /// A write under `/contracts/{path}` as the tender owner's broker, with `token` in the
 /// header, as the upstream client sends it.
 async fn write(
@@ -70,10 +57,6 @@ async fn write(
         .data(data)
         .send()
         .await
-}
-
-async fn contract_patch(s: &TestServer, contract: &str, token: &str, data: Value) -> Reply {
-    write(s, reqwest::Method::PATCH, contract, token, data).await
 }
 
 async fn post(s: &TestServer, path: &str, token: &str, data: Value) -> Reply {
@@ -187,15 +170,15 @@ async fn a_test_mode_contract_is_marked_in_every_language() {
     assert_eq!(c["title"], "[ТЕСТУВАННЯ] ");
     assert_eq!(c["title_en"], "[TESTING] ");
     assert_eq!(c["title_ru"], "[ТЕСТИРОВАНИЕ] ");
-    let own = credentials(&s, &id, &token).await;
-    let r = contract_patch(
-        &s,
-        &id,
-        &own,
-        json!({"title": "Договір на папір", "title_en": "[TESTING] Paper"}),
-    )
-    .await
-    .assert_status(200);
+    let own = s.contract_credentials(&id, &token).await;
+    let r = s
+        .change_contract(
+            &id,
+            &own,
+            json!({"title": "Договір на папір", "title_en": "[TESTING] Paper"}),
+        )
+        .await
+        .assert_status(200);
     assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Договір на папір");
     assert_eq!(r.body["data"]["title_en"], "[TESTING] Paper");
     let listed = s.get("/api/2.3/contracts?mode=test").send().await;
@@ -226,22 +209,32 @@ async fn credentials_are_the_tender_owner_s_and_each_call_retires_the_token_befo
         "a wrong token"
     );
     assert_eq!(read(&s, &id).await, before);
-    let first = credentials(&s, &id, &tender_token).await;
+    let first = s.contract_credentials(&id, &tender_token).await;
     assert_eq!(first.len(), 32);
     assert_ne!(read(&s, &id).await["dateModified"], before["dateModified"]);
     assert_eq!(
-        error(&contract_patch(&s, &id, &first, json!({"description": "Д"})).await).0,
+        error(
+            &s.change_contract(&id, &first, json!({"description": "Д"}))
+                .await
+        )
+        .0,
         200
     );
     assert_eq!(
-        error(&contract_patch(&s, &id, &tender_token, json!({"description": "Е"})).await),
+        error(
+            &s.change_contract(&id, &tender_token, json!({"description": "Е"}))
+                .await
+        ),
         forbidden(),
         "the tender token does not write to the contract"
     );
-    let second = credentials(&s, &id, &tender_token).await;
+    let second = s.contract_credentials(&id, &tender_token).await;
     assert_ne!(second, first);
     assert_eq!(
-        error(&contract_patch(&s, &id, &first, json!({"description": "Є"})).await),
+        error(
+            &s.change_contract(&id, &first, json!({"description": "Є"}))
+                .await
+        ),
         forbidden(),
         "the token before is retired"
     );
@@ -270,7 +263,7 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
     let s = TestServer::start().await;
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
-    let token = credentials(&s, &id, &tender_token).await;
+    let token = s.contract_credentials(&id, &tender_token).await;
     let empty = post(&s, &format!("{id}/changes"), &token, json!({}))
         .await
         .assert_status(422);
@@ -423,7 +416,7 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
     let s = TestServer::start().await;
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
-    let token = credentials(&s, &id, &tender_token).await;
+    let token = s.contract_credentials(&id, &tender_token).await;
     let docs = format!("{id}/documents");
     let anonymous = s
         .anyone()
@@ -552,7 +545,7 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
     let s = TestServer::start().await;
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
-    let token = credentials(&s, &id, &tender_token).await;
+    let token = s.contract_credentials(&id, &tender_token).await;
     post(
         &s,
         &format!("{id}/changes"),
@@ -570,7 +563,7 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
     whole["changes"][0]["rationale"] = json!("Змінено");
     whole["items"][0]["classification"]["id"] = json!("44617100-9");
     whole["items"][0]["quantity"] = json!(12);
-    contract_patch(&s, &id, &token, whole)
+    s.change_contract(&id, &token, whole)
         .await
         .assert_status(200);
     let after = read(&s, &id).await;
@@ -581,10 +574,10 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
     assert_eq!(after, expected);
     assert_ne!(after["dateModified"], before["dateModified"]);
     // Sending it back as it is changes nothing, dateModified included.
-    let same = contract_patch(&s, &id, &token, after.clone()).await;
+    let same = s.change_contract(&id, &token, after.clone()).await;
     assert_eq!((same.status, &same.body["data"]), (200, &after));
     assert_eq!(read(&s, &id).await, after);
-    let rogue = contract_patch(&s, &id, &token, json!({"colour": "red", "status": "done", "period": {"startDate": "2030-02-01", "endDate": "2030-01-01"}})).await;
+    let rogue = s.change_contract(&id, &token, json!({"colour": "red", "status": "done", "period": {"startDate": "2030-02-01", "endDate": "2030-01-01"}})).await;
     assert_eq!(
         rogue.errors(),
         [
@@ -599,13 +592,13 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
             (json!("colour"), json!("Rogue field")),
         ]
     );
-    let duplicate = contract_patch(
-        &s,
-        &id,
-        &token,
-        json!({"items": [after["items"][0], after["items"][0]]}),
-    )
-    .await;
+    let duplicate = s
+        .change_contract(
+            &id,
+            &token,
+            json!({"items": [after["items"][0], after["items"][0]]}),
+        )
+        .await;
     assert_eq!(
         error(&duplicate),
         (
@@ -615,7 +608,7 @@ async fn the_whole_contract_sent_back_changes_only_what_the_broker_may_change() 
             json!("Item id should be uniq for all items")
         )
     );
-    let none = contract_patch(&s, &id, &token, json!({"items": []})).await;
+    let none = s.change_contract(&id, &token, json!({"items": []})).await;
     assert_eq!(
         error(&none),
         (
@@ -641,7 +634,7 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
     let s = TestServer::start().await;
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
-    let token = credentials(&s, &id, &tender_token).await;
+    let token = s.contract_credentials(&id, &tender_token).await;
     let doc = post(
         &s,
         &format!("{id}/documents"),
@@ -658,14 +651,15 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
     )
     .await
     .id();
-    let unpaid = contract_patch(&s, &id, &token, json!({"status": "terminated"})).await;
+    let unpaid = s
+        .change_contract(&id, &token, json!({"status": "terminated"}))
+        .await;
     assert_eq!(
         error(&unpaid),
         phase("Can't terminate contract while 'amountPaid' is not set")
     );
     assert_eq!(read(&s, &id).await["status"], "active");
-    let paid = contract_patch(
-        &s,
+    let paid = s.change_contract(
         &id,
         &token,
         json!({"amountPaid": {"amount": 900, "currency": "USD", "valueAddedTaxIncluded": false}}),
@@ -677,19 +671,18 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
         json!({"amount": 900.0, "currency": "UAH", "valueAddedTaxIncluded": true}),
         "shown in the value's currency, with its VAT flag; more than the value is fine"
     );
-    let revalued = contract_patch(
-        &s,
-        &id,
-        &token,
-        json!({"value": {"currency": "USD", "valueAddedTaxIncluded": false}}),
-    )
-    .await;
+    let revalued = s
+        .change_contract(
+            &id,
+            &token,
+            json!({"value": {"currency": "USD", "valueAddedTaxIncluded": false}}),
+        )
+        .await;
     assert_eq!(
         revalued.body["data"]["amountPaid"],
         json!({"amount": 900.0, "currency": "USD", "valueAddedTaxIncluded": false})
     );
-    let terminated = contract_patch(
-        &s,
+    let terminated = s.change_contract(
         &id,
         &token,
         json!({"status": "terminated", "amountPaid": {"amount": 400}, "terminationDetails": "Виконано"}),
@@ -701,11 +694,13 @@ async fn amount_paid_shows_the_value_s_currency_and_termination_needs_it_then_fr
 
     let refusals = [
         (
-            contract_patch(&s, &id, &token, json!({"description": "Ще"})).await,
+            s.change_contract(&id, &token, json!({"description": "Ще"}))
+                .await,
             "Can't update contract in current (terminated) status",
         ),
         (
-            contract_patch(&s, &id, &token, json!({"status": "active"})).await,
+            s.change_contract(&id, &token, json!({"status": "active"}))
+                .await,
             "Can't update contract in current (terminated) status",
         ),
         (
@@ -822,12 +817,12 @@ async fn faults_on_demand_hit_contract_writes() {
     let s = TestServer::start().await;
     let (_, tender_token, signed) = completed(&s, None).await;
     let id = text(&signed["id"]);
-    let token = credentials(&s, &id, &tender_token).await;
+    let token = s.contract_credentials(&id, &tender_token).await;
     let before = read(&s, &id).await;
     for (fault, kept) in [("error-before-commit", false), ("error-after-commit", true)] {
         s.by("broker").post("/testing/faults", json!({"match": {"method": "PATCH", "path": "/api/2.3/contracts/*"}, "fault": fault})).await.assert_status(201);
         let description = format!("Змінено ({fault})");
-        contract_patch(&s, &id, &token, json!({"description": description}))
+        s.change_contract(&id, &token, json!({"description": description}))
             .await
             .assert_status(503);
         let after = read(&s, &id).await;

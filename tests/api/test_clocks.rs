@@ -418,22 +418,9 @@ async fn a_contract_under_management_lives_on_its_tender_s_clock() {
     for (contract, tender_token, clock) in
         [(&contract_a, &token_a, &a), (&contract_b, &token_b, &b)]
     {
-        let r = s
-            .patch(&format!("/api/2.3/contracts/{contract}/credentials"))
-            .broker("broker")
-            .header("X-Access-Token", tender_token)
-            .header("Content-Type", "application/json")
-            .send()
-            .await;
-        assert_eq!(r.status, 200, "{}", r.text);
-        let token = r.token();
-        let changed = s
-            .patch(&format!("/api/2.3/contracts/{contract}"))
-            .broker("broker")
-            .header("X-Access-Token", &token)
-            .data(json!({"description": "Уточнений опис"}))
-            .send()
-            .await;
+        let token = s.contract_credentials(contract, tender_token).await;
+        let change = json!({"description": "Уточнений опис"});
+        let changed = s.change_contract(contract, &token, change).await;
         assert_eq!(changed.status, 200, "{}", changed.text);
         // On a clock standing still a record's changes follow one another by a microsecond.
         let shown = moment(&text(&changed.body["data"]["dateModified"]));
