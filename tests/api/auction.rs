@@ -361,7 +361,7 @@ async fn a_lot_tender_runs_one_auction_per_lot_with_two_bids() {
     );
     let st = state(&s, &auction).await;
     assert_eq!(st["lot"]["title"], lot(A)["title"]);
-    assert_eq!(st["initial"].as_array().map(Vec::len), Some(2));
+    assert_eq!(count(&st["initial"]), Some(2));
     let t = s
         .until_status(&text(&t["id"]), "active.qualification")
         .await;

@@ -142,7 +142,7 @@ async fn bid_documents_and_withdrawal() {
             .starts_with(&format!("{}{docs}/{doc}?download=", s.base))
     );
     let list = s.bidder(&token).get(&docs).await;
-    assert_eq!(list.body["data"].as_array().map(Vec::len), Some(1));
+    assert_eq!(count(&list.body["data"]), Some(1));
     let hidden = s.get(&docs).send().await;
     assert_eq!(
         hidden.error().2,

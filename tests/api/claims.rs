@@ -481,11 +481,8 @@ async fn claim_documents_are_written_by_each_party_in_its_turn() {
         json!("Can't add document in current (claim) complaint status")
     );
     let listed = read(&s, &docs).await;
-    assert_eq!(listed.as_array().map(Vec::len), Some(2));
-    assert_eq!(
-        read(&s, &path).await["documents"].as_array().map(Vec::len),
-        Some(2)
-    );
+    assert_eq!(count(&listed), Some(2));
+    assert_eq!(count(&read(&s, &path).await["documents"]), Some(2));
 }
 
 async fn change_doc(

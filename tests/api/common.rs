@@ -642,6 +642,11 @@ impl TestServer {
     }
 }
 
+/// How many entries `v` holds, if it is an array.
+pub fn count(v: &Value) -> Option<usize> {
+    v.as_array().map(Vec::len)
+}
+
 /// A moment `days` after `now` (an RFC 3339 timestamp), as the server would read it.
 pub fn days_after(now: &str, days: i64) -> String {
     let t = time::OffsetDateTime::parse(now, &time::format_description::well_known::Rfc3339)

@@ -182,7 +182,7 @@ async fn a_test_mode_contract_is_marked_in_every_language() {
     assert_eq!(r.body["data"]["title"], "[ТЕСТУВАННЯ] Договір на папір");
     assert_eq!(r.body["data"]["title_en"], "[TESTING] Paper");
     let listed = s.get("/api/2.3/contracts?mode=test").send().await;
-    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(1));
+    assert_eq!(count(&listed.body["data"]), Some(1));
 }
 
 #[tokio::test]
@@ -389,7 +389,7 @@ async fn a_change_is_recorded_pending_then_applied_with_its_signature_date_and_t
         );
     }
     let c = read(&s, &id).await;
-    assert_eq!(c["changes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(count(&c["changes"]), Some(1));
     assert_eq!(
         c["value"], signed["value"],
         "applying a change does not edit the contract"
@@ -516,28 +516,19 @@ async fn documents_of_the_contract_and_of_a_change_while_it_is_pending() {
         "a new version binds no more than a PATCH"
     );
     let listed = s.get(&format!("/api/2.3/contracts/{docs}")).send().await;
-    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(2));
+    assert_eq!(count(&listed.body["data"]), Some(2));
     let every = s
         .get(&format!("/api/2.3/contracts/{docs}?all=1"))
         .send()
         .await;
-    assert_eq!(
-        every.body["data"].as_array().map(Vec::len),
-        Some(3),
-        "every version"
-    );
+    assert_eq!(count(&every.body["data"]), Some(3), "every version");
     let one = s
         .get(&format!("/api/2.3/contracts/{docs}/{doc}"))
         .send()
         .await;
-    assert_eq!(
-        one.body["data"]["previousVersions"]
-            .as_array()
-            .map(Vec::len),
-        Some(1)
-    );
+    assert_eq!(count(&one.body["data"]["previousVersions"]), Some(1));
     let shown = read(&s, &id).await;
-    assert_eq!(shown["documents"].as_array().map(Vec::len), Some(2));
+    assert_eq!(count(&shown["documents"]), Some(2));
 }
 
 #[tokio::test]
@@ -803,10 +794,10 @@ async fn a_lot_that_completes_hands_its_contract_over_while_the_other_lot_goes_o
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.qualification", "lot B goes on");
     let c = read(&s, &contract_id).await;
-    assert_eq!(c["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(count(&c["items"]), Some(1));
     assert_eq!(c["items"][0]["relatedLot"], A);
     let listed = s.get("/api/2.3/contracts").send().await;
-    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(1));
+    assert_eq!(count(&listed.body["data"]), Some(1));
 }
 
 /// Faults on demand reach the contracts as every other path under the API: a change refused

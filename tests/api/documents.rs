@@ -58,19 +58,10 @@ async fn upload_put_patch_and_read_back() {
     );
 
     let list = s.get(&docs).send().await;
-    assert_eq!(
-        list.body["data"].as_array().map(Vec::len),
-        Some(1),
-        "one entry per document"
-    );
+    assert_eq!(count(&list.body["data"]), Some(1), "one entry per document");
     assert_eq!(list.body["data"][0]["title"], "Notice-v2.pdf");
     let single = s.get(&format!("{docs}/{doc_id}")).send().await;
-    assert_eq!(
-        single.body["data"]["previousVersions"]
-            .as_array()
-            .map(Vec::len),
-        Some(1)
-    );
+    assert_eq!(count(&single.body["data"]["previousVersions"]), Some(1));
     assert_eq!(
         single.body["data"]["previousVersions"][0]["title"],
         "Notice.pdf"

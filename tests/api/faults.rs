@@ -366,7 +366,7 @@ async fn a_star_in_the_path_stands_for_one_segment() {
         .await;
     assert_eq!(again.status, 503);
     assert_eq!(
-        s.tender(&id).await["questions"].as_array().map(Vec::len),
+        count(&s.tender(&id).await["questions"]),
         Some(1),
         "the second question was not asked"
     );

@@ -86,7 +86,7 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
         "{}",
         t["awardPeriod"]
     );
-    assert_eq!(t["awards"].as_array().map(Vec::len), Some(3));
+    assert_eq!(count(&t["awards"]), Some(3));
     for cancelled in [&first, &second] {
         let a = award(&t, cancelled);
         assert_eq!(a["status"], "cancelled");
@@ -124,7 +124,7 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
         .assert_status(200);
     assert!(last.header("Location").is_none(), "{}", last.text);
     let t = s.tender(&id).await;
-    assert_eq!(t["awards"].as_array().map(Vec::len), Some(4));
+    assert_eq!(count(&t["awards"]), Some(4));
     assert_eq!(t["status"], "active.awarded");
 }
 

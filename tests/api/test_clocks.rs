@@ -3,7 +3,7 @@
 //! on it with everything under it, apart from every other clock; and the listing still hands
 //! a paging reader every change once.
 
-use crate::common::{Clock, Reply, Seen, TestServer, bid_body, read_on, tender_body};
+use crate::common::{Clock, Reply, Seen, TestServer, bid_body, count, read_on, tender_body};
 use serde_json::{Value, json};
 
 fn text(v: &Value) -> String {
@@ -636,7 +636,7 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
     let none = s.get("/api/2.3/tenders?mode=_all_").send().await;
     assert_eq!(none.body["data"], json!([]), "{}", none.text);
     let listed = s.by("broker").get("/testing/clocks").await;
-    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(100));
+    assert_eq!(count(&listed.body["data"]), Some(100));
     assert_eq!(
         s.by("broker1")
             .post("/testing/clocks", json!({}))
