@@ -153,6 +153,22 @@ impl RunReport {
         names
     }
 
+    /// The scenarios that failed, in the order they ran.
+    fn failures(&self) -> Vec<&ScenarioOutcome> {
+        self.scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Failed)
+            .collect()
+    }
+
+    /// The scenarios skipped for a reason of their own, not for an extension the target lacks.
+    fn skips(&self) -> Vec<&ScenarioOutcome> {
+        self.scenarios
+            .iter()
+            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
+            .collect()
+    }
+
     /// For one rule: the `@spec` scenarios tagged with it, the global checks that guard it,
     /// and whether it held in this run.
     pub fn rule_result(&self, tag: &str) -> (usize, usize, &'static str) {
@@ -323,6 +339,16 @@ fn is_not_offered(s: &ScenarioOutcome) -> bool {
         .as_deref()
         .and_then(offered::extension)
         .is_some()
+}
+
+/// `[class] feature: name`, as the certificates name a scenario.
+fn scenario_title(s: &ScenarioOutcome) -> String {
+    format!("[{}] {}: {}", class_tag(s.class), s.feature, s.name)
+}
+
+/// `features/file:line`, where a scenario is written.
+fn place(s: &ScenarioOutcome) -> String {
+    format!("features/{}:{}", s.file, s.line)
 }
 
 fn class_tag(class: Class) -> &'static str {

@@ -2,11 +2,8 @@
 //! the page's template and style compiled in and every text from a run escaped.
 use std::fmt::Write as _;
 
-use super::{RunReport, class_tag, is_not_offered, rule_tags};
-use crate::{
-    checks::rules,
-    run::outcome::{Class, ScenarioOutcome, Verdict},
-};
+use super::{RunReport, place, rule_tags, scenario_title};
+use crate::{checks::rules, run::outcome::Class};
 
 const TEMPLATE: &str = include_str!("template.html");
 const STYLE: &str = include_str!("style.css");
@@ -229,11 +226,7 @@ impl RunReport {
     }
 
     fn html_failures(&self, out: &mut String) {
-        let failures: Vec<&ScenarioOutcome> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Failed)
-            .collect();
+        let failures = self.failures();
         let _ = writeln!(out, "<h2>Failures ({})</h2>", failures.len());
         if failures.is_empty() {
             out.push_str("<p>None.</p>\n");
@@ -242,11 +235,9 @@ impl RunReport {
             out.push_str("<section class=\"failure\">\n");
             let _ = writeln!(
                 out,
-                "<h3>[{}] {}: {}</h3>\n<ul>\n<li>Where: {}</li>",
-                escape(class_tag(s.class)),
-                escape(&s.feature),
-                escape(&s.name),
-                code(&format!("features/{}:{}", s.file, s.line))
+                "<h3>{}</h3>\n<ul>\n<li>Where: {}</li>",
+                escape(&scenario_title(s)),
+                code(&place(s))
             );
             for tag in rule_tags(s) {
                 let text = rules::by_tag(&tag).map_or("", |r| r.text);
@@ -296,11 +287,7 @@ impl RunReport {
             }
             out.push_str("</ul>\n");
         }
-        let skipped: Vec<&ScenarioOutcome> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
-            .collect();
+        let skipped = self.skips();
         let _ = writeln!(out, "<h2>Skipped ({})</h2>", skipped.len());
         if skipped.is_empty() {
             out.push_str("<p>None.</p>\n");
@@ -308,14 +295,13 @@ impl RunReport {
         }
         out.push_str("<ul>\n");
         for s in skipped {
+            let reason = s.skip_reason.as_deref().unwrap_or("no reason recorded");
             let _ = writeln!(
                 out,
-                "<li>[{}] {}: {} ({}): {}</li>",
-                escape(class_tag(s.class)),
-                escape(&s.feature),
-                escape(&s.name),
-                code(&format!("features/{}:{}", s.file, s.line)),
-                escape(s.skip_reason.as_deref().unwrap_or("no reason recorded"))
+                "<li>{} ({}): {}</li>",
+                escape(&scenario_title(s)),
+                code(&place(s)),
+                escape(reason)
             );
         }
         out.push_str("</ul>\n");
@@ -325,24 +311,20 @@ impl RunReport {
 /// Markdown `**bold**` and `` `code` `` of a sentence written for the Markdown certificate,
 /// as HTML.
 fn bold(markdown: &str) -> String {
-    let escaped = escape(markdown);
-    let mut out = String::new();
-    for (i, part) in escaped.split("**").enumerate() {
-        if i % 2 == 1 {
-            let _ = write!(out, "<strong>{part}</strong>");
-        } else {
-            out.push_str(part);
-        }
-    }
-    code_spans(&out)
+    code_spans(&spans(&escape(markdown), "**", "strong"))
 }
 
 /// `` `code` `` spans of already escaped text as `<code>`.
 fn code_spans(escaped: &str) -> String {
+    spans(escaped, "`", "code")
+}
+
+/// Already escaped text with every part between two `mark`s in the element `name`.
+fn spans(escaped: &str, mark: &str, name: &str) -> String {
     let mut out = String::new();
-    for (i, part) in escaped.split('`').enumerate() {
+    for (i, part) in escaped.split(mark).enumerate() {
         if i % 2 == 1 {
-            let _ = write!(out, "<code>{part}</code>");
+            let _ = write!(out, "<{name}>{part}</{name}>");
         } else {
             out.push_str(part);
         }

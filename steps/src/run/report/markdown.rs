@@ -2,11 +2,8 @@
 //! and every failure with its exchange.
 use std::fmt::Write as _;
 
-use super::{RunReport, class_tag, is_not_offered, rule_tags};
-use crate::{
-    checks::rules,
-    run::outcome::{Class, ScenarioOutcome, Verdict},
-};
+use super::{RunReport, place, rule_tags, scenario_title};
+use crate::{checks::rules, run::outcome::Class};
 
 impl RunReport {
     /// The Markdown certificate.
@@ -133,24 +130,14 @@ impl RunReport {
             }
         }
 
-        let failures: Vec<&ScenarioOutcome> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Failed)
-            .collect();
+        let failures = self.failures();
         let _ = writeln!(md, "\n## Failures ({})\n", failures.len());
         if failures.is_empty() {
             let _ = writeln!(md, "None.");
         }
         for s in failures {
-            let _ = writeln!(
-                md,
-                "### [{}] {}: {}\n",
-                class_tag(s.class),
-                s.feature,
-                s.name
-            );
-            let _ = writeln!(md, "- Where: `features/{}:{}`", s.file, s.line);
+            let _ = writeln!(md, "### {}\n", scenario_title(s));
+            let _ = writeln!(md, "- Where: `{}`", place(s));
             for tag in rule_tags(s) {
                 let text = rules::by_tag(&tag).map_or("", |r| r.text);
                 let _ = writeln!(md, "- Rule broken: `{tag}` {text}");
@@ -196,26 +183,14 @@ impl RunReport {
             }
             let _ = writeln!(md);
         }
-        let skipped: Vec<&ScenarioOutcome> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
-            .collect();
+        let skipped = self.skips();
         let _ = writeln!(md, "## Skipped ({})\n", skipped.len());
         if skipped.is_empty() {
             let _ = writeln!(md, "None.");
         }
         for s in skipped {
-            let _ = writeln!(
-                md,
-                "- [{}] {}: {} (`features/{}:{}`): {}",
-                class_tag(s.class),
-                s.feature,
-                s.name,
-                s.file,
-                s.line,
-                s.skip_reason.as_deref().unwrap_or("no reason recorded")
-            );
+            let reason = s.skip_reason.as_deref().unwrap_or("no reason recorded");
+            let _ = writeln!(md, "- {} (`{}`): {reason}", scenario_title(s), place(s));
         }
         md
     }
