@@ -93,6 +93,13 @@ impl Server {
         }
     }
 
+    /// The server on a data directory of its own, new and empty.
+    fn start_afresh() -> (tempfile::TempDir, Server) {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server::start(dir.path());
+        (dir, server)
+    }
+
     /// Ends the process as an operator would (SIGTERM) and waits for it.
     fn stop(&mut self) {
         let status = Command::new("kill")
@@ -124,20 +131,28 @@ impl Server {
         Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
     }
 
-    async fn get(&self, path: &str) -> Value {
-        let (status, body) = self
-            .send(reqwest::Method::GET, path, None)
+    /// A request the server must answer, whatever the status: the status and the body.
+    async fn answered(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        self.send(method, path, body)
             .await
-            .expect("the server answers");
+            .expect("the server answers")
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let (status, body) = self.answered(reqwest::Method::GET, path, None).await;
         assert_eq!(status, 200, "GET {path}: {body}");
         body
     }
 
     async fn write(&self, method: reqwest::Method, path: &str, data: Value) -> Value {
         let (status, body) = self
-            .send(method.clone(), path, Some(json!({ "data": data })))
-            .await
-            .expect("the server answers");
+            .answered(method.clone(), path, Some(json!({ "data": data })))
+            .await;
         assert!(
             status == 200 || status == 201,
             "{method} {path}: {status} {body}"
@@ -151,10 +166,30 @@ impl Server {
             .await
     }
 
+    /// Moves broker's test clock `id` with `data`; its answer.
+    async fn move_test_clock(&self, id: &str, data: Value) -> Value {
+        let path = format!("/testing/clocks/{id}");
+        self.write(reqwest::Method::POST, &path, data).await
+    }
+
     /// Moves the clock a second past `at`.
     async fn past(&self, at: &str) {
         self.move_clock(json!({"now": at})).await;
         self.move_clock(json!({"advance": "PT1S"})).await;
+    }
+
+    /// Creates a [`tender_body`] tender and moves the clock past its enquiries, so that it
+    /// takes bids: its id and its owner's token.
+    async fn create_for_bids(&self) -> (String, String) {
+        let created = self.create(tender_body(START, 1, 4)).await;
+        self.move_clock(json!({"advance": "P1DT1M"})).await;
+        created
+    }
+
+    /// Places a bid with `data` on `tender`: the answer, with the bid's access.
+    async fn place_bid(&self, tender: &str, data: Value) -> Value {
+        let path = format!("/api/2.3/tenders/{tender}/bids");
+        self.write(reqwest::Method::POST, &path, data).await
     }
 
     /// Creates a tender: its id and its owner's token.
@@ -162,7 +197,6 @@ impl Server {
         let created = self
             .write(reqwest::Method::POST, "/api/2.3/tenders", tender)
             .await;
-        let text = |v: &Value| v.as_str().expect("a string").to_string();
         (
             text(&created["data"]["id"]),
             text(&created["access"]["token"]),
@@ -178,6 +212,11 @@ impl Drop for Server {
 }
 
 type Reply = Result<(u16, Value), reqwest::Error>;
+
+/// The string at `value`, which must be there.
+fn text(value: &Value) -> String {
+    value.as_str().expect("a string").to_string()
+}
 
 fn url(id: &str, token: &str) -> String {
     format!("/api/2.3/tenders/{id}?acc_token={token}")
@@ -207,8 +246,7 @@ async fn snapshot(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
+    let (dir, mut s) = Server::start_afresh();
     let now = START;
     let (a, a_token) = s.create(tender_body(now, 1, 4)).await;
     let (b, b_token) = s.create(tender_body(now, 1, 4)).await;
@@ -242,17 +280,11 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         (&b, bid_body(430.0)),
         (&lots, on_lots),
     ] {
-        let bid = s
-            .write(
-                reqwest::Method::POST,
-                &format!("/api/2.3/tenders/{tender}/bids"),
-                body,
-            )
-            .await;
+        let bid = s.place_bid(&tender, body).await;
         bids.push((
             tender.clone(),
-            bid["data"]["id"].as_str().unwrap().to_string(),
-            bid["access"]["token"].as_str().unwrap().to_string(),
+            text(&bid["data"]["id"]),
+            text(&bid["access"]["token"]),
         ));
     }
     let tenders = [
@@ -372,8 +404,8 @@ async fn client(s: Arc<Server>, n: usize, tendering: Vec<String>, ledger: Arc<Mu
                     )
                     .await;
                 if let Ok((201, body)) = &r {
-                    let id = body["data"]["id"].as_str().unwrap().to_string();
-                    let token = body["access"]["token"].as_str().unwrap().to_string();
+                    let id = text(&body["data"]["id"]);
+                    let token = text(&body["access"]["token"]);
                     let mut l = ledger.lock().unwrap();
                     l.unsure.retain(|m| *m != mark);
                     l.tenders.insert(id.clone(), (token, mark.clone(), None));
@@ -417,8 +449,8 @@ async fn client(s: Arc<Server>, n: usize, tendering: Vec<String>, ledger: Arc<Mu
                     )
                     .await;
                 if let Ok((201, body)) = &r {
-                    let id = body["data"]["id"].as_str().unwrap().to_string();
-                    let token = body["access"]["token"].as_str().unwrap().to_string();
+                    let id = text(&body["data"]["id"]);
+                    let token = text(&body["access"]["token"]);
                     let mut l = ledger.lock().unwrap();
                     l.bids.push((tender, id, token, amount));
                     l.acknowledged += 1;
@@ -494,8 +526,7 @@ async fn check(s: &Server, ledger: &Ledger) -> usize {
 async fn every_acknowledged_write_survives_a_sigkill() {
     const RUNS: usize = 20;
     const CLIENTS: usize = 6;
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
+    let (dir, mut s) = Server::start_afresh();
     let mut tendering = Vec::new();
     for _ in 0..3 {
         tendering.push(s.create(tender_body(START, 1, 60)).await.0);
@@ -552,33 +583,16 @@ async fn every_acknowledged_write_survives_a_sigkill() {
 #[test]
 fn a_data_directory_it_cannot_use_stops_the_start_with_a_message() {
     let place = tempfile::tempdir().unwrap();
-    let run = |dir: &Path| {
-        let out = command(dir).output().expect("runs");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
     // A directory that cannot be made: its parent is a file.
     let file = place.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    let (code, message) = run(&file.join("data"));
-    assert_eq!(code, Some(1), "{message}");
-    assert!(
-        message.contains("cannot create the data directory"),
-        "{message}"
-    );
+    refuses_to_start(&file.join("data"), &["cannot create the data directory"]);
 
     // A file that is not a database.
     let corrupt = place.path().join("corrupt");
     std::fs::create_dir(&corrupt).unwrap();
     std::fs::write(corrupt.join("registry.sqlite3"), vec![0x5a; 8192]).unwrap();
-    let (code, message) = run(&corrupt);
-    assert_eq!(code, Some(1), "{message}");
-    assert!(
-        message.contains("registry.sqlite3") && message.contains("not a database"),
-        "{message}"
-    );
+    refuses_to_start(&corrupt, &["registry.sqlite3", "not a database"]);
 
     // A file written by a newer server.
     let newer = place.path().join("newer");
@@ -586,12 +600,7 @@ fn a_data_directory_it_cannot_use_stops_the_start_with_a_message() {
     let conn = rusqlite::Connection::open(newer.join("registry.sqlite3")).unwrap();
     conn.pragma_update(None, "user_version", 99).unwrap();
     drop(conn);
-    let (code, message) = run(&newer);
-    assert_eq!(code, Some(1), "{message}");
-    assert!(
-        message.contains("newer server (schema version 99"),
-        "{message}"
-    );
+    refuses_to_start(&newer, &["newer server (schema version 99"]);
 
     // A record that cannot be read.
     let broken = place.path().join("broken");
@@ -605,16 +614,12 @@ fn a_data_directory_it_cannot_use_stops_the_start_with_a_message() {
     )
     .unwrap();
     drop(conn);
-    let (code, message) = run(&broken);
-    assert_eq!(code, Some(1), "{message}");
-    assert!(
-        message.contains("the tender abc cannot be read"),
-        "{message}"
-    );
+    refuses_to_start(&broken, &["the tender abc cannot be read"]);
 }
 
-/// Starts the server on `dir` and expects it to stop by itself: its exit code and stderr.
-fn refused_start(dir: &Path) -> (Option<i32>, String) {
+/// Starts the server on `dir` and expects it to stop by itself with exit code 1, its message
+/// holding each of `parts`.
+fn refuses_to_start(dir: &Path, parts: &[&str]) {
     let mut child = command(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -626,27 +631,24 @@ fn refused_start(dir: &Path) -> (Option<i32>, String) {
             if let Some(mut err) = child.stderr.take() {
                 std::io::Read::read_to_string(&mut err, &mut message).expect("reads");
             }
-            return (status.code(), message);
+            assert_eq!(status.code(), Some(1), "{message}");
+            assert!(parts.iter().all(|part| message.contains(part)), "{message}");
+            return;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
-    panic!("the server started on a file it should refuse");
+    panic!(
+        "the server started on {} that it should refuse",
+        dir.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
-    let (id, _) = s.create(tender_body(START, 1, 4)).await;
-    s.move_clock(json!({"advance": "P1DT1M"})).await;
-    let bid = s
-        .write(
-            reqwest::Method::POST,
-            &format!("/api/2.3/tenders/{id}/bids"),
-            bid_body(450.0),
-        )
-        .await;
+    let (dir, mut s) = Server::start_afresh();
+    let (id, _) = s.create_for_bids().await;
+    let bid = s.place_bid(&id, bid_body(450.0)).await;
     let bid_url = format!(
         "/api/2.3/tenders/{id}/bids/{}?acc_token={}",
         bid["data"]["id"].as_str().unwrap(),
@@ -657,12 +659,7 @@ async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
 
     file.execute("UPDATE bids SET tender_id = 'f00'", [])
         .unwrap();
-    let (code, message) = refused_start(dir.path());
-    assert_eq!(code, Some(1), "{message}");
-    assert!(
-        message.contains("belongs to a tender the file lacks: f00"),
-        "{message}"
-    );
+    refuses_to_start(dir.path(), &["belongs to a tender the file lacks: f00"]);
 
     file.execute("UPDATE bids SET tender_id = ?1", [&id])
         .unwrap();
@@ -671,9 +668,7 @@ async fn a_file_holding_a_tender_twice_or_a_bid_of_no_tender_stops_the_start() {
         [],
     )
     .unwrap();
-    let (code, message) = refused_start(dir.path());
-    assert_eq!(code, Some(1), "{message}");
-    assert!(message.contains("a tender is stored twice"), "{message}");
+    refuses_to_start(dir.path(), &["a tender is stored twice"]);
 
     // Put right, the file is served again, bid and all.
     file.execute("DELETE FROM tenders WHERE row > 1", [])
@@ -697,24 +692,14 @@ async fn read_paths(s: &Server, paths: &[String]) -> Vec<Value> {
 /// writes, and its changes, documents and payment read as before.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
-    let (id, token) = s.create(tender_body(START, 1, 4)).await;
-    s.move_clock(json!({"advance": "P1DT1M"})).await;
-    s.write(
-        reqwest::Method::POST,
-        &format!("/api/2.3/tenders/{id}/bids"),
-        bid_body(400.0),
-    )
-    .await;
+    let (dir, mut s) = Server::start_afresh();
+    let (id, token) = s.create_for_bids().await;
+    s.place_bid(&id, bid_body(400.0)).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
-    let end = t["data"]["tenderPeriod"]["endDate"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let end = text(&t["data"]["tenderPeriod"]["endDate"]);
     s.past(&end).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
-    let award = t["data"]["awards"][0]["id"].as_str().unwrap().to_string();
+    let award = text(&t["data"]["awards"][0]["id"]);
     let approved = s
         .write(
             reqwest::Method::PATCH,
@@ -722,32 +707,20 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
             json!({"status": "active"}),
         )
         .await;
-    let stand_still = approved["data"]["complaintPeriod"]["endDate"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let stand_still = text(&approved["data"]["complaintPeriod"]["endDate"]);
     s.past(&stand_still).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
-    let contract = t["data"]["contracts"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let contract = text(&t["data"]["contracts"][0]["id"]);
     s.write(
         reqwest::Method::PATCH,
         &format!("/api/2.3/tenders/{id}/contracts/{contract}?acc_token={token}"),
         json!({"status": "active"}),
     )
     .await;
-    let (status, taken) = s
-        .send(
-            reqwest::Method::PATCH,
-            &format!("/api/2.3/contracts/{contract}/credentials?acc_token={token}"),
-            None,
-        )
-        .await
-        .expect("the server answers");
+    let credentials = format!("/api/2.3/contracts/{contract}/credentials?acc_token={token}");
+    let (status, taken) = s.answered(reqwest::Method::PATCH, &credentials, None).await;
     assert_eq!(status, 200, "{taken}");
-    let own = taken["access"]["token"].as_str().unwrap().to_string();
+    let own = text(&taken["access"]["token"]);
     let at = |path: &str| format!("/api/2.3/contracts/{contract}{path}?acc_token={own}");
     let change = s
         .write(
@@ -756,7 +729,7 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
             json!({"rationale": "Зменшення обсягів", "rationaleTypes": ["volumeCuts"]}),
         )
         .await;
-    let change = change["data"]["id"].as_str().unwrap().to_string();
+    let change = text(&change["data"]["id"]);
     s.write(
         reqwest::Method::POST,
         &at("/documents"),
@@ -780,10 +753,7 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
 
     let mut s = Server::start(dir.path());
     pretty_assertions::assert_eq!(read_paths(&s, &paths).await, before);
-    let now = s.get("/testing/clock").await["data"]["now"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let now = text(&s.get("/testing/clock").await["data"]["now"]);
     let applied = s
         .write(
             reqwest::Method::PATCH,
@@ -792,23 +762,15 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
         )
         .await;
     assert_eq!(applied["data"]["status"], "active", "the kept token writes");
-    let (status, _) = s
-        .send(
-            reqwest::Method::PATCH,
-            &format!("/api/2.3/contracts/{contract}/credentials?acc_token={token}"),
-            None,
-        )
-        .await
-        .expect("the server answers");
+    let (status, _) = s.answered(reqwest::Method::PATCH, &credentials, None).await;
     assert_eq!(status, 200, "the tender's kept token asks for credentials");
     let (status, _) = s
-        .send(
+        .answered(
             reqwest::Method::PATCH,
             &at(""),
             Some(json!({"data": {"description": "Старий токен"}})),
         )
-        .await
-        .expect("the server answers");
+        .await;
     assert_eq!(
         status, 403,
         "the token before the new credentials is retired"
@@ -818,20 +780,11 @@ async fn a_contract_s_token_changes_and_documents_survive_a_restart() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
-    let (id, _) = s.create(tender_body(START, 1, 4)).await;
-    s.move_clock(json!({"advance": "P1DT1M"})).await;
+    let (dir, mut s) = Server::start_afresh();
+    let (id, _) = s.create_for_bids().await;
     let mut bids = Vec::new();
     for amount in [480.0, 450.0] {
-        let placed = s
-            .write(
-                reqwest::Method::POST,
-                &format!("/api/2.3/tenders/{id}/bids"),
-                bid_body(amount),
-            )
-            .await;
-        let text = |v: &Value| v.as_str().unwrap().to_string();
+        let placed = s.place_bid(&id, bid_body(amount)).await;
         bids.push((
             text(&placed["data"]["id"]),
             text(&placed["access"]["token"]),
@@ -846,10 +799,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
             "/api/2.3/tenders/{id}/bids/{bid}?acc_token={token}"
         ))
         .await;
-    let address = read["data"]["participationUrl"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let address = text(&read["data"]["participationUrl"]);
     // The address is the public URL's; the interface beside the page is the server's path.
     let path = address.trim_start_matches("http://registry.example");
     let (page, query) = path.split_once('?').unwrap();
@@ -878,7 +828,7 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
         "the same secret opens the same auction, the post kept"
     );
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
-    let planned_end = t["data"]["next_check"].as_str().unwrap().to_string();
+    let planned_end = text(&t["data"]["next_check"]);
     s.move_clock(json!({"now": planned_end})).await;
     let t = s.get(&format!("/api/2.3/tenders/{id}")).await;
     let award = &t["data"]["awards"][0];
@@ -892,12 +842,11 @@ async fn a_post_in_a_live_auction_and_its_secrets_survive_a_restart() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_broker_s_clock_and_where_its_records_stand_survive_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
+    let (dir, mut s) = Server::start_afresh();
     // `send` speaks as `broker`: its move is of its own clock.
     let moved = s.move_clock(json!({"advance": "P10D"})).await;
     assert_eq!(moved["data"]["own"], true, "{moved}");
-    let ahead = moved["data"]["now"].as_str().unwrap().to_string();
+    let ahead = text(&moved["data"]["now"]);
     let (id, token) = s.create(tender_body(&ahead, 1, 4)).await;
     let before = s.get(&url(&id, &token)).await;
     let server = s.get("/testing/clock?broker=broker1").await;
@@ -943,8 +892,7 @@ async fn every_broker_s_clock_and_where_its_records_stand_survive_a_restart() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn test_clocks_and_the_records_on_them_survive_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = Server::start(dir.path());
+    let (dir, mut s) = Server::start_afresh();
     // `send` speaks as `broker`, the clocks' owner.
     let ahead = s
         .write(
@@ -954,7 +902,7 @@ async fn test_clocks_and_the_records_on_them_survive_a_restart() {
         )
         .await["data"]
         .clone();
-    let id = ahead["id"].as_str().unwrap().to_string();
+    let id = text(&ahead["id"]);
     let still = s
         .write(reqwest::Method::POST, "/testing/clocks", json!({}))
         .await["data"]
@@ -966,13 +914,12 @@ async fn test_clocks_and_the_records_on_them_survive_a_restart() {
         .unwrap()
         .to_string();
     let (status, _) = s
-        .send(
+        .answered(
             reqwest::Method::DELETE,
             &format!("/testing/clocks/{gone}"),
             None,
         )
-        .await
-        .expect("the server answers");
+        .await;
     assert_eq!(status, 200);
     let created = s
         .client
@@ -985,15 +932,9 @@ async fn test_clocks_and_the_records_on_them_survive_a_restart() {
         .unwrap();
     assert_eq!(created.status().as_u16(), 201);
     let created: Value = created.json().await.unwrap();
-    let tender = created["data"]["id"].as_str().unwrap().to_string();
-    let token = created["access"]["token"].as_str().unwrap().to_string();
-    let moved = s
-        .write(
-            reqwest::Method::POST,
-            &format!("/testing/clocks/{id}"),
-            json!({"advance": "P1DT1M"}),
-        )
-        .await;
+    let tender = text(&created["data"]["id"]);
+    let token = text(&created["access"]["token"]);
+    let moved = s.move_test_clock(&id, json!({"advance": "P1DT1M"})).await;
     let before = s.get(&url(&tender, &token)).await;
     assert_eq!(before["data"]["status"], "active.tendering", "{before}");
     let listed = s.get("/testing/clocks").await;
@@ -1026,12 +967,7 @@ async fn test_clocks_and_the_records_on_them_survive_a_restart() {
     );
     pretty_assertions::assert_eq!(s.get("/api/2.3/tenders").await, listing);
     // Moving that clock alone still ends its tender.
-    s.write(
-        reqwest::Method::POST,
-        &format!("/testing/clocks/{id}"),
-        json!({"advance": "P30D"}),
-    )
-    .await;
+    s.move_test_clock(&id, json!({"advance": "P30D"})).await;
     assert_eq!(
         s.get(&url(&tender, &token)).await["data"]["status"],
         "unsuccessful"
