@@ -280,7 +280,7 @@ async fn a_restarted_server_answers_exactly_as_before_and_its_scheduler_goes_on(
         (&b, bid_body(430.0)),
         (&lots, on_lots),
     ] {
-        let bid = s.place_bid(&tender, body).await;
+        let bid = s.place_bid(tender, body).await;
         bids.push((
             tender.clone(),
             text(&bid["data"]["id"]),
