@@ -82,6 +82,32 @@ pub fn is_interface(request: &SentRequest) -> bool {
     url_path(&request.url).starts_with("/api/")
 }
 
+/// The checks of every place in a successful body: the rule, what its breaches are, and where
+/// in the body they stand.
+type BodyCheck = (&'static Check, &'static str, fn(&Value) -> Vec<String>);
+const BODY_CHECKS: [BodyCheck; 4] = [
+    (
+        &rules::CHECK_TIMESTAMPS,
+        "timestamps without an offset or six fractional digits",
+        timestamps_in,
+    ),
+    (
+        &rules::CHECK_AMOUNTS,
+        "amounts not written as decimal numbers",
+        amounts_in,
+    ),
+    (
+        &rules::CHECK_VALUES,
+        "Values without a boolean valueAddedTaxIncluded",
+        values_without_vat,
+    ),
+    (
+        &rules::CHECK_IDS,
+        "identifiers that are not 32 lowercase hexadecimal characters",
+        ids_in,
+    ),
+];
+
 /// Every check that needs nothing but the exchange itself.
 pub fn check(request: &SentRequest, response: &ReceivedResponse, body: &Value) -> Vec<Violation> {
     let mut found = Vec::new();
@@ -97,45 +123,14 @@ pub fn check(request: &SentRequest, response: &ReceivedResponse, body: &Value) -
     if let Err(e) = success_envelope(response, body) {
         found.push(Violation::new(&rules::CHECK_SUCCESS_ENVELOPE, e));
     }
-    let wrong = timestamps_in(body);
-    if !wrong.is_empty() {
-        found.push(Violation::new(
-            &rules::CHECK_TIMESTAMPS,
-            format!(
-                "timestamps without an offset or six fractional digits: {}",
-                wrong.join(", ")
-            ),
-        ));
-    }
-    let wrong = amounts_in(body);
-    if !wrong.is_empty() {
-        found.push(Violation::new(
-            &rules::CHECK_AMOUNTS,
-            format!(
-                "amounts not written as decimal numbers: {}",
-                wrong.join(", ")
-            ),
-        ));
-    }
-    let wrong = values_without_vat(body);
-    if !wrong.is_empty() {
-        found.push(Violation::new(
-            &rules::CHECK_VALUES,
-            format!(
-                "Values without a boolean valueAddedTaxIncluded: {}",
-                wrong.join(", ")
-            ),
-        ));
-    }
-    let wrong = ids_in(body);
-    if !wrong.is_empty() {
-        found.push(Violation::new(
-            &rules::CHECK_IDS,
-            format!(
-                "identifiers that are not 32 lowercase hexadecimal characters: {}",
-                wrong.join(", ")
-            ),
-        ));
+    for (check, what, wrong_in) in BODY_CHECKS {
+        let wrong = wrong_in(body);
+        if !wrong.is_empty() {
+            found.push(Violation::new(
+                check,
+                format!("{what}: {}", wrong.join(", ")),
+            ));
+        }
     }
     if response.status == 201 {
         found.extend(creation(request, response, body));
