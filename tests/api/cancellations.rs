@@ -40,25 +40,14 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
     let docs = format!("{cancellation}/documents");
     let doc = s
         .owner(&token)
-        .add_document(&cancellation, "Reason.pdf")
+        .document_added(&cancellation, "Reason.pdf")
         .await;
-    doc.assert_created_in(&s, &format!("/api/2.3/tenders/{docs}"));
     assert!(doc.body["data"].get("author").is_none());
-    s.owner(&token)
-        .patch(
-            &format!("{docs}/{}", doc.id()),
-            json!({"description": "Changed description"}),
-        )
-        .await
-        .assert_status(200);
+    let doc_path = format!("{docs}/{}", doc.id());
     let replaced = s
         .owner(&token)
-        .put(
-            &format!("{docs}/{}", doc.id()),
-            document_body("Reason-2.pdf"),
-        )
-        .await
-        .assert_status(200);
+        .describe_then_replace(&doc_path, "Changed description", "Reason-2.pdf")
+        .await;
     assert_eq!(
         replaced.body["data"]["datePublished"],
         doc.body["data"]["datePublished"]

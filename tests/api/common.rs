@@ -183,6 +183,27 @@ impl As<'_> {
         self.write(reqwest::Method::PUT, path, data).await
     }
 
+    /// Adds a document named `name` to the record at `path` and asserts it was made there
+    /// (201 and its `Location`).
+    pub async fn document_added(self, path: &str, name: &str) -> Reply {
+        let r = self.add_document(path, name).await;
+        let record = match path.starts_with('/') {
+            true => path.to_string(),
+            false => format!("/api/2.3/tenders/{path}"),
+        };
+        r.assert_created_in(self.server, &format!("{record}/documents"));
+        r
+    }
+
+    /// Describes the document at `path` as `description`, then puts a new version of it
+    /// named `name`; answers the new version.
+    pub async fn describe_then_replace(self, path: &str, description: &str, name: &str) -> Reply {
+        self.patch(path, json!({ "description": description }))
+            .await
+            .assert_status(200);
+        self.put(path, document_body(name)).await.assert_status(200)
+    }
+
     /// Moves the clock this voice moves by `data` (`now`, `advance`, ...): the server's for
     /// anyone, a broker's own for a broker (or another broker's it names).
     pub async fn move_clock(self, data: Value) -> Reply {

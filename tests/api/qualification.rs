@@ -34,9 +34,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let award_path = format!("{id}/awards/{first}");
     let protocol = s
         .owner(&token)
-        .add_document(&award_path, "Protocol.pdf")
+        .document_added(&award_path, "Protocol.pdf")
         .await;
-    protocol.assert_created_in(&s, &format!("/api/2.3/tenders/{award_path}/documents"));
     assert_eq!(protocol.body["data"]["author"], "tender_owner");
     assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
 
@@ -89,9 +88,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
 
     let fresh_path = format!("{id}/awards/{fresh}");
     s.owner(&token)
-        .add_document(&fresh_path, "Protocol-2.pdf")
-        .await
-        .assert_status(201);
+        .document_added(&fresh_path, "Protocol-2.pdf")
+        .await;
     let approved = s
         .decide_award(&id, &token, &fresh, "active")
         .await
@@ -106,9 +104,8 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let contract_path = format!("{id}/contracts/{}", str_of(&contract["id"]));
     let signed_copy = s
         .owner(&token)
-        .add_document(&contract_path, "Contract.pdf")
-        .await
-        .assert_status(201);
+        .document_added(&contract_path, "Contract.pdf")
+        .await;
     assert!(signed_copy.body["data"].get("author").is_none());
 
     s.past(&stand_still).await;
@@ -270,26 +267,14 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
     let unknown = format!("/api/2.3/tenders/{id}/awards/{first}/documents/{UNKNOWN_ID}");
     s.assert_unknown(&unknown, "document_id").await;
 
-    s.owner(&token)
-        .patch(
-            &format!("{docs}/{doc_id}"),
-            json!({"description": "Рішення про визначення переможця"}),
-        )
-        .await
-        .assert_status(200);
+    let description = "Рішення про визначення переможця";
+    let doc_path = format!("{docs}/{doc_id}");
     let replaced = s
         .owner(&token)
-        .put(
-            &format!("{docs}/{doc_id}"),
-            document_body("Protocol-v2.pdf"),
-        )
-        .await
-        .assert_status(200);
+        .describe_then_replace(&doc_path, description, "Protocol-v2.pdf")
+        .await;
     assert_eq!(replaced.body["data"]["author"], "tender_owner");
-    assert_eq!(
-        replaced.body["data"]["description"],
-        "Рішення про визначення переможця"
-    );
+    assert_eq!(replaced.body["data"]["description"], description);
     let one = s
         .get(&format!(
             "/api/2.3/tenders/{id}/awards/{first}/documents/{doc_id}"
