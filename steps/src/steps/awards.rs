@@ -180,11 +180,7 @@ async fn contract_suppliers(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 fn award_value(w: &TenderWorld) -> Result<Value, String> {
-    let award = w
-        .noted
-        .get("award")
-        .ok_or("harness: no award was decided")?;
-    Ok(award["value"].clone())
+    Ok(w.recall("award")?["value"].clone())
 }
 
 #[then("the contract's value is the award's value")]

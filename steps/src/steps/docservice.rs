@@ -5,7 +5,7 @@
 use super::common::expect_status;
 use cucumber::{given, then, when};
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::{
     checks,
@@ -57,14 +57,6 @@ fn offered(w: &TenderWorld, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn noted(w: &TenderWorld, name: &str) -> Result<String, String> {
-    w.noted
-        .get(name)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| format!("harness: nothing noted as {name}"))
-}
-
 #[given("the owner has uploaded a file to the document service")]
 #[when("the owner uploads a file to the document service")]
 async fn uploads_file(w: &mut TenderWorld) -> Result<(), String> {
@@ -90,7 +82,7 @@ async fn register_with_tender(w: &mut TenderWorld, url: String) -> Result<(), St
     let body = json!({"data": {
         "title": "ТЗ.txt",
         "url": url,
-        "hash": noted(w, "ds_hash")?,
+        "hash": w.recall_text("ds_hash")?,
         "format": "text/plain",
     }});
     let path = format!(
@@ -104,7 +96,7 @@ async fn register_with_tender(w: &mut TenderWorld, url: String) -> Result<(), St
 
 #[when("the owner registers the file's address as a tender document")]
 async fn registers_address(w: &mut TenderWorld) -> Result<(), String> {
-    let url = noted(w, "ds_url")?;
+    let url = w.recall_text("ds_url")?;
     register_with_tender(w, url).await
 }
 
@@ -121,13 +113,13 @@ fn forged(url: &str) -> Result<String, String> {
 
 #[when("an anonymous client downloads the file with a forged signature")]
 async fn downloads_forged(w: &mut TenderWorld) -> Result<(), String> {
-    let url = forged(&noted(w, "ds_url")?)?;
+    let url = forged(&w.recall_text("ds_url")?)?;
     ds(w, Actor::Anonymous, Method::GET, &url, Payload::None).await
 }
 
 #[when("the owner registers the file's address with a forged signature as a tender document")]
 async fn registers_forged(w: &mut TenderWorld) -> Result<(), String> {
-    let url = forged(&noted(w, "ds_url")?)?;
+    let url = forged(&w.recall_text("ds_url")?)?;
     register_with_tender(w, url).await
 }
 
@@ -151,7 +143,7 @@ async fn registers_hash(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("the owner uploads other content to the registered address")]
 async fn uploads_other(w: &mut TenderWorld) -> Result<(), String> {
-    let url = noted(w, "ds_upload_url")?;
+    let url = w.recall_text("ds_upload_url")?;
     ds(
         w,
         Actor::Owner,
@@ -165,7 +157,7 @@ async fn uploads_other(w: &mut TenderWorld) -> Result<(), String> {
 /// GETs `url` and checks it serves the noted content.
 async fn serves_content(w: &mut TenderWorld, url: &str) -> Result<(), String> {
     ds(w, Actor::Anonymous, Method::GET, url, Payload::None).await?;
-    let expected = noted(w, "ds_content")?;
+    let expected = w.recall_text("ds_content")?;
     let response = w.response()?;
     if response.status != 200 || response.body != expected {
         return Err(format!(
@@ -219,7 +211,7 @@ async fn bidder_sends_file(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the bid document's download address redirects the bidder to the file")]
 async fn bid_document_redirects(w: &mut TenderWorld) -> Result<(), String> {
     let (_, token) = bid_token(w)?;
-    let url = format!("{}&acc_token={token}", noted(w, "bid_document_url")?);
+    let url = format!("{}&acc_token={token}", w.recall_text("bid_document_url")?);
     ds(w, Actor::Other, Method::GET, &url, Payload::None).await?;
     expect_status(w, "the bid document's download address", 302)?;
     let location = w

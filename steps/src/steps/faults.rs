@@ -186,11 +186,7 @@ async fn no_response(w: &mut TenderWorld) -> Result<(), String> {
 async fn looks_in_listing(w: &mut TenderWorld) -> Result<(), String> {
     let sent = w.last_creation()?;
     let title = sent["data"]["title"].clone();
-    let offset = w
-        .noted
-        .get("listing from")
-        .map(checks::as_text)
-        .ok_or("harness: the creation's moment was not noted")?;
+    let offset = w.recall_text("listing from")?;
     let rows = super::listing::page_through(w, Actor::Owner, offset, &[], MAX_PAGES).await?;
     let mut found = Vec::new();
     for id in rows.iter().map(|r| checks::as_text(&r["id"])) {

@@ -278,11 +278,7 @@ async fn offset_encoded(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("the next page offset is the requested one")]
 async fn offset_repeated(w: &mut TenderWorld) -> Result<(), String> {
-    let requested = checks::as_text(
-        w.noted
-            .get("requested offset")
-            .ok_or("harness: no offset was requested")?,
-    );
+    let requested = w.recall_text("requested offset")?;
     let offset = checks::as_text(&w.body["next_page"]["offset"]);
     let same = offset == requested
         || matches!((timestamps::parse(&offset), timestamps::parse(&requested)), (Some(a), Some(b)) if a == b);

@@ -42,10 +42,7 @@ pub(super) async fn award_in(w: &mut TenderWorld, status: &str) -> Result<Value,
 }
 
 fn noted_award_id(w: &TenderWorld) -> Result<String, String> {
-    w.noted
-        .get("award")
-        .map(|a| checks::as_text(&a["id"]))
-        .ok_or_else(|| "harness: no award was decided".to_owned())
+    Ok(checks::as_text(&w.recall("award")?["id"]))
 }
 
 pub(super) async fn decide(

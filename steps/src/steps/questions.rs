@@ -163,11 +163,7 @@ async fn field_is_question_title(w: &mut TenderWorld, path: String) -> Result<()
 
 #[then("the question carries the answer that was sent")]
 async fn carries_answer(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = w
-        .noted
-        .get("answer")
-        .cloned()
-        .ok_or("harness: no answer was sent")?;
+    let sent = w.recall("answer")?;
     ensure(w.data()["answer"] == sent, || {
         format!("the answer is {}, {sent} was sent", w.data()["answer"])
     })

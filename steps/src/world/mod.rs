@@ -618,6 +618,19 @@ impl TenderWorld {
             .unwrap_or_default();
     }
 
+    /// The value a step noted under `key`.
+    pub fn recall(&self, key: &str) -> Result<Value, String> {
+        self.noted
+            .get(key)
+            .cloned()
+            .ok_or_else(|| format!("harness: nothing was noted as {key}"))
+    }
+
+    /// [`Self::recall`] as text.
+    pub fn recall_text(&self, key: &str) -> Result<String, String> {
+        Ok(crate::checks::as_text(&self.recall(key)?))
+    }
+
     /// The ids a step noted under `key`, in order (none when nothing was noted).
     pub fn noted_ids(&self, key: &str) -> Vec<String> {
         self.noted

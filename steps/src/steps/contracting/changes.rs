@@ -37,13 +37,13 @@ async fn has_recorded_change(w: &mut TenderWorld) -> Result<(), String> {
 }
 
 fn change_id(w: &TenderWorld) -> Result<String, String> {
-    Ok(checks::as_text(&noted(w, CHANGE)?["id"]))
+    Ok(checks::as_text(&w.recall(CHANGE)?["id"]))
 }
 
 #[when(regex = r"^the owner uploads (?:a|another) PDF document to the contract$")]
 async fn uploads_document(w: &mut TenderWorld) -> Result<(), String> {
     let body = w.fakes.document();
-    let token = noted_text(w, TOKEN)?;
+    let token = w.recall_text(TOKEN)?;
     let path = format!("{}/documents", contract_path(w)?);
     send(
         w,
@@ -69,14 +69,14 @@ async fn has_uploaded_document(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when(regex = r"^the owner binds the document to the (?:pending|applied) change$")]
 async fn binds_document(w: &mut TenderWorld) -> Result<(), String> {
-    let (document, change) = (noted_text(w, DOCUMENT)?, change_id(w)?);
+    let (document, change) = (w.recall_text(DOCUMENT)?, change_id(w)?);
     let data = json!({"documentOf": "change", "relatedItem": change});
     write(w, Method::PATCH, &format!("/documents/{document}"), data).await
 }
 
 #[when("the owner uploads a new version of the contract document")]
 async fn uploads_version(w: &mut TenderWorld) -> Result<(), String> {
-    let document = noted_text(w, DOCUMENT)?;
+    let document = w.recall_text(DOCUMENT)?;
     let data = w.fakes.document()["data"].clone();
     write(w, Method::PUT, &format!("/documents/{document}"), data).await
 }
@@ -112,7 +112,7 @@ async fn applies_unsigned(w: &mut TenderWorld) -> Result<(), String> {
 /// never before the contract was signed.
 #[when("the owner applies the change, signed when it was recorded")]
 async fn applies_signed(w: &mut TenderWorld) -> Result<(), String> {
-    let change = noted(w, CHANGE)?;
+    let change = w.recall(CHANGE)?;
     let data = json!({"status": "active", "dateSigned": change["date"]});
     let path = format!("/changes/{}", checks::as_text(&change["id"]));
     write(w, Method::PATCH, &path, data).await
@@ -127,7 +127,7 @@ async fn edits_applied(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("the contract shows the change applied, with its document")]
 async fn shows_applied(w: &mut TenderWorld) -> Result<(), String> {
-    let (change, document) = (noted(w, CHANGE)?, noted(w, DOCUMENT)?);
+    let (change, document) = (w.recall(CHANGE)?, w.recall(DOCUMENT)?);
     let contract = read_contract(w).await?;
     let shown = contract["changes"]
         .as_array()

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use super::super::common;
 
 use crate::{
-    checks::{self},
     exchange::timestamps,
     world::offered,
     world::{Actor, Payload, TenderWorld},
@@ -25,19 +24,8 @@ pub(super) const DESCRIPTION: &str = "contract description last accepted";
 pub(super) const WHOLE: &str = "whole contract sent back";
 pub(super) const PAID: &str = "amount paid sent";
 
-pub(super) fn noted(w: &TenderWorld, key: &str) -> Result<Value, String> {
-    w.noted
-        .get(key)
-        .cloned()
-        .ok_or_else(|| format!("harness: the scenario has no {key} yet"))
-}
-
-pub(super) fn noted_text(w: &TenderWorld, key: &str) -> Result<String, String> {
-    Ok(checks::as_text(&noted(w, key)?))
-}
-
 pub(super) fn contract_path(w: &TenderWorld) -> Result<String, String> {
-    Ok(format!("{COLLECTION}/{}", noted_text(w, CONTRACT)?))
+    Ok(format!("{COLLECTION}/{}", w.recall_text(CONTRACT)?))
 }
 
 /// One request under the contracts, with `token` in `X-Access-Token` as upstream's client sent
@@ -63,7 +51,7 @@ pub(super) async fn write(
     suffix: &str,
     data: Value,
 ) -> Result<(), String> {
-    let token = noted_text(w, TOKEN)?;
+    let token = w.recall_text(TOKEN)?;
     let path = format!("{}{suffix}", contract_path(w)?);
     let payload = Payload::Json(json!({ "data": data }));
     send(w, Actor::Owner, method, &path, Some(token), payload).await

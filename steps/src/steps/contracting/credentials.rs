@@ -73,9 +73,9 @@ async fn changes_description(
     token: String,
 ) -> Result<(), String> {
     let token = match token.as_str() {
-        "the contract token" => noted_text(w, TOKEN)?,
+        "the contract token" => w.recall_text(TOKEN)?,
         "the tender token" => w.tender_token()?,
-        _ => noted_text(w, TOKEN_BEFORE)?,
+        _ => w.recall_text(TOKEN_BEFORE)?,
     };
     let description = format!("Поставка згідно з додатковою угодою № {}", w.fakes.code(4));
     let path = contract_path(w)?;
@@ -89,7 +89,7 @@ async fn changes_description(
 
 #[then("reading the contract shows the description last accepted")]
 async fn shows_description(w: &mut TenderWorld) -> Result<(), String> {
-    let expected = noted(w, DESCRIPTION)?;
+    let expected = w.recall(DESCRIPTION)?;
     let shown = read_contract(w).await?["description"].clone();
     ensure(shown == expected, || {
         format!("the contract's description is {shown}, the last one accepted was {expected}")

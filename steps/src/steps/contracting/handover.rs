@@ -63,7 +63,7 @@ async fn reads_of_lot(w: &mut TenderWorld, n: usize) -> Result<(), String> {
 async fn is_the_signed_contract(w: &mut TenderWorld) -> Result<(), String> {
     let shown = w.data().clone();
     let tender = w.tender()?.data.clone();
-    let id = noted(w, CONTRACT)?;
+    let id = w.recall(CONTRACT)?;
     let signed = tender["contracts"]
         .as_array()
         .and_then(|c| c.iter().find(|c| c["id"] == id))
@@ -161,7 +161,7 @@ async fn holds_items_of_lot(w: &mut TenderWorld, n: usize) -> Result<(), String>
 /// Upstream's brokers found a handed-over contract in the newest page of the listing.
 #[then("the newest contracts listed show the contract with its contractID")]
 async fn newest_listed(w: &mut TenderWorld) -> Result<(), String> {
-    let id = noted(w, CONTRACT)?;
+    let id = w.recall(CONTRACT)?;
     let contract_id = w.data()["contractID"].clone();
     let path = format!("{COLLECTION}?descending=1&opt_fields=contractID&mode=_all_");
     send(w, Actor::Anonymous, Method::GET, &path, None, Payload::None).await?;

@@ -49,7 +49,7 @@ async fn records_paid(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("the amount paid is shown with the contract value's currency and VAT flag")]
 async fn paid_shown(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = noted(w, PAID)?;
+    let sent = w.recall(PAID)?;
     let contract = read_contract(w).await?;
     let (paid, value) = (&contract["amountPaid"], &contract["value"]);
     let shown = paid["amount"].as_f64() == sent["amount"].as_f64()
@@ -80,7 +80,7 @@ async fn has_terminated(w: &mut TenderWorld) -> Result<(), String> {
 
 /// A write the owner tries on its contract.
 async fn try_write(w: &mut TenderWorld, write_name: &str) -> Result<(), String> {
-    let document = || noted_text(w, DOCUMENT);
+    let document = || w.recall_text(DOCUMENT);
     match write_name {
         "change the contract" => {
             let data = json!({"description": "Поставка після розірвання"});

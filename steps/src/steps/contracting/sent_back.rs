@@ -57,7 +57,7 @@ async fn sends_whole(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("reading the contract shows the new description, value and item quantity")]
 async fn shows_new(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = noted(w, WHOLE)?["sent"].clone();
+    let sent = w.recall(WHOLE)?["sent"].clone();
     let shown = read_contract(w).await?;
     let mut wrong = Vec::new();
     if shown["description"] != sent["description"] {
@@ -79,7 +79,7 @@ async fn shows_new(w: &mut TenderWorld) -> Result<(), String> {
     "reading the contract shows its contractID, owner, dateSigned, changes and item classification as they were"
 )]
 async fn shows_kept(w: &mut TenderWorld) -> Result<(), String> {
-    let before = noted(w, WHOLE)?["before"].clone();
+    let before = w.recall(WHOLE)?["before"].clone();
     let shown = read_contract(w).await?;
     let mut wrong = Vec::new();
     for pointer in [

@@ -133,11 +133,7 @@ async fn reading_shows_periods_joined(w: &mut TenderWorld) -> Result<(), String>
 
 #[then("the tender's date is the one its publication answered")]
 async fn date_is_publication(w: &mut TenderWorld) -> Result<(), String> {
-    let published = w
-        .noted
-        .get("publication date")
-        .cloned()
-        .ok_or("harness: the tender was not published")?;
+    let published = w.recall("publication date")?;
     let date = w.tender_field("/date")?;
     ensure(date == published, || {
         format!("the tender's date is {date}, its publication answered {published}")
@@ -179,11 +175,7 @@ async fn title_prefix(w: &mut TenderWorld, field: String, prefix: String) -> Res
 
 #[then("the enquiry period end keeps the local time that was sent")]
 async fn naive_kept(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = checks::as_text(
-        w.noted
-            .get("naive enquiry end")
-            .ok_or("harness: no naive date was sent")?,
-    );
+    let sent = w.recall_text("naive enquiry end")?;
     let shown = checks::as_text(&w.tender_field("/enquiryPeriod/endDate")?);
     ensure(timestamps::local_part(&shown) == sent, || {
         format!("sent {sent:?} without an offset, the tender shows {shown:?}")
@@ -192,11 +184,7 @@ async fn naive_kept(w: &mut TenderWorld) -> Result<(), String> {
 
 #[then("the item id that was sent is kept")]
 async fn item_id_kept(w: &mut TenderWorld) -> Result<(), String> {
-    let sent = w
-        .noted
-        .get("item id")
-        .cloned()
-        .ok_or("harness: no item id was sent")?;
+    let sent = w.recall("item id")?;
     let shown = w.tender_field("/items/0/id")?;
     ensure(shown == sent, || {
         format!("the item id {sent} came back as {shown}")
@@ -228,11 +216,7 @@ async fn two_different_ids(w: &mut TenderWorld) -> Result<(), String> {
     "the procuring entity's contact telephone is the new one and its other fields are unchanged"
 )]
 async fn telephone_merged(w: &mut TenderWorld) -> Result<(), String> {
-    let phone = w
-        .noted
-        .get("telephone")
-        .cloned()
-        .ok_or("harness: no telephone was sent")?;
+    let phone = w.recall("telephone")?;
     let now = w.tender_field("/procuringEntity")?;
     let before = w.tender_before["procuringEntity"].clone();
     if now["contactPoint"]["telephone"] != phone {
