@@ -22,14 +22,14 @@ use salvo::{
     server::ServerHandle,
 };
 use serde_json::{Value, json};
-use tender_certify::{outcome::Verdict, timestamps};
+use tender_certify::{RunReport, outcome::Verdict, timestamps};
 use test_support::certify;
 
 mod mutants;
 mod proxy;
 
 use mutants::{Mutant, contracting, forward, live_auction, mutant, mutants, untouched};
-use proxy::{Answer, Memory, Proxy, Route};
+use proxy::{Memory, Proxy, Route};
 
 /// The built-in server, started in-process with its clock control API.
 async fn server() -> tender_registry::RunningServer {
@@ -114,6 +114,42 @@ impl Fate {
     }
 }
 
+/// Certifies, on `tags`, a proxy with `mutant`'s changes in front of a server of its own: the
+/// report and its Markdown.
+async fn certify_behind(
+    mutant: &Mutant,
+    tags: &str,
+    configure: impl FnOnce(&mut tender_certify::Settings),
+) -> (RunReport, String) {
+    let upstream = server().await;
+    let front = front(upstream.base_url(), mutant).await;
+    let run = certify(&front.base_url, tags, configure).await;
+    front.handle.stop_forceful();
+    upstream.stop().await;
+    run
+}
+
+/// Asserts that the run found the `extensions` not offered, and nothing failed.
+fn assert_not_offered(report: &RunReport, extensions: &[&str]) {
+    let summary = report.terminal_summary();
+    assert_eq!(report.not_offered(), extensions, "{summary}");
+    assert_eq!(report.counts().failed, 0, "{summary}");
+}
+
+/// Asserts that `target` certified on `tags` offers none of the scenarios there, which name
+/// the `extensions` not offered, and nothing failed.
+async fn nothing_is_offered(target: &Mutant, tags: &str, extensions: &[&str]) {
+    let (report, _) = certify_behind(target, tags, |_| {}).await;
+    assert_not_offered(&report, extensions);
+    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+}
+
+/// A target that does not offer `paths`: the proxy answers 404 to the requests `request`
+/// hides and forwards the rest.
+fn hiding(paths: &'static str, request: proxy::RequestHook) -> Mutant {
+    mutant(0, paths, "hidden", true, "", request, untouched)
+}
+
 async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
     let own = if mutant.alone {
         Some(server().await)
@@ -154,12 +190,8 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_conforms() {
-    let upstream = server().await;
     let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
-    let front = front(upstream.base_url(), &transparent).await;
-    let (report, markdown) = certify(&front.base_url, "@spec", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
+    let (report, markdown) = certify_behind(&transparent, "@spec", |_| {}).await;
     assert!(report.certified(), "{}", report.terminal_summary());
     assert!(markdown.contains("**Conforms**"));
 }
@@ -209,36 +241,27 @@ async fn every_injected_violation_fails_the_run_and_is_named_in_the_report() {
     );
 }
 
+/// Asserts that `transparent`, a proxy that changes nothing, is certified with `--strict` on
+/// the scenarios of upstream's behaviour it is judged by, none skipped and seven at least.
+async fn passes_strictly(transparent: &Mutant) {
+    let (report, _) =
+        certify_behind(transparent, &tags_for(transparent), |s| s.strict = true).await;
+    let summary = report.terminal_summary();
+    assert!(report.certified(), "{summary}");
+    assert_eq!(report.counts().skipped, 0, "{summary}");
+    assert!(report.counts().passed >= 7, "{summary}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_passes_contract_management_strictly() {
-    let upstream = server().await;
     let transparent = contracting(0, "", "nothing", "@contracting", forward, untouched);
-    let front = front(upstream.base_url(), &transparent).await;
-    let (report, _) = certify(&front.base_url, &tags_for(&transparent), |s| {
-        s.strict = true
-    })
-    .await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert!(report.certified(), "{}", report.terminal_summary());
-    assert_eq!(report.counts().skipped, 0, "{}", report.terminal_summary());
-    assert!(report.counts().passed >= 7, "{}", report.terminal_summary());
+    passes_strictly(&transparent).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_passes_the_live_auction_strictly() {
-    let upstream = server().await;
     let transparent = live_auction(0, "", "nothing", "@auction and @live-auction", forward);
-    let front = front(upstream.base_url(), &transparent).await;
-    let (report, _) = certify(&front.base_url, &tags_for(&transparent), |s| {
-        s.strict = true
-    })
-    .await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert!(report.certified(), "{}", report.terminal_summary());
-    assert_eq!(report.counts().skipped, 0, "{}", report.terminal_summary());
-    assert!(report.counts().passed >= 7, "{}", report.terminal_summary());
+    passes_strictly(&transparent).await;
 }
 
 /// On a clock that stands still a refreshed timestamp may equal the one it replaced, and the
@@ -277,25 +300,11 @@ async fn time_running_back_is_caught_on_a_frozen_clock_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_budget() {
-    let upstream = server().await;
-    let no_clock_api = mutant(
-        0,
-        "/testing/clock",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if r.path.starts_with("/testing/") {
-                Route::Answer(Answer::not_found())
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &no_clock_api).await;
-    let (report, markdown) = certify(
-        &front.base_url,
+    let no_clock_api = hiding("/testing/clock", |_, r| {
+        Route::not_found_if(r.path.starts_with("/testing/"))
+    });
+    let (report, markdown) = certify_behind(
+        &no_clock_api,
         "(@scheduler and @spec) or @stand-still",
         |s| {
             s.period = Duration::from_secs(2);
@@ -303,8 +312,6 @@ async fn without_a_clock_api_it_waits_in_real_time_and_skips_what_exceeds_the_bu
         },
     )
     .await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
     let scheduler: Vec<_> = report
         .scenarios
         .iter()
@@ -352,34 +359,16 @@ fn hidden_extension(path: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_extension_a_target_does_not_offer_is_reported_as_not_offered() {
-    let upstream = server().await;
-    let without_extensions = mutant(
-        0,
-        "/cancellations, /awards/{id}/documents",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if hidden_extension(&r.path) {
-                Route::Answer(Answer::not_found())
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &without_extensions).await;
-    let (report, markdown) =
-        certify(&front.base_url, "@cancellations or @qualification", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert_eq!(
-        report.not_offered(),
-        vec!["award documents".to_owned(), "cancellations".to_owned()],
-        "{}",
-        report.terminal_summary()
-    );
-    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
+    let without_extensions = hiding("/cancellations, /awards/{id}/documents", |_, r| {
+        Route::not_found_if(hidden_extension(&r.path))
+    });
+    let (report, markdown) = certify_behind(
+        &without_extensions,
+        "@cancellations or @qualification",
+        |_| {},
+    )
+    .await;
+    assert_not_offered(&report, &["award documents", "cancellations"]);
     let skipped = report
         .scenarios
         .iter()
@@ -399,66 +388,18 @@ async fn an_extension_a_target_does_not_offer_is_reported_as_not_offered() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claims_a_target_does_not_offer_are_reported_as_not_offered() {
-    let upstream = server().await;
-    let without_claims = mutant(
-        0,
-        "/complaints",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if r.path.contains("/complaints") {
-                Route::Answer(Answer::not_found())
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &without_claims).await;
-    let (report, _) = certify(&front.base_url, "@claims", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert_eq!(
-        report.not_offered(),
-        vec!["claims".to_owned()],
-        "{}",
-        report.terminal_summary()
-    );
-    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
-    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+    let without_claims = hiding("/complaints", |_, r| {
+        Route::not_found_if(r.path.contains("/complaints"))
+    });
+    nothing_is_offered(&without_claims, "@claims", &["claims"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contract_management_a_target_does_not_offer_is_reported_as_not_offered() {
-    let upstream = server().await;
-    let without_contracts = mutant(
-        0,
-        "/contracts",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if r.path.starts_with("/api/2.3/contracts") {
-                Route::Answer(Answer::not_found())
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &without_contracts).await;
-    let (report, _) = certify(&front.base_url, "@contracting", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert_eq!(
-        report.not_offered(),
-        vec!["contracting".to_owned()],
-        "{}",
-        report.terminal_summary()
-    );
-    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
-    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+    let without_contracts = hiding("/contracts", |_, r| {
+        Route::not_found_if(r.path.starts_with("/api/2.3/contracts"))
+    });
+    nothing_is_offered(&without_contracts, "@contracting", &["contracting"]).await;
 }
 
 /// A target with no document service and no multipart uploads: its root answers 404 to the
@@ -475,42 +416,19 @@ fn without_document_service(path: &str, headers: &[(String, Vec<u8>)]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_without_a_document_service_is_reported_as_not_offering_it() {
-    let upstream = server().await;
-    let without_ds = mutant(
-        0,
-        "/upload, /register, /get, multipart documents",
-        "hidden",
-        true,
-        "",
-        |_, r| {
-            if without_document_service(&r.path, &r.headers) {
-                Route::Answer(Answer::not_found())
-            } else {
-                Route::Forward
-            }
-        },
-        untouched,
-    );
-    let front = front(upstream.base_url(), &without_ds).await;
-    let (report, _) = certify(&front.base_url, "@documents", |_| {}).await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
-    assert_eq!(
-        report.not_offered(),
-        vec![
-            "document service".to_owned(),
-            "multipart uploads".to_owned()
-        ],
-        "{}",
-        report.terminal_summary()
-    );
-    assert_eq!(report.counts().failed, 0, "{}", report.terminal_summary());
-    assert_eq!(report.counts().passed, 0, "{}", report.terminal_summary());
+    let without_ds = hiding("/upload, /register, /get, multipart documents", |_, r| {
+        Route::not_found_if(without_document_service(&r.path, &r.headers))
+    });
+    nothing_is_offered(
+        &without_ds,
+        "@documents",
+        &["document service", "multipart uploads"],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() {
-    let upstream = server().await;
     let markup_in_dates = mutant(
         5,
         "every response",
@@ -528,15 +446,12 @@ async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() 
             })
         },
     );
-    let front = front(upstream.base_url(), &markup_in_dates).await;
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("certificate.html");
-    let (report, _) = certify(&front.base_url, "@conventions and @spec", |s| {
+    let (report, _) = certify_behind(&markup_in_dates, "@conventions and @spec", |s| {
         s.html = Some(path.clone())
     })
     .await;
-    front.handle.stop_forceful();
-    upstream.stop().await;
     assert!(!report.certified());
     let html = std::fs::read_to_string(&path).expect("the HTML report was written");
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");

@@ -416,6 +416,17 @@ pub enum Route {
     },
 }
 
+impl Route {
+    /// A 404 from the proxy where `hidden`, as from a target without the path; else forwarded.
+    pub fn not_found_if(hidden: bool) -> Route {
+        if hidden {
+            Route::Answer(Answer::not_found())
+        } else {
+            Route::Forward
+        }
+    }
+}
+
 pub type RequestHook = fn(&Memory, &mut Req) -> Route;
 pub type ResponseHook = fn(&Memory, &Req, &mut Answer);
 
