@@ -6,6 +6,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use time::Duration;
 
+use super::tenders;
 use crate::{
     checks,
     exchange::short,
@@ -24,18 +25,25 @@ fn not_offered(method: &str) -> String {
     format!("{NOT_OFFERED}faults: {method} {FAULTS} answers 404")
 }
 
+/// The fault API answered a `method` request with `expected`; a 404 says the target does not
+/// offer faults at all.
+fn fault_api_answered(
+    w: &TenderWorld,
+    method: &str,
+    what: &str,
+    expected: u16,
+) -> Result<(), String> {
+    match w.status()? {
+        404 => Err(not_offered(method)),
+        _ => super::common::expect_status(w, what, expected),
+    }
+}
+
 #[given("the target offers faults on demand")]
 async fn offers_faults(w: &mut TenderWorld) -> Result<(), String> {
     w.send(Actor::Owner, Method::GET, FAULTS, Payload::None)
         .await?;
-    match w.status()? {
-        200 => Ok(()),
-        404 => Err(not_offered("GET")),
-        s => Err(format!(
-            "listing the fault rules: expected 200, got {s}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    fault_api_answered(w, "GET", "listing the fault rules", 200)
 }
 
 /// Asks the target, as `actor`, to fail the actor's next `method` request to `path` with `fault`.
@@ -50,14 +58,7 @@ async fn set_fault(
         json!({"data": {"match": {"method": method, "path": path}, "fault": fault, "times": 1}});
     w.send(actor, Method::POST, FAULTS, Payload::Json(rule))
         .await?;
-    match w.status()? {
-        201 => Ok(()),
-        404 => Err(not_offered("POST")),
-        s => Err(format!(
-            "setting a fault rule: expected 201, got {s}: {}",
-            short(&w.response()?.body)
-        )),
-    }
+    fault_api_answered(w, "POST", "setting a fault rule", 201)
 }
 
 /// Sends a request whose connection the target is to close: its response must not arrive,
@@ -91,18 +92,22 @@ async fn before_creation(w: &mut TenderWorld, body: &mut Value) -> Result<(), St
     Ok(())
 }
 
+/// Asks the target to fail the owner's next tender creation with `fault`, and readies the body
+/// to send (`shape` of a fresh tender body), remembered as the creation.
+async fn creation_failing_with(
+    w: &mut TenderWorld,
+    fault: &str,
+    shape: fn(Value) -> Value,
+) -> Result<Value, String> {
+    set_fault(w, Actor::Owner, "POST", "/api/2.3/tenders", fault).await?;
+    let mut body = shape(w.tender_body().await?);
+    before_creation(w, &mut body).await?;
+    Ok(body)
+}
+
 #[when("the owner creates a tender in one request and is answered 503 after commit")]
 async fn creation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
-    set_fault(
-        w,
-        Actor::Owner,
-        "POST",
-        "/api/2.3/tenders",
-        "error-after-commit",
-    )
-    .await?;
-    let mut body = w.tender_body().await?;
-    before_creation(w, &mut body).await?;
+    let body = creation_failing_with(w, "error-after-commit", |body| body).await?;
     w.send(
         Actor::Owner,
         Method::POST,
@@ -114,17 +119,7 @@ async fn creation_answered_503(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("the owner creates a draft tender and the connection is closed after commit")]
 async fn draft_creation_dropped(w: &mut TenderWorld) -> Result<(), String> {
-    set_fault(
-        w,
-        Actor::Owner,
-        "POST",
-        "/api/2.3/tenders",
-        "drop-after-commit",
-    )
-    .await?;
-    let mut body = w.tender_body().await?;
-    body["data"]["status"] = json!("draft");
-    before_creation(w, &mut body).await?;
+    let body = creation_failing_with(w, "drop-after-commit", tenders::draft).await?;
     send_unanswered(
         w,
         Actor::Owner,
