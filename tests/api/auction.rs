@@ -29,11 +29,7 @@ async fn in_auction(
     for offer in offers {
         // A minute apart, so that their dates tell them apart.
         s.advance("PT1M").await;
-        let r = s
-            .by("broker1")
-            .post(&format!("/api/2.3/tenders/{id}/bids"), offer.clone())
-            .await
-            .assert_status(201);
+        let r = s.try_bid(&id, offer.clone()).await.assert_status(201);
         bids.push((r.id(), r.token()));
     }
     let t = s.until_status(&id, "active.auction").await;

@@ -6,10 +6,7 @@ use serde_json::json;
 #[tokio::test]
 async fn no_bid_before_tendering() {
     let (s, id, _) = TestServer::with_published().await;
-    let r = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(400.0))
-        .await;
+    let r = s.try_bid(&id, bid_body(400.0)).await;
     r.assert_refused(
         403,
         "body",
@@ -20,8 +17,7 @@ async fn no_bid_before_tendering() {
 
 #[tokio::test]
 async fn step_by_step_registration_with_the_bid_token() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
+    let (s, id, _) = TestServer::with_tendering().await;
     let before = s.tender(&id).await;
     let mut body = bid_body(400.0);
     body["status"] = json!("draft");
@@ -85,12 +81,8 @@ async fn step_by_step_registration_with_the_bid_token() {
 
 #[tokio::test]
 async fn bid_rules() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
-    let r = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(501.0))
-        .await;
+    let (s, id, _) = TestServer::with_tendering().await;
+    let r = s.try_bid(&id, bid_body(501.0)).await;
     assert_eq!(
         r.error(),
         (
@@ -101,20 +93,14 @@ async fn bid_rules() {
     );
     let mut body = bid_body(400.0);
     body["value"]["currency"] = json!("USD");
-    let r = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
-        .await;
+    let r = s.try_bid(&id, body).await;
     assert_eq!(
         r.error().2,
         json!("currency of bid should be identical to currency of value of tender")
     );
     let mut body = bid_body(400.0);
     body["tenderers"] = json!([]);
-    let r = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
-        .await;
+    let r = s.try_bid(&id, body).await;
     assert_eq!(
         (r.error().1, r.error().2),
         ("tenderers".into(), json!("Please provide at least 1 item."))
@@ -128,8 +114,7 @@ async fn bid_rules() {
 
 #[tokio::test]
 async fn bid_documents_and_withdrawal() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
+    let (s, id, _) = TestServer::with_tendering().await;
     let (bid, token) = s.bid(&id, 450.0).await;
     let bid_path = format!("{id}/bids/{bid}");
     let up = s

@@ -92,8 +92,7 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
 
 #[tokio::test]
 async fn cancelling_while_tendering_deletes_the_bids() {
-    let s = TestServer::start().await;
-    let (id, token) = s.tendering().await;
+    let (s, id, token) = TestServer::with_tendering().await;
     s.bid(&id, 400.0).await;
     s.bid(&id, 420.0).await;
     let made = cancel(
@@ -212,10 +211,7 @@ async fn a_cancelled_tender_refuses_every_write() {
             "{method} {tail}"
         );
     }
-    let bid = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(300.0))
-        .await;
+    let bid = s.try_bid(&id, bid_body(300.0)).await;
     bid.assert_refused_saying(403, "Can't add bid in current (cancelled) tender status");
     let question = s.ask_question("broker1", &id, "Чому?").await;
     question.assert_status(403);

@@ -425,8 +425,7 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
 
 #[tokio::test]
 async fn an_unanswered_tender_claim_blocks_nothing_and_is_ignored_at_completion() {
-    let s = TestServer::start().await;
-    let (id, owner) = s.tendering().await;
+    let (s, id, owner) = TestServer::with_tendering().await;
     let (path, _) = submitted(&s, &id).await;
     s.bid(&id, 400.0).await;
     let t = s.until_status(&id, "active.qualification").await;

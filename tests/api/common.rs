@@ -625,6 +625,14 @@ impl TestServer {
         (s, id, token)
     }
 
+    /// A server as [`TestServer::start`] gives it, with a tender in `active.tendering` on it
+    /// ([`TestServer::tendering`]): (server, tender id, owner token).
+    pub async fn with_tendering() -> (TestServer, String, String) {
+        let s = TestServer::start().await;
+        let (id, token) = s.tendering().await;
+        (s, id, token)
+    }
+
     /// A tender in `active.tendering` with bids of `amounts` placed in this order:
     /// (id, owner token, bids).
     pub async fn tendering_with_bids(
@@ -652,12 +660,15 @@ impl TestServer {
         (id, token)
     }
 
+    /// Asks to place a bid of `body` on `tender` as `broker1`; the answer may be a refusal.
+    pub async fn try_bid(&self, tender: &str, body: Value) -> Reply {
+        let path = format!("/api/2.3/tenders/{tender}/bids");
+        self.by("broker1").post(&path, body).await
+    }
+
     /// Registers an active bid of `amount` as `broker1`; returns (bid id, bid token).
     pub async fn bid(&self, tender: &str, amount: f64) -> (String, String) {
-        let r = self
-            .by("broker1")
-            .post(&format!("/api/2.3/tenders/{tender}/bids"), bid_body(amount))
-            .await;
+        let r = self.try_bid(tender, bid_body(amount)).await;
         assert_eq!(r.status, 201, "bid placed: {}", r.text);
         (r.id(), r.token())
     }

@@ -823,8 +823,7 @@ async fn multipart_tender_documents_and_their_versions() {
 /// temporary address of the service that serves the bytes.
 #[tokio::test]
 async fn multipart_bid_documents_redirect_to_a_temporary_address() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
+    let (s, id, _) = TestServer::with_tendering().await;
     let (bid, bid_token) = s.bid(&id, 450.0).await;
     let docs = format!("/api/2.3/tenders/{id}/bids/{bid}/documents");
     let r = s

@@ -74,8 +74,7 @@ async fn upload_put_patch_and_read_back() {
 
 #[tokio::test]
 async fn documents_only_during_enquiries_and_only_by_the_owner() {
-    let s = TestServer::start().await;
-    let (id, token) = s.tendering().await;
+    let (s, id, token) = TestServer::with_tendering().await;
     let docs = format!("/api/2.3/tenders/{id}/documents");
     let other = s
         .by("broker")
@@ -102,15 +101,10 @@ async fn bad_document_fields_are_named() {
 
 #[tokio::test]
 async fn download_key_redirects_to_the_stored_file() {
-    let s = TestServer::start().await;
-    let (id, token) = s.tendering().await;
+    let (s, id, token) = TestServer::with_tendering().await;
     let mut body = bid_body(450.0);
     body["documents"] = json!([document_body("Proposal.pdf")]);
-    let r = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), body)
-        .await
-        .assert_status(201);
+    let r = s.try_bid(&id, body).await.assert_status(201);
     assert_eq!(
         r.body["data"]["status"], "active",
         "a batch registration is active at once"

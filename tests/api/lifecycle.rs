@@ -193,8 +193,7 @@ async fn no_bids_makes_the_tender_unsuccessful() {
 
 #[tokio::test]
 async fn one_bid_goes_straight_to_qualification_and_drafts_are_dropped() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
+    let (s, id, _) = TestServer::with_tendering().await;
     let (only, _) = s.bid(&id, 300.0).await;
     let mut draft = bid_body(100.0);
     draft["status"] = json!("draft");

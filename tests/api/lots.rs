@@ -46,15 +46,9 @@ pub fn lot_bid_body(offers: &[(&str, f64)]) -> Value {
     })
 }
 
-pub async fn try_bid(s: &TestServer, tender: &str, body: Value) -> Reply {
-    s.by("broker1")
-        .post(&format!("/api/2.3/tenders/{tender}/bids"), body)
-        .await
-}
-
 /// Places a bid with offers on lots; returns its id.
 pub async fn bid(s: &TestServer, tender: &str, offers: &[(&str, f64)]) -> String {
-    let r = try_bid(s, tender, lot_bid_body(offers)).await;
+    let r = s.try_bid(tender, lot_bid_body(offers)).await;
     assert_eq!(r.status, 201, "bid placed: {}", r.text);
     r.id()
 }
@@ -134,7 +128,7 @@ async fn one_lot_with_two_bids_goes_through_its_auction_to_complete() {
     );
 
     bid(&s, &id, &[(A, 290.0)]).await;
-    let placed = try_bid(&s, &id, lot_bid_body(&[(A, 250.0)])).await;
+    let placed = s.try_bid(&id, lot_bid_body(&[(A, 250.0)])).await;
     let (cheap, cheap_token) = (placed.id(), placed.token());
     let t = s.until_status(&id, "active.auction").await;
     let url = text(&t["lots"][0]["auctionUrl"]).to_string();
@@ -481,7 +475,7 @@ async fn bids_on_lots_are_refused_as_upstream_refuses_them() {
         ),
     ];
     for (body, name, description) in cases {
-        let r = try_bid(&s, &id, body.clone()).await;
+        let r = s.try_bid(&id, body.clone()).await;
         assert_eq!(
             (r.status, r.error()),
             (422, ("body".into(), name.into(), description)),
@@ -492,8 +486,7 @@ async fn bids_on_lots_are_refused_as_upstream_refuses_them() {
 
 #[tokio::test]
 async fn a_tender_without_lots_shows_nothing_of_lots() {
-    let s = TestServer::start().await;
-    let (id, _) = s.tendering().await;
+    let (s, id, _) = TestServer::with_tendering().await;
     s.bid(&id, 400.0).await;
     let t = s.until_status(&id, "active.qualification").await;
     assert!(t.get("lots").is_none(), "{t}");
@@ -618,7 +611,7 @@ async fn a_cancelled_lot_takes_no_new_bids_or_claims_and_keeps_the_offers_made()
     s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
     .await.assert_status(201);
 
-    let late = try_bid(&s, &id, lot_bid_body(&[(A, 250.0)])).await;
+    let late = s.try_bid(&id, lot_bid_body(&[(A, 250.0)])).await;
     late.assert_refused_saying(403, "Can add bid only in active lot status");
     let claim = s
         .by("broker2")

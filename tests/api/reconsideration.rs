@@ -3,7 +3,7 @@
 //! with them) and awards the lot anew, as upstream's `unsuccessful → cancelled` did.
 
 use crate::common::*;
-use crate::lots::{A, B, lot_bid_body, tendering, try_bid};
+use crate::lots::{A, B, lot_bid_body, tendering};
 use crate::qualification::qualifying;
 use serde_json::{Value, json};
 
@@ -194,7 +194,8 @@ async fn on_a_lot_only_the_lot_s_later_awards_go() {
     let (id, owner) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
     let mut tokens = Vec::new();
     for offers in [&[(A, 280.0), (B, 190.0)][..], &[(A, 270.0), (B, 195.0)][..]] {
-        let r = try_bid(&s, &id, lot_bid_body(offers))
+        let r = s
+            .try_bid(&id, lot_bid_body(offers))
             .await
             .assert_status(201);
         tokens.push((r.id(), r.token()));

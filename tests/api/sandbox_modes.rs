@@ -263,14 +263,14 @@ async fn a_quick_auction_is_planned_on_its_owner_s_clock() {
 
 #[tokio::test]
 async fn with_lots_each_lot_with_offers_is_settled_at_once() {
-    use crate::lots::{A, B, lot_bid_body, lot_tender, try_bid};
+    use crate::lots::{A, B, lot_bid_body, lot_tender};
     let s = TestServer::start().await;
     let mut body = lot_tender(&s.now().await, &[(A, 300.0), (B, 200.0)]);
     body["submissionMethodDetails"] = json!("quick(mode:no-auction)");
     let (id, _, _) = s.create(body).await;
     s.advance("P1DT1M").await;
     for offers in [&[(A, 280.0), (B, 190.0)][..], &[(A, 270.0)][..]] {
-        assert_eq!(try_bid(&s, &id, lot_bid_body(offers)).await.status, 201);
+        assert_eq!(s.try_bid(&id, lot_bid_body(offers)).await.status, 201);
     }
     let t = s.tender(&id).await;
     s.past(t["tenderPeriod"]["endDate"].as_str().unwrap_or_default())

@@ -66,10 +66,7 @@ async fn completed_on(s: &TestServer, clock: &str) -> (String, String, String) {
     let (id, token, _) = tender_on(s, "broker", clock).await;
     let on = test_clock(clock);
     s.until_status_on(on, &id, "active.tendering").await;
-    let bid = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{id}/bids"), bid_body(480.0))
-        .await;
+    let bid = s.try_bid(&id, bid_body(480.0)).await;
     assert_eq!(bid.status, 201, "{}", bid.text);
     assert_eq!(
         bid.body["data"]["date"],
@@ -369,18 +366,12 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
     assert_eq!(s.tender(&on_b).await["status"], "active.enquiries");
     // A bidder's write is judged on the tender's clock, not on the bidder's nor the server's:
     // refused while b's enquiries run, taken and dated on b once b's tendering is open.
-    let early = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{on_b}/bids"), bid_body(450.0))
-        .await;
+    let early = s.try_bid(&on_b, bid_body(450.0)).await;
     assert_eq!(early.status, 403, "{}", early.text);
     let enquiries_end = text(&before_b["enquiryPeriod"]["endDate"]);
     s.past_on(test_clock(&b), &enquiries_end).await;
     let b_now = read_clock(&s, &b).await["now"].clone();
-    let bid = s
-        .by("broker1")
-        .post(&format!("/api/2.3/tenders/{on_b}/bids"), bid_body(450.0))
-        .await;
+    let bid = s.try_bid(&on_b, bid_body(450.0)).await;
     assert_eq!(bid.status, 201, "{}", bid.text);
     assert_eq!(
         bid.body["data"]["date"], b_now,
