@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::{
     checks,
-    world::{Actor, Payload, Record, TenderWorld},
+    world::{Actor, Payload, TenderWorld},
 };
 
 pub(super) async fn register(w: &mut TenderWorld, body: Value) -> Result<(), String> {
@@ -19,18 +19,8 @@ pub(super) async fn register(w: &mut TenderWorld, body: Value) -> Result<(), Str
         Payload::Json(body.clone()),
     )
     .await?;
-    if w.status()? == 201 {
-        let data = w.data().clone();
-        w.bids.push(Record {
-            id: checks::as_text(&data["id"]),
-            token: w
-                .body
-                .pointer("/access/token")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            data,
-            sent: body,
-        });
+    if let Some(bid) = w.created_record(body)? {
+        w.bids.push(bid);
     }
     Ok(())
 }

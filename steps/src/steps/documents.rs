@@ -9,19 +9,13 @@ use crate::{
     checks,
     exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, Record, TenderWorld},
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// Keeps a created document (from a 201) as the scenario's latest document.
 fn keep_document(w: &mut TenderWorld, sent: Value) -> Result<(), String> {
-    if w.status()? == 201 {
-        let data = w.data().clone();
-        w.documents.push(Record {
-            id: checks::as_text(&data["id"]),
-            token: None,
-            data,
-            sent,
-        });
+    if let Some(document) = w.created_record(sent)? {
+        w.documents.push(document);
     }
     Ok(())
 }

@@ -618,6 +618,25 @@ impl TenderWorld {
             .unwrap_or_default();
     }
 
+    /// What the last response created, when it answered 201: its id, its data and its access
+    /// token (where it carries one), with the body that was sent.
+    pub fn created_record(&self, sent: Value) -> Result<Option<Record>, String> {
+        if self.status()? != 201 {
+            return Ok(None);
+        }
+        let data = self.data().clone();
+        Ok(Some(Record {
+            id: crate::checks::as_text(&data["id"]),
+            token: self
+                .body
+                .pointer("/access/token")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            data,
+            sent,
+        }))
+    }
+
     /// The value a step noted under `key`.
     pub fn recall(&self, key: &str) -> Result<Value, String> {
         self.noted

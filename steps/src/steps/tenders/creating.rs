@@ -5,10 +5,9 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks,
     exchange::short,
     exchange::timestamps,
-    world::{Actor, Payload, Record, TenderWorld},
+    world::{Actor, Payload, TenderWorld},
 };
 
 /// Sends a creation request; on 201 the created tender becomes the scenario's tender.
@@ -76,27 +75,13 @@ async fn create_many(w: &mut TenderWorld, bodies: Vec<Value>) -> Result<(), Stri
 
 /// Keeps the tender the last response created.
 fn require_created_now(w: &mut TenderWorld, sent: Value) -> Result<(), String> {
-    match w.status()? {
-        201 => {
-            let data = w.data().clone();
-            let record = Record {
-                id: checks::as_text(&data["id"]),
-                token: w
-                    .body
-                    .pointer("/access/token")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                data,
-                sent,
-            };
+    match w.created_record(sent)? {
+        Some(record) => {
             w.created.push(record.clone());
             w.tender = Some(record);
             Ok(())
         }
-        status => Err(format!(
-            "creating a tender: expected 201, got {status}: {}",
-            short(&w.response()?.body)
-        )),
+        None => crate::steps::common::expect_status(w, "creating a tender", 201),
     }
 }
 
