@@ -51,6 +51,15 @@ fn assert_refused(output: &Output, base_url: &str, expected: &str) {
     assert!(!stdout.contains("passed"), "{stdout}");
 }
 
+/// Certifies a target answering every request with `response`: refused, with `expected` on
+/// stderr (see [`assert_refused`]). The run's output, for what a test checks further.
+fn refused_answering(response: &'static str, expected: &str) -> Output {
+    let base_url = answering(response);
+    let output = certify(&base_url);
+    assert_refused(&output, &base_url, expected);
+    output
+}
+
 #[test]
 fn nothing_listening_is_unreachable() {
     let port = TcpListener::bind("127.0.0.1:0")
@@ -65,26 +74,16 @@ fn nothing_listening_is_unreachable() {
 
 #[test]
 fn a_web_page_is_not_the_api() {
-    let base_url = answering(
+    refused_answering(
         "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: 27\r\nconnection: close\r\n\r\n<html><body>hi</body></html",
-    );
-    let output = certify(&base_url);
-    assert_refused(
-        &output,
-        &base_url,
         "with text/html; charset=utf-8, not JSON",
     );
 }
 
 #[test]
 fn another_json_service_is_not_the_api() {
-    let base_url = answering(
+    let output = refused_answering(
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 17\r\nconnection: close\r\n\r\n{\"hello\":\"world\"}",
-    );
-    let output = certify(&base_url);
-    assert_refused(
-        &output,
-        &base_url,
         "is not a Tender Procurement Service Interface 2.3: GET",
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("without a `data` array"));
@@ -92,9 +91,8 @@ fn another_json_service_is_not_the_api() {
 
 #[test]
 fn an_error_status_is_not_the_api() {
-    let base_url = answering(
+    refused_answering(
         "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnot found",
+        "answered 404 Not Found (text/plain)",
     );
-    let output = certify(&base_url);
-    assert_refused(&output, &base_url, "answered 404 Not Found (text/plain)");
 }
