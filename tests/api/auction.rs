@@ -8,10 +8,6 @@ use crate::common::*;
 use serde_json::{Value, json};
 use test_support::interface;
 
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
 fn instant(v: &Value) -> time::OffsetDateTime {
     moment(v.as_str().unwrap_or_default())
 }

@@ -2,13 +2,9 @@
 //! live on it, whoever writes to them; nobody moves another broker's clock; and the listing
 //! still hands a paging reader every change once, in the order the server made them.
 
-use crate::common::{Clock, Seen, TestServer, bid_body, read_on, tender_body};
+use crate::common::{Clock, Seen, TestServer, bid_body, read_on, tender_body, text};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 /// `broker`'s clock as it reads it.
 async fn clock_of(s: &TestServer, broker: &str) -> Value {

@@ -2,12 +2,7 @@
 //! cancels the tender in any non-terminal status, and a cancelled tender refuses every write.
 
 use crate::common::*;
-use crate::qualification::qualifying;
 use serde_json::{Value, json};
-
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
     s.owner(token)
@@ -68,7 +63,7 @@ async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() 
         active.body["data"]["reason"], "Потреба відпала",
         "reason is fixed"
     );
-    assert!(str_of(&active.body["data"]["date"]) > str_of(&shown["date"]));
+    assert!(text(&active.body["data"]["date"]) > text(&shown["date"]));
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "cancelled");
     assert!(t.get("next_check").is_none());
@@ -115,7 +110,7 @@ async fn cancelling_while_tendering_deletes_the_bids() {
 #[tokio::test]
 async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
     let s = TestServer::start().await;
-    let (id, token, _) = qualifying(&s, &[400.0]).await;
+    let (id, token, _) = s.qualifying(&[400.0]).await;
     let made = cancel(&s, &id, &token, json!({"reason": "Скасування"})).await;
     s.owner(&token)
         .patch(
@@ -136,9 +131,7 @@ async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
 #[tokio::test]
 async fn a_cancelled_tender_refuses_every_write() {
     let s = TestServer::start().await;
-    let (id, token, _) = qualifying(&s, &[400.0]).await;
-    let t = s.tender(&id).await;
-    let award = str_of(&t["awards"][0]["id"]);
+    let (id, token, _, award) = s.awaiting_decision(&[400.0]).await;
     let pending = cancel(&s, &id, &token, json!({"reason": "Друга"}))
         .await
         .id();

@@ -3,12 +3,7 @@
 //! ignored once the tender completes.
 
 use crate::common::*;
-use crate::qualification::qualifying;
 use serde_json::{Value, json};
-
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 fn parse(v: &Value) -> time::OffsetDateTime {
     time::OffsetDateTime::parse(
@@ -94,7 +89,7 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
         (&json!("draft"), &json!("claim"))
     );
     assert_eq!(shown["author"]["name"], organization()["name"]);
-    assert!(str_of(&shown["complaintID"]).ends_with(".1"));
+    assert!(text(&shown["complaintID"]).ends_with(".1"));
     let path = format!("{id}/complaints/{cid}");
     let read_back = read(&s, &path).await;
     assert!(
@@ -323,7 +318,7 @@ async fn with_the_sandbox_accelerator_an_answer_takes_effect_after_three_minutes
 #[tokio::test]
 async fn claims_on_the_tender_close_with_tendering() {
     let s = TestServer::start().await;
-    let (id, _, _) = qualifying(&s, &[400.0]).await;
+    let (id, _, _) = s.qualifying(&[400.0]).await;
     let late = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
     late.assert_refused(
         403,
@@ -338,9 +333,7 @@ async fn claims_on_the_tender_close_with_tendering() {
 async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswered_one_is_ignored()
 {
     let s = TestServer::start().await;
-    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
-    let t = s.tender(&id).await;
-    let award = str_of(&t["awards"][0]["id"]);
+    let (id, owner, bids, award) = s.awaiting_decision(&[400.0]).await;
     let claims = format!("{id}/awards/{award}/complaints");
     let bid_token = &bids[0].1;
 
@@ -352,13 +345,13 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let answered_token = made.token();
     let ignored = file(&s, &claims, Some(bid_token), claim_body(Some("claim"))).await;
     let ignored_path = format!("{claims}/{}", ignored.id());
-    assert!(str_of(&ignored.body["data"]["complaintID"]).ends_with(".2"));
+    assert!(text(&ignored.body["data"]["complaintID"]).ends_with(".2"));
 
     let approved = s
         .decide_award(&id, &owner, &award, "active")
         .await
         .assert_status(200);
-    let stand_still_end = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
+    let stand_still_end = text(&approved.body["data"]["complaintPeriod"]["endDate"]);
     s.past(&stand_still_end).await;
     let late = file(&s, &claims, Some(bid_token), claim_body(None)).await;
     late.assert_refused_saying(403, "Can add complaint only in complaintPeriod");
@@ -395,7 +388,7 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
 
     let contract = format!(
         "{id}/contracts/{}",
-        str_of(&s.tender(&id).await["contracts"][0]["id"])
+        text(&s.tender(&id).await["contracts"][0]["id"])
     );
     let sign = || {
         s.owner(&owner)
@@ -504,8 +497,7 @@ async fn change_doc(
 #[tokio::test]
 async fn an_answered_claim_holds_the_tender_open_after_every_bidder_was_disqualified() {
     let s = TestServer::start().await;
-    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
-    let award = str_of(&s.tender(&id).await["awards"][0]["id"]);
+    let (id, owner, bids, award) = s.awaiting_decision(&[400.0]).await;
     let claims = format!("{id}/awards/{award}/complaints");
     let made = file(&s, &claims, Some(&bids[0].1), claim_body(Some("claim"))).await;
     let (path, token) = (format!("{claims}/{}", made.id()), made.token());

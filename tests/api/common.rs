@@ -525,7 +525,6 @@ impl TestServer {
     /// The owner approves the first award of tender `id` (living on `clock`), the clock passes
     /// the award's complaint period and the owner signs its contract; answers the contract's id.
     pub async fn award_and_sign(&self, clock: Clock<'_>, id: &str, token: &str) -> String {
-        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
         let award = text(&self.tender(id).await["awards"][0]["id"]);
         let approved = self
             .decide_award(id, token, &award, "active")
@@ -647,6 +646,25 @@ impl TestServer {
         (id, token, bids)
     }
 
+    /// A tender in qualification after tendering ended with bids of `amounts` (no auction for
+    /// a single bid; the auction runs otherwise): (id, owner token, bids).
+    pub async fn qualifying(&self, amounts: &[f64]) -> (String, String, Vec<(String, String)>) {
+        let (id, token, bids) = self.tendering_with_bids(amounts).await;
+        self.until_status(&id, "active.qualification").await;
+        (id, token, bids)
+    }
+
+    /// A tender [`TestServer::qualifying`] and its first award, awaiting the owner's decision:
+    /// (id, owner token, bids, award id).
+    pub async fn awaiting_decision(
+        &self,
+        amounts: &[f64],
+    ) -> (String, String, Vec<(String, String)>, String) {
+        let (id, token, bids) = self.qualifying(amounts).await;
+        let award = text(&self.tender(&id).await["awards"][0]["id"]);
+        (id, token, bids, award)
+    }
+
     /// A published tender with enquiries open for a day and tendering for three more.
     pub async fn published(&self) -> (String, String, Value) {
         self.create(tender_body(&self.now().await, 1, 4)).await
@@ -672,6 +690,11 @@ impl TestServer {
         assert_eq!(r.status, 201, "bid placed: {}", r.text);
         (r.id(), r.token())
     }
+}
+
+/// The string `v` holds, or an empty one.
+pub fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
 }
 
 /// How many entries `v` holds, if it is an array.
@@ -737,7 +760,6 @@ pub type Seen = std::collections::HashMap<String, Vec<String>>;
 /// Pages the listing forward from `offset` to its end, three rows a page, as a feed reader
 /// does; notes each row met in `seen` and answers the offset to read on from.
 pub async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let mut offset = offset.to_string();
     loop {
         let r = s

@@ -5,10 +5,6 @@
 use crate::common::*;
 use serde_json::{Value, json};
 
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
 /// A tender taken to `complete` with one bid of 400, in `mode` when given: (tender, its token,
 /// the signed contract as the tender shows it).
 pub async fn completed(s: &TestServer, mode: Option<&str>) -> (Value, String, Value) {

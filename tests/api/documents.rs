@@ -109,10 +109,7 @@ async fn download_key_redirects_to_the_stored_file() {
         r.body["data"]["status"], "active",
         "a batch registration is active at once"
     );
-    let url = r.body["data"]["documents"][0]["url"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let url = text(&r.body["data"]["documents"][0]["url"]);
     let prefix = format!("{}/api/2.3/tenders/{id}/bids/{}/documents/", s.base, r.id());
     assert!(
         url.starts_with(&prefix) && url.contains("?download="),

@@ -2,7 +2,7 @@
 //! router, the dashboard and its assets and the server's icon are served, and a browser shown a
 //! participation address refused gets a page saying so.
 
-use crate::common::TestServer;
+use crate::common::{TestServer, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use tender_registry::Settings;
@@ -201,10 +201,7 @@ async fn participation_address(server: &TestServer) -> String {
     server.bid(&id, 450.0).await;
     server.until_status(&id, "active.auction").await;
     let read = server.bidder(&token).get(&format!("{id}/bids/{bid}")).await;
-    let address = read.body["data"]["participationUrl"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let address = text(&read.body["data"]["participationUrl"]);
     assert!(address.contains("&hash="), "{}", read.text);
     address
 }

@@ -108,15 +108,13 @@ async fn a_rule_is_stored_shown_listed_and_removed() {
 #[tokio::test]
 async fn error_after_commit_stores_the_write_then_answers_503() {
     let s = TestServer::start().await;
-    let rule_id = fault(
+    let stored = fault(
         &s,
         "broker",
         json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
     )
-    .await["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    .await;
+    let rule_id = text(&stored["id"]);
     let body = tender_body(&s.now().await, 1, 4);
     let r = s.try_create(body.clone()).await;
     assert_eq!(
@@ -392,7 +390,7 @@ async fn seeded_run(s: &TestServer, path: &str) -> (Vec<u16>, u64) {
     for _ in 0..24 {
         statuses.push(s.by("broker").get(path).await.status);
     }
-    let id = stored["id"].as_str().unwrap_or_default().to_string();
+    let id = text(&stored["id"]);
     let hits = rule(s, &id).await["hits"].as_u64().unwrap_or_default();
     let removed = s.delete(&format!("/testing/faults/{id}")).send().await;
     assert_eq!(removed.status, 200);
@@ -563,10 +561,7 @@ async fn the_log_line_of_a_faulted_request_names_the_rule() {
         .expect("rule set");
     assert_eq!(r.status(), 201);
     let stored: Value = r.json().await.expect("rule as JSON");
-    let id = stored["data"]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let id = text(&stored["data"]["id"]);
     for expected in [503, 200] {
         let r = client
             .get(format!("{base}/api/2.3/spore"))

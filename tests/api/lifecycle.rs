@@ -51,24 +51,18 @@ async fn whole_flow(at: &str) {
     s.advance("P3D").await;
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "active.auction", "from {at}");
-    let start = t["auctionPeriod"]["startDate"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let start = text(&t["auctionPeriod"]["startDate"]);
     assert!(
         start.contains("T11:00:00"),
         "the first auction of a day takes the 11:00 slot: {start} (from {at})"
     );
-    let auction_url = t["auctionUrl"].as_str().unwrap_or_default().to_string();
+    let auction_url = text(&t["auctionUrl"]);
     assert_eq!(auction_url, format!("{}/auctions/{id}", s.base));
     let own = s
         .bidder(&cheap_token)
         .get(&format!("{id}/bids/{cheap}"))
         .await;
-    let participation = own.body["data"]["participationUrl"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let participation = text(&own.body["data"]["participationUrl"]);
     assert!(
         participation.starts_with(&format!("{auction_url}?key_for_bid={cheap}&hash=")),
         "the auction's address, the bid's id and its secret: {participation}"
@@ -245,22 +239,11 @@ async fn a_declined_award_passes_to_the_next_bidder_until_none_is_left() {
 #[tokio::test]
 async fn a_cancelled_award_cancels_its_contract_and_awards_the_bid_anew() {
     let s = TestServer::start().await;
-    let (id, token, bids) = after_tendering(&s, &[400.0]).await;
-    let t = s.tender(&id).await;
-    let award = t["awards"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let path = format!("/api/2.3/tenders/{id}/awards/{award}");
-    assert_eq!(
-        s.owner(&token)
-            .patch(&path, json!({"status": "active"}))
-            .await
-            .status,
-        200
-    );
-    s.owner(&token)
-        .patch(&path, json!({"status": "cancelled"}))
+    let (id, token, bids, award) = s.awaiting_decision(&[400.0]).await;
+    s.decide_award(&id, &token, &award, "active")
+        .await
+        .assert_status(200);
+    s.decide_award(&id, &token, &award, "cancelled")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -273,16 +256,9 @@ async fn a_cancelled_award_cancels_its_contract_and_awards_the_bid_anew() {
 #[tokio::test]
 async fn award_decisions_are_the_owners() {
     let s = TestServer::start().await;
-    let (id, _, bids) = after_tendering(&s, &[400.0]).await;
-    let award = s.tender(&id).await["awards"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let path = format!("/api/2.3/tenders/{id}/awards/{award}");
-    let r = s
-        .owner(&bids[0].1)
-        .patch(&path, json!({"status": "active"}))
-        .await;
+    let (id, _, bids, award) = s.awaiting_decision(&[400.0]).await;
+    // The bidder's token in the owner's place.
+    let r = s.decide_award(&id, &bids[0].1, &award, "active").await;
     r.assert_refused_on(403, "permission");
 }
 
@@ -320,10 +296,7 @@ async fn sandbox_acceleration_shortens_what_the_server_computes_but_not_the_auct
         "moving the clock past it ends it"
     );
     assert_eq!(timestamp(&t["auctionPeriod"]["endDate"]), end);
-    let award = t["awards"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let award = text(&t["awards"][0]["id"]);
     let r = s.decide_award(&id, &token, &award, "active").await;
     let award = &r.body["data"];
     assert_eq!(

@@ -33,15 +33,9 @@ async fn pages_follow_date_modified_and_end_with_an_echoing_empty_page() {
         "rows are id and dateModified"
     );
     assert!(first.get("prev_page").is_none());
-    let offset = first["next_page"]["offset"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let offset = text(&first["next_page"]["offset"]);
     assert_eq!(first["data"][1]["dateModified"], offset);
-    let path = first["next_page"]["path"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let path = text(&first["next_page"]["path"]);
     assert!(
         path.starts_with("/api/2.3/tenders?limit=2&offset="),
         "{path}"

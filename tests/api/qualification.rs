@@ -2,34 +2,17 @@
 //! approve, cancel, approve anew and sign; disqualify everyone; the decision protocol.
 
 use crate::common::*;
-use serde_json::{Value, json};
-
-/// A tender in qualification after tendering ended with bids of `amounts` (no auction for a
-/// single bid; the auction runs otherwise). Returns (id, owner token, bids).
-pub async fn qualifying(
-    s: &TestServer,
-    amounts: &[f64],
-) -> (String, String, Vec<(String, String)>) {
-    let (id, token, bids) = s.tendering_with_bids(amounts).await;
-    s.until_status(&id, "active.qualification").await;
-    (id, token, bids)
-}
-
-/// A JSON string's text (empty for anything else).
-fn str_of(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
+use serde_json::json;
 
 /// The id of award `n` of the tender.
 async fn award(s: &TestServer, id: &str, n: usize) -> String {
-    str_of(&s.tender(id).await["awards"][n]["id"])
+    text(&s.tender(id).await["awards"][n]["id"])
 }
 
 #[tokio::test]
 async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     let s = TestServer::start().await;
-    let (id, token, bids) = qualifying(&s, &[400.0]).await;
-    let first = award(&s, &id, 0).await;
+    let (id, token, bids, first) = s.awaiting_decision(&[400.0]).await;
 
     let award_path = format!("{id}/awards/{first}");
     let protocol = s
@@ -37,7 +20,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         .document_added(&award_path, "Protocol.pdf")
         .await;
     assert_eq!(protocol.body["data"]["author"], "tender_owner");
-    assert!(str_of(&protocol.body["data"]["url"]).contains("Signature="));
+    assert!(text(&protocol.body["data"]["url"]).contains("Signature="));
 
     let approved = s
         .decide_award(&id, &token, &first, "active")
@@ -60,7 +43,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
-    let fresh = str_of(&t["awards"][1]["id"]);
+    let fresh = text(&t["awards"][1]["id"]);
     assert_eq!(
         cancelled.header("Location"),
         Some(format!("{}/api/2.3/tenders/{id}/awards/{fresh}", s.base).as_str()),
@@ -69,7 +52,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
     assert_eq!(t["status"], "active.qualification");
     assert_eq!(t["awards"][0]["status"], "cancelled");
     assert!(
-        str_of(&t["awards"][0]["complaintPeriod"]["endDate"]) <= s.now().await,
+        text(&t["awards"][0]["complaintPeriod"]["endDate"]) <= s.now().await,
         "the stand-still of a cancelled award is cut"
     );
     assert_eq!(
@@ -94,14 +77,14 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         .decide_award(&id, &token, &fresh, "active")
         .await
         .assert_status(200);
-    let stand_still = str_of(&approved.body["data"]["complaintPeriod"]["endDate"]);
+    let stand_still = text(&approved.body["data"]["complaintPeriod"]["endDate"]);
     let t = s.tender(&id).await;
     let contract = t["contracts"][1].clone();
     assert_eq!(
         (contract["status"].clone(), contract["awardID"].clone()),
         (json!("pending"), json!(fresh))
     );
-    let contract_path = format!("{id}/contracts/{}", str_of(&contract["id"]));
+    let contract_path = format!("{id}/contracts/{}", text(&contract["id"]));
     let signed_copy = s
         .owner(&token)
         .document_added(&contract_path, "Contract.pdf")
@@ -124,14 +107,13 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
 #[tokio::test]
 async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
     let s = TestServer::start().await;
-    let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
-    let first = award(&s, &id, 0).await;
+    let (id, token, bids, first) = s.awaiting_decision(&[450.0, 420.0]).await;
     let r = s
         .decide_award(&id, &token, &first, "unsuccessful")
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
-    let second = str_of(&t["awards"][1]["id"]);
+    let second = text(&t["awards"][1]["id"]);
     assert_eq!(
         r.header("Location"),
         Some(format!("{}/api/2.3/tenders/{id}/awards/{second}", s.base).as_str())
@@ -160,8 +142,7 @@ async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
 #[tokio::test]
 async fn refused_decisions_change_nothing() {
     let s = TestServer::start().await;
-    let (id, token, bids) = qualifying(&s, &[450.0, 420.0]).await;
-    let first = award(&s, &id, 0).await;
+    let (id, token, bids, first) = s.awaiting_decision(&[450.0, 420.0]).await;
     let path = format!("{id}/awards/{first}");
     let before = s.tender(&id).await;
     let cases = [
@@ -244,8 +225,7 @@ async fn refused_decisions_change_nothing() {
 #[tokio::test]
 async fn decision_documents_keep_versions_and_refuse_bad_input() {
     let s = TestServer::start().await;
-    let (id, token, bids) = qualifying(&s, &[400.0]).await;
-    let first = award(&s, &id, 0).await;
+    let (id, token, bids, first) = s.awaiting_decision(&[400.0]).await;
     let docs = format!("{id}/awards/{first}/documents");
     let doc = s
         .owner(&token)
@@ -302,10 +282,9 @@ async fn decision_documents_keep_versions_and_refuse_bad_input() {
 #[tokio::test]
 async fn contract_documents_follow_the_contract() {
     let s = TestServer::start().await;
-    let (id, token, _) = qualifying(&s, &[400.0]).await;
-    let first = award(&s, &id, 0).await;
+    let (id, token, _, first) = s.awaiting_decision(&[400.0]).await;
     s.decide_award(&id, &token, &first, "active").await;
-    let contract = str_of(&s.tender(&id).await["contracts"][0]["id"]);
+    let contract = text(&s.tender(&id).await["contracts"][0]["id"]);
     let both = s
         .owner(&token)
         .patch(

@@ -4,12 +4,7 @@
 
 use crate::common::*;
 use crate::lots::{A, B, lot_bid_body, tendering};
-use crate::qualification::qualifying;
 use serde_json::{Value, json};
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 /// The id of the award a decision's `Location` points at; the decision must be taken.
 fn fresh(r: &Reply) -> String {
@@ -45,8 +40,7 @@ fn award<'a>(t: &'a Value, award: &str) -> &'a Value {
 async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_lot_is_awarded_anew()
  {
     let s = TestServer::start().await;
-    let (id, owner, bids) = qualifying(&s, &[400.0, 450.0]).await;
-    let first = text(&s.tender(&id).await["awards"][0]["id"]);
+    let (id, owner, bids, first) = s.awaiting_decision(&[400.0, 450.0]).await;
     let (best, best_token) = bids[0].clone();
     let (second_bid, second_token) = bids[1].clone();
 
@@ -131,8 +125,7 @@ async fn a_claimed_disqualification_is_cancelled_with_every_later_award_and_the_
 #[tokio::test]
 async fn an_answered_claim_lets_the_owner_reconsider_and_a_withdrawn_one_does_not() {
     let s = TestServer::start().await;
-    let (id, owner, bids) = qualifying(&s, &[400.0]).await;
-    let first = text(&s.tender(&id).await["awards"][0]["id"]);
+    let (id, owner, bids, first) = s.awaiting_decision(&[400.0]).await;
     let refused = s.decide_award(&id, &owner, &first, "unsuccessful").await;
     assert!(
         refused.header("Location").is_none(),

@@ -19,10 +19,7 @@ async fn after_tendering(s: &TestServer, mode: &str) -> (Value, Vec<(String, Str
     s.advance("P1DT1M").await;
     let bids = vec![s.bid(&id, 480.0).await, s.bid(&id, 450.0).await];
     let t = s.tender(&id).await;
-    let end = t["tenderPeriod"]["endDate"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let end = text(&t["tenderPeriod"]["endDate"]);
     s.past(&end).await;
     (s.tender(&id).await, bids)
 }
@@ -115,10 +112,6 @@ async fn other_text_is_plain_quick_and_an_ordinary_tender_is_auctioned_on_the_ca
         t["auctionPeriod"]["startDate"], t["tenderPeriod"]["endDate"],
         "planned on the calendar"
     );
-}
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
 }
 
 /// A plain quick tender's body, its tendering ending at `end` (Kyiv time, no offset).

@@ -232,7 +232,7 @@ async fn creation_validation_collects_every_field() {
         .as_array()
         .expect("errors")
         .iter()
-        .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+        .map(|e| text(&e["name"]))
         .collect();
     names.sort();
     assert_eq!(
@@ -497,12 +497,7 @@ async fn a_tender_whose_periods_have_passed_is_refused_at_creation_but_a_late_dr
             .as_array()
             .map(|e| {
                 e.iter()
-                    .map(|e| {
-                        (
-                            e["name"].as_str().unwrap_or_default().to_string(),
-                            e["description"].as_str().unwrap_or_default().to_string(),
-                        )
-                    })
+                    .map(|e| (text(&e["name"]), text(&e["description"])))
                     .collect()
             })
             .unwrap_or_default()

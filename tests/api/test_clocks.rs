@@ -3,12 +3,8 @@
 //! on it with everything under it, apart from every other clock; and the listing still hands
 //! a paging reader every change once.
 
-use crate::common::{Clock, Reply, Seen, TestServer, bid_body, count, read_on, tender_body};
+use crate::common::{Clock, Reply, Seen, TestServer, bid_body, count, read_on, tender_body, text};
 use serde_json::{Value, json};
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 fn moment(s: &str) -> time::OffsetDateTime {
     crate::common::moment(s)

@@ -2,12 +2,8 @@
 //! clock of its own through the API's own requests, with every token its caller needs working;
 //! lots and features; a shape it cannot reach refused with nothing made; and credentials.
 
-use crate::common::{Reply, TestServer, count};
+use crate::common::{Reply, TestServer, count, text};
 use serde_json::{Value, json};
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
 
 /// Asks the helper, as `broker`, for a tender of this shape.
 async fn ask(s: &TestServer, data: Value) -> Reply {
