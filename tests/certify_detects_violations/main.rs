@@ -28,7 +28,7 @@ use test_support::certify;
 mod mutants;
 mod proxy;
 
-use mutants::{Mutant, contracting, forward, live_auction, mutant, mutants, untouched};
+use mutants::{Mutant, contracting, live_auction, mutant, mutants};
 use proxy::{Memory, Proxy, Route};
 
 /// The built-in server, started in-process with its clock control API.
@@ -147,7 +147,7 @@ async fn nothing_is_offered(target: &Mutant, tags: &str, extensions: &[&str]) {
 /// A target that does not offer `paths`: the proxy answers 404 to the requests `request`
 /// hides and forwards the rest.
 fn hiding(paths: &'static str, request: proxy::RequestHook) -> Mutant {
-    mutant(0, paths, "hidden", true, "", request, untouched)
+    mutant(0, paths, "hidden").alone().requests(request)
 }
 
 async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
@@ -190,7 +190,7 @@ async fn run_mutant(shared: String, mutant: &Mutant, label: String) -> Fate {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_conforms() {
-    let transparent = mutant(0, "", "nothing", true, "", forward, untouched);
+    let transparent = mutant(0, "", "nothing").alone();
     let (report, markdown) = certify_behind(&transparent, "@spec", |_| {}).await;
     assert!(report.certified(), "{}", report.terminal_summary());
     assert!(markdown.contains("**Conforms**"));
@@ -254,13 +254,13 @@ async fn passes_strictly(transparent: &Mutant) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_passes_contract_management_strictly() {
-    let transparent = contracting(0, "", "nothing", "@contracting", forward, untouched);
+    let transparent = contracting(0, "", "nothing").tags("@contracting");
     passes_strictly(&transparent).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transparent_proxy_passes_the_live_auction_strictly() {
-    let transparent = live_auction(0, "", "nothing", "@auction and @live-auction", forward);
+    let transparent = live_auction(0, "", "nothing").tags("@auction and @live-auction");
     passes_strictly(&transparent).await;
 }
 
@@ -269,7 +269,7 @@ async fn a_transparent_proxy_passes_the_live_auction_strictly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_running_back_is_caught_on_a_frozen_clock_too() {
     let frozen = frozen_server().await;
-    let transparent = mutant(0, "", "nothing", false, "", forward, untouched);
+    let transparent = mutant(0, "", "nothing");
     let front = front(frozen.base_url(), &transparent).await;
     let (report, _) = certify(
         &front.base_url,
@@ -429,14 +429,9 @@ async fn a_target_without_a_document_service_is_reported_as_not_offering_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() {
-    let markup_in_dates = mutant(
-        5,
-        "every response",
-        "dateModified holding markup",
-        true,
-        "",
-        forward,
-        |_, _, a| {
+    let markup_in_dates = mutant(5, "every response", "dateModified holding markup")
+        .alone()
+        .answers(|_, _, a| {
             a.edit(|v| {
                 if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut)
                     && data.contains_key("dateModified")
@@ -444,8 +439,7 @@ async fn the_html_report_names_the_broken_rule_and_shows_the_exchange_escaped() 
                     data.insert("dateModified".into(), json!("<b>soon</b>"));
                 }
             })
-        },
-    );
+        });
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("certificate.html");
     let (report, _) = certify_behind(&markup_in_dates, "@conventions and @spec", |s| {

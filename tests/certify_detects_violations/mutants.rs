@@ -171,64 +171,59 @@ pub struct Mutant {
     pub response: proxy::ResponseHook,
 }
 
-pub const fn mutant(
-    class: u8,
-    endpoint: &'static str,
-    what: &'static str,
-    alone: bool,
-    tags: &'static str,
-    request: proxy::RequestHook,
-    response: proxy::ResponseHook,
-) -> Mutant {
+/// A mutant of `class` at `endpoint` that does `what`: as made here it passes requests and
+/// answers on untouched, shares the server with the others and is judged by `@spec` alone.
+pub const fn mutant(class: u8, endpoint: &'static str, what: &'static str) -> Mutant {
     Mutant {
         class,
         endpoint,
         what,
-        alone,
-        tags,
+        alone: false,
+        tags: "",
         upstream: false,
-        request,
-        response,
+        request: forward,
+        response: untouched,
     }
 }
 
 /// A mutant of contract management: its scenarios move the clock, so it gets a server of its
 /// own, and the `@upstream @contracting` scenarios judge it.
-pub const fn contracting(
-    class: u8,
-    endpoint: &'static str,
-    what: &'static str,
-    tags: &'static str,
-    request: proxy::RequestHook,
-    response: proxy::ResponseHook,
-) -> Mutant {
+pub const fn contracting(class: u8, endpoint: &'static str, what: &'static str) -> Mutant {
     Mutant {
         upstream: true,
-        ..mutant(class, endpoint, what, true, tags, request, response)
+        ..mutant(class, endpoint, what).alone()
     }
 }
 
 /// A mutant of the live auction: its scenarios move the clock, so it gets a server of its own,
 /// and the `@upstream @live-auction` scenarios judge it. Its answers show the auction's
 /// addresses on the proxy, so that the bidders' reads and posts there pass through it.
-pub const fn live_auction(
-    class: u8,
-    endpoint: &'static str,
-    what: &'static str,
-    tags: &'static str,
-    request: proxy::RequestHook,
-) -> Mutant {
-    Mutant {
-        upstream: true,
-        ..mutant(
-            class,
-            endpoint,
-            what,
-            true,
-            tags,
-            request,
-            auction_through_proxy,
-        )
+pub const fn live_auction(class: u8, endpoint: &'static str, what: &'static str) -> Mutant {
+    contracting(class, endpoint, what).answers(auction_through_proxy)
+}
+
+impl Mutant {
+    /// On a server of its own.
+    pub const fn alone(self) -> Mutant {
+        Mutant {
+            alone: true,
+            ..self
+        }
+    }
+
+    /// Caught by the scenarios `tags` selects, besides those every mutant of its kind runs.
+    pub const fn tags(self, tags: &'static str) -> Mutant {
+        Mutant { tags, ..self }
+    }
+
+    /// Changes or answers requests with `request`.
+    pub const fn requests(self, request: proxy::RequestHook) -> Mutant {
+        Mutant { request, ..self }
+    }
+
+    /// Changes answers with `response`.
+    pub const fn answers(self, response: proxy::ResponseHook) -> Mutant {
+        Mutant { response, ..self }
     }
 }
 
@@ -303,537 +298,479 @@ pub fn mutants() -> Vec<Mutant> {
             1,
             "PATCH /tenders/{id}",
             "any credential changes the tender",
-            false,
-            "@ep-patch",
-            |m, r| {
-                if is_publication(r) {
-                    Route::Forward
-                } else {
-                    accept_any_on(PatchTender, m, r)
-                }
-            },
-            untouched,
-        ),
+        )
+        .tags("@ep-patch")
+        .requests(|m, r| {
+            if is_publication(r) {
+                Route::Forward
+            } else {
+                accept_any_on(PatchTender, m, r)
+            }
+        }),
         mutant(
             1,
             "PATCH /tenders/{id} (publication)",
             "any credential publishes a draft",
-            false,
-            "@state-publish",
-            |m, r| {
-                if is_publication(r) {
-                    as_rightful(m, r)
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@state-publish")
+        .requests(|m, r| {
+            if is_publication(r) {
+                as_rightful(m, r)
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "POST /tenders/{id}/documents",
             "any credential uploads a tender document",
-            false,
-            "@ep-doc-post",
-            |m, r| accept_any_on(DocPost, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-post")
+        .requests(|m, r| accept_any_on(DocPost, m, r)),
         mutant(
             1,
             "PUT /tenders/{id}/documents/{doc}",
             "any credential replaces a tender document",
-            false,
-            "@ep-doc-put",
-            |m, r| accept_any_on(DocPut, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-put")
+        .requests(|m, r| accept_any_on(DocPut, m, r)),
         mutant(
             1,
             "PATCH /tenders/{id}/documents/{doc}",
             "any credential changes document metadata",
-            false,
-            "@ep-doc-patch",
-            |m, r| accept_any_on(DocPatch, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-patch")
+        .requests(|m, r| accept_any_on(DocPatch, m, r)),
         mutant(
             1,
             "PATCH /tenders/{id}/questions/{q}",
             "any credential answers a question",
-            false,
-            "@ep-q-patch",
-            |m, r| accept_any_on(QPatch, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-q-patch")
+        .requests(|m, r| accept_any_on(QPatch, m, r)),
         mutant(
             1,
             "PATCH /tenders/{id}/bids/{bid}",
             "any credential activates a bid",
-            true,
-            "@ep-bid-patch",
-            |m, r| accept_any_on(BidPatch, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-bid-patch")
+        .requests(|m, r| accept_any_on(BidPatch, m, r)),
         mutant(
             1,
             "POST …/bids/{bid}/documents",
             "any credential uploads a bid document",
-            true,
-            "@ep-biddoc-post",
-            |m, r| accept_any_on(BidDocPost, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-biddoc-post")
+        .requests(|m, r| accept_any_on(BidDocPost, m, r)),
         mutant(
             1,
             "GET /tenders/{id}/bids/{bid}",
             "any credential reads a bid while tendering",
-            true,
-            "@ep-bid-get",
-            |m, r| accept_any_on(BidGet, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-bid-get")
+        .requests(|m, r| accept_any_on(BidGet, m, r)),
         mutant(
             1,
             "GET …/bids/{bid}/documents",
             "a bid's documents are listed without its token while tendering",
-            true,
-            "@ep-biddoc-list",
-            |m, r| accept_any_on(BidDocList, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-biddoc-list")
+        .requests(|m, r| accept_any_on(BidDocList, m, r)),
         mutant(
             1,
             "GET …/bids/{bid}/documents",
             "a refusal to list a bid's documents carries them all the same",
-            true,
-            "@ep-biddoc-list",
-            |m, r| accept_any_on(BidDocList, m, r),
-            |m, r, a| {
-                if r.endpoint() == BidDocList && a.status == 200 && !m.is_rightful(r) {
-                    let mut refusal = forbidden();
-                    refusal.edit(|v| {
-                        v["data"] =
-                            serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"]
-                                .clone()
-                    });
-                    *a = refusal;
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@ep-biddoc-list")
+        .requests(|m, r| accept_any_on(BidDocList, m, r))
+        .answers(|m, r, a| {
+            if r.endpoint() == BidDocList && a.status == 200 && !m.is_rightful(r) {
+                let mut refusal = forbidden();
+                refusal.edit(|v| {
+                    v["data"] =
+                        serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"].clone()
+                });
+                *a = refusal;
+            }
+        }),
         mutant(
             1,
             "PATCH /tenders/{id}/awards/{award}",
             "any credential confirms the award",
-            true,
-            "@ep-award-patch",
-            |m, r| accept_any_on(AwardPatch, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-award-patch")
+        .requests(|m, r| accept_any_on(AwardPatch, m, r)),
         mutant(
             1,
             "PATCH /tenders/{id}/contracts/{c}",
             "any credential changes the contract",
-            true,
-            "@ep-contract-patch",
-            |m, r| accept_any_on(ContractPatch, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-contract-patch")
+        .requests(|m, r| accept_any_on(ContractPatch, m, r)),
         mutant(
             1,
             "PATCH /tenders/{id}",
             "the tender token works for any broker",
-            false,
-            "@ep-patch",
-            |m, r| {
-                if r.endpoint() == PatchTender
-                    && let Some(o) = m.tenders.get(&r.tender_id())
-                    && r.token().as_deref() == Some(o.token.as_str())
-                {
-                    r.set_header("authorization", o.auth.clone());
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@ep-patch")
+        .requests(|m, r| {
+            if r.endpoint() == PatchTender
+                && let Some(o) = m.tenders.get(&r.tender_id())
+                && r.token().as_deref() == Some(o.token.as_str())
+            {
+                r.set_header("authorization", o.auth.clone());
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "PATCH /tenders/{id}/bids/{bid}",
             "the tender token activates bids",
-            true,
-            "@ep-bid-patch",
-            |m, r| {
-                if r.endpoint() == BidPatch
-                    && m.tenders
-                        .get(&r.tender_id())
-                        .is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
-                {
-                    as_rightful(m, r);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-bid-patch")
+        .requests(|m, r| {
+            if r.endpoint() == BidPatch
+                && m.tenders
+                    .get(&r.tender_id())
+                    .is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
+            {
+                as_rightful(m, r);
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "GET /tenders/{id}/bids/{bid}",
             "one bid's token reads another bid of the tender",
-            true,
-            "@ep-bid-get",
-            |m, r| {
-                if r.endpoint() == BidGet
-                    && m.bids
-                        .values()
-                        .any(|o| o.tender == r.tender_id() && r.token().as_deref() == Some(o.token.as_str()))
-                {
-                    as_rightful(m, r);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-bid-get")
+        .requests(|m, r| {
+            if r.endpoint() == BidGet
+                && m.bids.values().any(|o| {
+                    o.tender == r.tender_id() && r.token().as_deref() == Some(o.token.as_str())
+                })
+            {
+                as_rightful(m, r);
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "POST /tenders/{id}/documents",
             "an upload without any token is accepted",
-            false,
-            "@ep-doc-post",
-            |m, r| {
-                if r.endpoint() == DocPost && r.token().is_none() {
-                    as_rightful(m, r)
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-post")
+        .requests(|m, r| {
+            if r.endpoint() == DocPost && r.token().is_none() {
+                as_rightful(m, r)
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "PATCH /tenders/{id}/awards/{award}",
             "another tender's token confirms the award",
-            true,
-            "@ep-award-patch",
-            |m, r| {
-                if r.endpoint() == AwardPatch
-                    && m.tenders
-                        .values()
-                        .any(|o| r.token().as_deref() == Some(o.token.as_str()))
-                {
-                    as_rightful(m, r);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-award-patch")
+        .requests(|m, r| {
+            if r.endpoint() == AwardPatch
+                && m.tenders
+                    .values()
+                    .any(|o| r.token().as_deref() == Some(o.token.as_str()))
+            {
+                as_rightful(m, r);
+            }
+            Route::Forward
+        }),
         mutant(
             1,
             "PATCH /tenders/{id}",
             "a refused change is answered 403 yet stored",
-            false,
-            "@ep-patch",
-            |m, r| refused_yet_stored(PatchTender, m, r),
-            answered_refused,
-        ),
+        )
+        .tags("@ep-patch")
+        .requests(|m, r| refused_yet_stored(PatchTender, m, r))
+        .answers(answered_refused),
         mutant(
             1,
             "PATCH /tenders/{id}/questions/{q}",
             "a refused answer is answered 403 yet stored",
-            false,
-            "@ep-q-patch",
-            |m, r| refused_yet_stored(QPatch, m, r),
-            answered_refused,
-        ),
+        )
+        .tags("@ep-q-patch")
+        .requests(|m, r| refused_yet_stored(QPatch, m, r))
+        .answers(answered_refused),
         mutant(
             1,
             "PATCH /tenders/{id}/contracts/{c}",
             "a refused contract change is answered 403 yet stored",
-            true,
-            "@ep-contract-patch",
-            |m, r| refused_yet_stored(ContractPatch, m, r),
-            answered_refused,
-        ),
+        )
+        .alone()
+        .tags("@ep-contract-patch")
+        .requests(|m, r| refused_yet_stored(ContractPatch, m, r))
+        .answers(answered_refused),
         // ---- class 2: answers that say one thing while the store keeps another ----
         mutant(
             2,
             "PATCH /tenders/{id}",
             "a change is answered from a read and never stored",
-            false,
-            "@ep-patch or @conv-10",
-            |m, r| {
-                if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: merged,
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@ep-patch or @conv-10")
+        .requests(|m, r| {
+            if r.endpoint() == PatchTender && !is_publication(r) && m.is_rightful(r) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: merged,
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id} (publication)",
             "a publication is answered but never stored",
-            false,
-            "@two-phase or @state-publish",
-            |m, r| {
-                if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: merged,
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@two-phase or @state-publish")
+        .requests(|m, r| {
+            if is_publication(r) && m.is_rightful(r) && m.drafts.contains_key(&r.tender_id()) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: merged,
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}",
             "nested objects of a change are dropped, the answer shows them",
-            false,
-            "@ep-patch or @conv-10",
-            |m, r| {
-                if r.endpoint() == PatchTender && m.is_rightful(r) {
-                    let mut data = r.data();
-                    if let Some(map) = data.as_object_mut() {
-                        map.retain(|_, v| !v.is_object());
-                    }
-                    r.set_data(data);
+        )
+        .tags("@ep-patch or @conv-10")
+        .requests(|m, r| {
+            if r.endpoint() == PatchTender && m.is_rightful(r) {
+                let mut data = r.data();
+                if let Some(map) = data.as_object_mut() {
+                    map.retain(|_, v| !v.is_object());
                 }
-                Route::Forward
-            },
-            |_, r, a| {
-                if r.endpoint() == PatchTender && a.status == 200 {
-                    a.edit(|v| merge(&mut v["data"], &r.data()));
-                }
-            },
-        ),
+                r.set_data(data);
+            }
+            Route::Forward
+        })
+        .answers(|_, r, a| {
+            if r.endpoint() == PatchTender && a.status == 200 {
+                a.edit(|v| merge(&mut v["data"], &r.data()));
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}/documents/{doc}",
             "document metadata answered, never stored",
-            false,
-            "@ep-doc-patch",
-            |m, r| from_read_if(DocPatch, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-patch")
+        .requests(|m, r| from_read_if(DocPatch, m, r)),
         mutant(
             2,
             "PUT /tenders/{id}/documents/{doc}",
             "a new version answered, never stored",
-            false,
-            "@ep-doc-put",
-            |m, r| {
-                if r.endpoint() == DocPut && m.is_rightful(r) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: |r, mut read| {
-                            merge(&mut read, &r.data());
-                            read["dateModified"] = json!(now());
-                            Some(read)
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@ep-doc-put")
+        .requests(|m, r| {
+            if r.endpoint() == DocPut && m.is_rightful(r) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: |r, mut read| {
+                        merge(&mut read, &r.data());
+                        read["dateModified"] = json!(now());
+                        Some(read)
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "POST /tenders/{id}/documents",
             "an upload answered 201, never stored",
-            false,
-            "@ep-doc-post",
-            |m, r| {
-                if r.endpoint() == DocPost && m.is_rightful(r) {
-                    fake_document(r)
-                } else {
-                    Route::Forward
-                }
-            },
-            untouched,
-        ),
+        )
+        .tags("@ep-doc-post")
+        .requests(|m, r| {
+            if r.endpoint() == DocPost && m.is_rightful(r) {
+                fake_document(r)
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}/questions/{q}",
             "an answer answered, never stored",
-            false,
-            "@ep-q-patch",
-            |m, r| from_read_if(QPatch, m, r),
-            untouched,
-        ),
+        )
+        .tags("@ep-q-patch")
+        .requests(|m, r| from_read_if(QPatch, m, r)),
         mutant(
             2,
             "PATCH /tenders/{id}/bids/{bid}",
             "an activation answered, never stored",
-            true,
-            "@ep-bid-patch or @bid-activate",
-            |m, r| {
-                if r.endpoint() == BidPatch && m.is_rightful(r) {
-                    Route::FromRead {
-                        read: r.path_and_query(),
-                        make: merged,
-                    }
-                } else {
-                    Route::Forward
+        )
+        .alone()
+        .tags("@ep-bid-patch or @bid-activate")
+        .requests(|m, r| {
+            if r.endpoint() == BidPatch && m.is_rightful(r) {
+                Route::FromRead {
+                    read: r.path_and_query(),
+                    make: merged,
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "POST …/bids/{bid}/documents",
             "a bid document answered 201, never stored",
-            true,
-            "@ep-biddoc-post",
-            |m, r| {
-                if r.endpoint() == BidDocPost && m.is_rightful(r) {
-                    fake_document(r)
-                } else {
-                    Route::Forward
-                }
-            },
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-biddoc-post")
+        .requests(|m, r| {
+            if r.endpoint() == BidDocPost && m.is_rightful(r) {
+                fake_document(r)
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}/awards/{award}",
             "a confirmation answered, never stored",
-            true,
-            "@ep-award-patch",
-            |m, r| {
-                if r.endpoint() == AwardPatch && m.is_rightful(r) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: |r, mut read| {
-                            merge(&mut read, &r.data());
-                            read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
-                            Some(read)
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .alone()
+        .tags("@ep-award-patch")
+        .requests(|m, r| {
+            if r.endpoint() == AwardPatch && m.is_rightful(r) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: |r, mut read| {
+                        merge(&mut read, &r.data());
+                        read["complaintPeriod"] = json!({"startDate": now(), "endDate": now()});
+                        Some(read)
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}/contracts/{c}",
             "the contract value is dropped, the answer shows it",
-            true,
-            "@ep-contract-patch",
-            |m, r| {
-                if r.endpoint() == ContractPatch && m.is_rightful(r) {
-                    let mut data = r.data();
-                    if let Some(map) = data.as_object_mut() {
-                        map.remove("value");
-                    }
-                    r.set_data(data);
+        )
+        .alone()
+        .tags("@ep-contract-patch")
+        .requests(|m, r| {
+            if r.endpoint() == ContractPatch && m.is_rightful(r) {
+                let mut data = r.data();
+                if let Some(map) = data.as_object_mut() {
+                    map.remove("value");
                 }
-                Route::Forward
-            },
-            |_, r, a| {
-                if r.endpoint() == ContractPatch && a.status == 200 {
-                    a.edit(|v| merge(&mut v["data"], &r.data()));
-                }
-            },
-        ),
+                r.set_data(data);
+            }
+            Route::Forward
+        })
+        .answers(|_, r, a| {
+            if r.endpoint() == ContractPatch && a.status == 200 {
+                a.edit(|v| merge(&mut v["data"], &r.data()));
+            }
+        }),
         mutant(
             2,
             "PATCH /tenders/{id}/contracts/{c}",
             "a contract change answered, never stored",
-            true,
-            "@ep-contract-patch",
-            |m, r| from_read_if(ContractPatch, m, r),
-            untouched,
-        ),
+        )
+        .alone()
+        .tags("@ep-contract-patch")
+        .requests(|m, r| from_read_if(ContractPatch, m, r)),
         mutant(
             2,
             "PATCH /tenders/{id}",
             "the answer replaces nested objects the store merged",
-            false,
-            "@conv-10",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == PatchTender && a.status == 200 {
-                    let sent = r.data();
-                    a.edit(|v| {
-                        if let Some(map) = sent.as_object() {
-                            for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
-                                v["data"][k] = s.clone();
-                            }
+        )
+        .tags("@conv-10")
+        .answers(|_, r, a| {
+            if r.endpoint() == PatchTender && a.status == 200 {
+                let sent = r.data();
+                a.edit(|v| {
+                    if let Some(map) = sent.as_object() {
+                        for (k, s) in map.iter().filter(|(_, s)| s.is_object()) {
+                            v["data"][k] = s.clone();
                         }
-                    });
-                }
-            },
-        ),
+                    }
+                });
+            }
+        }),
         // ---- class 3: right on creation, wrong on later reads ----
         mutant(
             3,
             "GET /tenders/{id}",
             "reads drop the test-mode title prefixes",
-            false,
-            "@ep-rule-2",
-            forward,
-            |_, r, a| {
-                if is_get_of_tender(r) {
-                    a.edit(|v| {
-                        for key in ["title", "title_en", "title_ru"] {
-                            if let Some(t) = v["data"][key].as_str()
-                                && t.starts_with('[')
-                            {
-                                let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
-                                v["data"][key] = json!(bare);
-                            }
+        )
+        .tags("@ep-rule-2")
+        .answers(|_, r, a| {
+            if is_get_of_tender(r) {
+                a.edit(|v| {
+                    for key in ["title", "title_en", "title_ru"] {
+                        if let Some(t) = v["data"][key].as_str()
+                            && t.starts_with('[')
+                        {
+                            let bare = t.split_once("] ").map_or(t, |(_, b)| b).to_owned();
+                            v["data"][key] = json!(bare);
                         }
-                    });
-                }
-            },
-        ),
+                    }
+                });
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}/documents/{doc}",
             "reads show datePublished moved to the last upload",
-            false,
-            "@tender-documents",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
-                    a.edit(|v| {
-                        each_object(&mut v["data"], &mut |d| {
-                            if let (Some(_), Some(m)) =
-                                (d.get("datePublished"), d.get("dateModified").cloned())
-                            {
-                                d.insert("datePublished".into(), m);
-                            }
-                        })
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@tender-documents")
+        .answers(|_, r, a| {
+            if r.endpoint() == DocGet || r.endpoint() == DocList || is_get_of_tender(r) {
+                a.edit(|v| {
+                    each_object(&mut v["data"], &mut |d| {
+                        if let (Some(_), Some(m)) =
+                            (d.get("datePublished"), d.get("dateModified").cloned())
+                        {
+                            d.insert("datePublished".into(), m);
+                        }
+                    })
+                });
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}",
             "reads show date moved to the last modification",
-            false,
-            "@two-phase or @state-publish or @conv-10 or @ep-patch",
-            forward,
-            |_, r, a| {
-                if is_get_of_tender(r) {
-                    a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
-                }
-            },
-        ),
-        mutant(
-            3,
-            "GET /tenders/{id}",
-            "reads replace a client's item id",
-            false,
-            "@conv-9",
-            forward,
-            |_, r, a| {
+        )
+        .tags("@two-phase or @state-publish or @conv-10 or @ep-patch")
+        .answers(|_, r, a| {
+            if is_get_of_tender(r) {
+                a.edit(|v| v["data"]["date"] = v["data"]["dateModified"].clone());
+            }
+        }),
+        mutant(3, "GET /tenders/{id}", "reads replace a client's item id")
+            .tags("@conv-9")
+            .answers(|_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| {
                         if let Some(items) = v["data"]["items"].as_array_mut() {
@@ -845,80 +782,67 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
+            }),
         mutant(
             3,
             "GET /tenders/{id}",
             "reads keep the first tender period start after the enquiry end moved",
-            false,
-            "@res-periods",
-            forward,
-            |m, r, a| {
-                if is_get_of_tender(r)
-                    && let Some(first) = m.first_tendering_start.get(&r.tender_id())
-                {
-                    a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
-                }
-            },
-        ),
+        )
+        .tags("@res-periods")
+        .answers(|m, r, a| {
+            if is_get_of_tender(r)
+                && let Some(first) = m.first_tendering_start.get(&r.tender_id())
+            {
+                a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}",
             "reads drop next_check once tendering",
-            true,
-            "@scheduler or @state-tendering",
-            forward,
-            |_, r, a| {
-                if is_get_of_tender(r) {
-                    a.edit(|v| {
-                        if v["data"]["status"] == "active.tendering"
-                            && let Some(d) = v["data"].as_object_mut()
-                        {
-                            d.remove("next_check");
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@scheduler or @state-tendering")
+        .answers(|_, r, a| {
+            if is_get_of_tender(r) {
+                a.edit(|v| {
+                    if v["data"]["status"] == "active.tendering"
+                        && let Some(d) = v["data"].as_object_mut()
+                    {
+                        d.remove("next_check");
+                    }
+                });
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}",
             "tender reads show the question authors",
-            false,
-            "@questions or @res-question-author",
-            forward,
-            |m, r, a| {
-                if is_get_of_tender(r)
-                    && let Some(authors) = m.authors.get(&r.tender_id())
-                {
-                    a.edit(|v| reveal_authors(&mut v["data"]["questions"], authors));
-                }
-            },
-        ),
+        )
+        .tags("@questions or @res-question-author")
+        .answers(|m, r, a| {
+            if is_get_of_tender(r)
+                && let Some(authors) = m.authors.get(&r.tender_id())
+            {
+                a.edit(|v| reveal_authors(&mut v["data"]["questions"], authors));
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}/questions",
             "the question list shows the authors",
-            false,
-            "@questions or @res-question-author",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == QList
-                    && let Some(authors) = m.authors.get(&r.tender_id())
-                {
-                    a.edit(|v| reveal_authors(&mut v["data"], authors));
-                }
-            },
-        ),
-        mutant(
-            3,
-            "GET /tenders/{id}",
-            "reads flip the value's VAT flag",
-            false,
-            "@res-value or @ep-get or @ep-create",
-            forward,
-            |_, r, a| {
+        )
+        .tags("@questions or @res-question-author")
+        .answers(|m, r, a| {
+            if r.endpoint() == QList
+                && let Some(authors) = m.authors.get(&r.tender_id())
+            {
+                a.edit(|v| reveal_authors(&mut v["data"], authors));
+            }
+        }),
+        mutant(3, "GET /tenders/{id}", "reads flip the value's VAT flag")
+            .tags("@res-value or @ep-get or @ep-create")
+            .answers(|_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| {
                         if let Some(b) = v["data"]["value"]["valueAddedTaxIncluded"].as_bool() {
@@ -926,146 +850,129 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
+            }),
         mutant(
             3,
             "GET /tenders/{id}/bids/{bid}",
             "bid reads lose the currency",
-            true,
-            "@res-value or @bids",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == BidGet {
-                    a.edit(|v| {
-                        if let Some(value) = v["data"]["value"].as_object_mut() {
-                            value.remove("currency");
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@res-value or @bids")
+        .answers(|_, r, a| {
+            if r.endpoint() == BidGet {
+                a.edit(|v| {
+                    if let Some(value) = v["data"]["value"].as_object_mut() {
+                        value.remove("currency");
+                    }
+                });
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}/documents",
             "the list shows a replaced document in its first version",
-            false,
-            "@ep-doc-list or @tender-documents",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == DocList {
-                    a.edit(|v| {
-                        if let Some(docs) = v["data"].as_array_mut() {
-                            for d in docs {
-                                let id = d["id"].as_str().unwrap_or_default();
-                                if let Some(first) = m.first_documents.get(id) {
-                                    *d = first.clone();
-                                }
+        )
+        .tags("@ep-doc-list or @tender-documents")
+        .answers(|m, r, a| {
+            if r.endpoint() == DocList {
+                a.edit(|v| {
+                    if let Some(docs) = v["data"].as_array_mut() {
+                        for d in docs {
+                            let id = d["id"].as_str().unwrap_or_default();
+                            if let Some(first) = m.first_documents.get(id) {
+                                *d = first.clone();
                             }
                         }
-                    });
-                }
-            },
-        ),
+                    }
+                });
+            }
+        }),
         mutant(
             3,
             "GET /tenders/{id}",
             "reads keep the dateModified of the creation",
-            false,
-            "@conv-10",
-            forward,
-            |m, r, a| {
-                if is_get_of_tender(r)
-                    && let Some(first) = m.first_modified.get(&r.tender_id())
-                {
-                    a.edit(|v| v["data"]["dateModified"] = first.clone());
-                }
-            },
-        ),
+        )
+        .tags("@conv-10")
+        .answers(|m, r, a| {
+            if is_get_of_tender(r)
+                && let Some(first) = m.first_modified.get(&r.tender_id())
+            {
+                a.edit(|v| v["data"]["dateModified"] = first.clone());
+            }
+        }),
         // ---- class 4: spec rules that advisory scenarios used to hold ----
         mutant(
             4,
             "PATCH /tenders/{id}/contracts/{c}",
             "a contract amount above the award's is accepted",
-            true,
-            "@awarding",
-            |m, r| {
-                if r.endpoint() == ContractPatch
-                    && m.is_rightful(r)
-                    && r.data()["value"]["amount"].is_number()
-                {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: |r, read| {
-                            let above = r.data()["value"]["amount"].as_f64()
-                                > read["value"]["amount"].as_f64();
-                            if above { merged(r, read) } else { None }
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .alone()
+        .tags("@awarding")
+        .requests(|m, r| {
+            if r.endpoint() == ContractPatch
+                && m.is_rightful(r)
+                && r.data()["value"]["amount"].is_number()
+            {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: |r, read| {
+                        let above =
+                            r.data()["value"]["amount"].as_f64() > read["value"]["amount"].as_f64();
+                        if above { merged(r, read) } else { None }
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         mutant(
             4,
             "any unknown path or id",
             "a 404 is plain text, not the error envelope",
-            false,
-            "@errors",
-            forward,
-            |_, _, a| {
-                if a.status == 404 {
-                    a.body = "Not Found".into();
-                    a.set_header("content-type", "text/plain; charset=utf-8");
-                }
-            },
-        ),
+        )
+        .tags("@errors")
+        .answers(|_, _, a| {
+            if a.status == 404 {
+                a.body = "Not Found".into();
+                a.set_header("content-type", "text/plain; charset=utf-8");
+            }
+        }),
         mutant(
             4,
             "any path, wrong method",
             "a 405 is plain text, not the error envelope",
-            false,
-            "@errors",
-            forward,
-            |_, _, a| {
-                if a.status == 405 {
-                    a.body = "Method Not Allowed".into();
-                    a.set_header("content-type", "text/plain; charset=utf-8");
-                }
-            },
-        ),
+        )
+        .tags("@errors")
+        .answers(|_, _, a| {
+            if a.status == 405 {
+                a.body = "Method Not Allowed".into();
+                a.set_header("content-type", "text/plain; charset=utf-8");
+            }
+        }),
         mutant(
             4,
             "GET /tenders/{id}/bids/{bid}",
             "participationUrl shown before the auction exists",
-            true,
-            "@ep-bid-get or @res-participation",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == BidGet && a.status == 200 {
-                    let id = r.record_id();
-                    a.edit(|v| {
-                        if v["data"].get("participationUrl").is_none() {
-                            v["data"]["participationUrl"] = json!(format!(
-                                "http://auction.invalid/{}?key_for_bid={id}",
-                                r.tender_id()
-                            ));
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@ep-bid-get or @res-participation")
+        .answers(|_, r, a| {
+            if r.endpoint() == BidGet && a.status == 200 {
+                let id = r.record_id();
+                a.edit(|v| {
+                    if v["data"].get("participationUrl").is_none() {
+                        v["data"]["participationUrl"] = json!(format!(
+                            "http://auction.invalid/{}?key_for_bid={id}",
+                            r.tender_id()
+                        ));
+                    }
+                });
+            }
+        }),
         // ---- class 5: shapes, on every exchange ----
-        mutant(
-            5,
-            "every error",
-            "error descriptions are lists of strings",
-            false,
-            "@errors",
-            forward,
-            |_, _, a| {
+        mutant(5, "every error", "error descriptions are lists of strings")
+            .tags("@errors")
+            .answers(|_, _, a| {
                 if a.status >= 400 {
                     a.edit(|v| {
                         each_object(v, &mut |e| {
@@ -1077,139 +984,117 @@ pub fn mutants() -> Vec<Mutant> {
                         })
                     });
                 }
-            },
-        ),
+            }),
         mutant(
             5,
             "PATCH/GET /tenders/{id}",
             "guarantee without valueAddedTaxIncluded",
-            false,
-            "@res-guarantee",
-            forward,
-            |_, _, a| {
-                a.edit(|v| {
-                    each_object(v, &mut |o| {
-                        if let Some(Value::Object(g)) = o.get_mut("guarantee") {
-                            g.remove("valueAddedTaxIncluded");
-                        }
-                    })
+        )
+        .tags("@res-guarantee")
+        .answers(|_, _, a| {
+            a.edit(|v| {
+                each_object(v, &mut |o| {
+                    if let Some(Value::Object(g)) = o.get_mut("guarantee") {
+                        g.remove("valueAddedTaxIncluded");
+                    }
                 })
-            },
-        ),
+            })
+        }),
         mutant(
             5,
             "GET /tenders",
             "an empty page's offset loses its microseconds",
-            false,
-            "@listing",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == List {
-                    a.edit(|v| {
-                        if v["data"].as_array().is_some_and(Vec::is_empty)
-                            && let Some(o) = v["next_page"]["offset"].as_str()
-                        {
-                            v["next_page"]["offset"] =
-                                json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@listing")
+        .answers(|_, r, a| {
+            if r.endpoint() == List {
+                a.edit(|v| {
+                    if v["data"].as_array().is_some_and(Vec::is_empty)
+                        && let Some(o) = v["next_page"]["offset"].as_str()
+                    {
+                        v["next_page"]["offset"] =
+                            json!(drop_fractions(&format!("\"{o}\"")).trim_matches('"'));
+                    }
+                });
+            }
+        }),
         mutant(
             5,
             "GET /tenders (offset past the end)",
             "an empty page echoes the client's offset as written",
-            false,
-            "@listing",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == List
-                    && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset")
-                {
-                    let sent = sent.clone();
-                    a.edit(|v| {
-                        if v["data"].as_array().is_some_and(Vec::is_empty) {
-                            v["next_page"]["offset"] = json!(sent);
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@listing")
+        .answers(|_, r, a| {
+            if r.endpoint() == List
+                && let Some((_, sent)) = r.query.iter().find(|(k, _)| k == "offset")
+            {
+                let sent = sent.clone();
+                a.edit(|v| {
+                    if v["data"].as_array().is_some_and(Vec::is_empty) {
+                        v["next_page"]["offset"] = json!(sent);
+                    }
+                });
+            }
+        }),
         mutant(
             5,
             "questions",
             "question timestamps lose their microseconds",
-            false,
-            "@questions",
-            forward,
-            |_, r, a| {
-                if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
-                    a.body = drop_fractions(&a.body);
-                }
-            },
-        ),
-        mutant(
-            5,
-            "bids",
-            "bid amounts are written as integers",
-            true,
-            "@bids",
-            forward,
-            |_, r, a| {
+        )
+        .tags("@questions")
+        .answers(|_, r, a| {
+            if matches!(r.endpoint(), QPost | QGet | QList | QPatch) {
+                a.body = drop_fractions(&a.body);
+            }
+        }),
+        mutant(5, "bids", "bid amounts are written as integers")
+            .alone()
+            .tags("@bids")
+            .answers(|_, r, a| {
                 if matches!(r.endpoint(), BidPost | BidGet | BidPatch) {
                     a.edit(integer_amounts);
                 }
-            },
-        ),
+            }),
         mutant(
             5,
             "POST …/bids/{bid}/documents",
             "the Location is a relative address",
-            true,
-            "@ep-biddoc-post",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == BidDocPost
-                    && let Some((_, l)) = a
-                        .headers
-                        .iter_mut()
-                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-                {
-                    *l = l
-                        .split_once("://")
-                        .and_then(|(_, rest)| rest.split_once('/'))
-                        .map(|(_, p)| format!("/{p}"))
-                        .unwrap_or_default();
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@ep-biddoc-post")
+        .answers(|_, r, a| {
+            if r.endpoint() == BidDocPost
+                && let Some((_, l)) = a
+                    .headers
+                    .iter_mut()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+            {
+                *l = l
+                    .split_once("://")
+                    .and_then(|(_, rest)| rest.split_once('/'))
+                    .map(|(_, p)| format!("/{p}"))
+                    .unwrap_or_default();
+            }
+        }),
         mutant(
             5,
             "POST /tenders/{id}/questions",
             "the Location points under another collection",
-            false,
-            "@ep-q-post",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == QPost
-                    && let Some((_, l)) = a
-                        .headers
-                        .iter_mut()
-                        .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-                {
-                    *l = l.replace("/questions/", "/documents/");
-                }
-            },
-        ),
-        mutant(
-            5,
-            "GET /tenders/{id}",
-            "document ids shown in upper case",
-            false,
-            "@tender-documents",
-            forward,
-            |_, r, a| {
+        )
+        .tags("@ep-q-post")
+        .answers(|_, r, a| {
+            if r.endpoint() == QPost
+                && let Some((_, l)) = a
+                    .headers
+                    .iter_mut()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+            {
+                *l = l.replace("/questions/", "/documents/");
+            }
+        }),
+        mutant(5, "GET /tenders/{id}", "document ids shown in upper case")
+            .tags("@tender-documents")
+            .answers(|_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| {
                         if let Some(docs) = v["data"]["documents"].as_array_mut() {
@@ -1220,16 +1105,10 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
-        mutant(
-            5,
-            "every refusal",
-            "error envelopes without status",
-            false,
-            "@errors or @refusals",
-            forward,
-            |_, _, a| {
+            }),
+        mutant(5, "every refusal", "error envelopes without status")
+            .tags("@errors or @refusals")
+            .answers(|_, _, a| {
                 if (400..500).contains(&a.status) {
                     a.edit(|v| {
                         if let Some(map) = v.as_object_mut() {
@@ -1237,199 +1116,153 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
+            }),
         mutant(
             5,
             "tender reads (contracts)",
             "the contract value loses its VAT flag",
-            true,
-            "@awarding",
-            forward,
-            |_, _, a| {
-                a.edit(|v| {
-                    each_object(v, &mut |o| {
-                        if o.contains_key("contractID")
-                            && let Some(Value::Object(val)) = o.get_mut("value")
-                        {
-                            val.remove("valueAddedTaxIncluded");
-                        }
-                    })
+        )
+        .alone()
+        .tags("@awarding")
+        .answers(|_, _, a| {
+            a.edit(|v| {
+                each_object(v, &mut |o| {
+                    if o.contains_key("contractID")
+                        && let Some(Value::Object(val)) = o.get_mut("value")
+                    {
+                        val.remove("valueAddedTaxIncluded");
+                    }
                 })
-            },
-        ),
+            })
+        }),
         mutant(
             5,
             "GET /tenders",
             "listing rows' dateModified lose their offset",
-            false,
-            "@listing",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == List {
-                    a.edit(|v| {
-                        if let Some(rows) = v["data"].as_array_mut() {
-                            for row in rows {
-                                if let Some(t) = row["dateModified"].as_str()
-                                    && t.len() > 6
-                                {
-                                    row["dateModified"] = json!(t[..t.len() - 6].to_owned());
-                                }
+        )
+        .tags("@listing")
+        .answers(|_, r, a| {
+            if r.endpoint() == List {
+                a.edit(|v| {
+                    if let Some(rows) = v["data"].as_array_mut() {
+                        for row in rows {
+                            if let Some(t) = row["dateModified"].as_str()
+                                && t.len() > 6
+                            {
+                                row["dateModified"] = json!(t[..t.len() - 6].to_owned());
                             }
                         }
-                    });
-                }
-            },
-        ),
+                    }
+                });
+            }
+        }),
         mutant(
             5,
             "GET /tenders/{id}/questions",
             "the list's Content-Type has no charset",
-            false,
-            "@questions",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == QList {
-                    a.set_header("content-type", "application/json");
-                }
-            },
-        ),
+        )
+        .tags("@questions")
+        .answers(|_, r, a| {
+            if r.endpoint() == QList {
+                a.set_header("content-type", "application/json");
+            }
+        }),
         // ---- more, one per rule that had no mutant yet ----
-        mutant(
-            5,
-            "every 201",
-            "the Location header is missing",
-            false,
-            "@conv-5",
-            forward,
-            |_, _, a| {
+        mutant(5, "every 201", "the Location header is missing")
+            .tags("@conv-5")
+            .answers(|_, _, a| {
                 a.headers
                     .retain(|(n, _)| !n.eq_ignore_ascii_case("location"))
-            },
-        ),
-        mutant(
-            5,
-            "every response",
-            "amounts written as integers",
-            false,
-            "@conv-7",
-            forward,
-            |_, _, a| a.edit(integer_amounts),
-        ),
-        mutant(
-            5,
-            "every response",
-            "timestamps without microseconds",
-            false,
-            "@conv-6",
-            forward,
-            |_, _, a| a.body = drop_fractions(&a.body),
-        ),
-        mutant(
-            5,
-            "every response",
-            "Content-Type without charset",
-            false,
-            "@conv-3",
-            forward,
-            |_, _, a| {
+            }),
+        mutant(5, "every response", "amounts written as integers")
+            .tags("@conv-7")
+            .answers(|_, _, a| a.edit(integer_amounts)),
+        mutant(5, "every response", "timestamps without microseconds")
+            .tags("@conv-6")
+            .answers(|_, _, a| a.body = drop_fractions(&a.body)),
+        mutant(5, "every response", "Content-Type without charset")
+            .tags("@conv-3")
+            .answers(|_, _, a| {
                 if a.headers
                     .iter()
                     .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
                 {
                     a.set_header("content-type", "application/json");
                 }
-            },
-        ),
+            }),
         mutant(
             5,
             "POST /tenders, POST …/bids",
             "no access token in creation answers",
-            false,
-            "@conv-4",
-            forward,
-            |_, _, a| {
-                a.edit(|v| {
-                    if let Some(map) = v.as_object_mut() {
-                        map.remove("access");
-                    }
-                })
-            },
-        ),
+        )
+        .tags("@conv-4")
+        .answers(|_, _, a| {
+            a.edit(|v| {
+                if let Some(map) = v.as_object_mut() {
+                    map.remove("access");
+                }
+            })
+        }),
         mutant(
             3,
             "GET /tenders/{id}/questions/{q}",
             "a question read shows its author",
-            false,
-            "@ep-q-get or @res-question-author",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == QGet
-                    && let Some(authors) = m.authors.get(&r.tender_id())
-                {
-                    let id = r.record_id();
-                    if let Some((_, author)) = authors.iter().find(|(q, _)| *q == id) {
-                        let author = author.clone();
-                        a.edit(|v| v["data"]["author"] = author);
-                    }
+        )
+        .tags("@ep-q-get or @res-question-author")
+        .answers(|m, r, a| {
+            if r.endpoint() == QGet
+                && let Some(authors) = m.authors.get(&r.tender_id())
+            {
+                let id = r.record_id();
+                if let Some((_, author)) = authors.iter().find(|(q, _)| *q == id) {
+                    let author = author.clone();
+                    a.edit(|v| v["data"]["author"] = author);
                 }
-            },
-        ),
+            }
+        }),
         mutant(
             2,
             "POST /tenders/{id}/bids",
             "a batch bid is stored as a draft, answered active",
-            true,
-            "@bid-batch or @ep-bid-post",
-            |_, r| {
-                let data = r.data();
-                if r.endpoint() == BidPost && data.get("status").is_none() {
-                    let mut data = data;
-                    data["status"] = json!("draft");
-                    r.set_data(data);
-                }
-                Route::Forward
-            },
-            |_, r, a| {
-                if r.endpoint() == BidPost && r.data().get("status").is_none() && a.status == 201 {
-                    a.edit(|v| v["data"]["status"] = json!("active"));
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@bid-batch or @ep-bid-post")
+        .requests(|_, r| {
+            let data = r.data();
+            if r.endpoint() == BidPost && data.get("status").is_none() {
+                let mut data = data;
+                data["status"] = json!("draft");
+                r.set_data(data);
+            }
+            Route::Forward
+        })
+        .answers(|_, r, a| {
+            if r.endpoint() == BidPost && r.data().get("status").is_none() && a.status == 201 {
+                a.edit(|v| v["data"]["status"] = json!("active"));
+            }
+        }),
         mutant(
             3,
             "GET …/bids/{bid}/documents",
             "the bid's document list is empty",
-            true,
-            "@ep-biddoc-list",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == BidDocList && a.status == 200 {
-                    a.edit(|v| v["data"] = json!([]));
-                }
-            },
-        ),
-        mutant(
-            3,
-            "GET /tenders/{id}",
-            "reads name another owner",
-            false,
-            "@auth-1 or @res-tender",
-            forward,
-            |_, r, a| {
+        )
+        .alone()
+        .tags("@ep-biddoc-list")
+        .answers(|_, r, a| {
+            if r.endpoint() == BidDocList && a.status == 200 {
+                a.edit(|v| v["data"] = json!([]));
+            }
+        }),
+        mutant(3, "GET /tenders/{id}", "reads name another owner")
+            .tags("@auth-1 or @res-tender")
+            .answers(|_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| v["data"]["owner"] = json!("someone-else"));
                 }
-            },
-        ),
-        mutant(
-            3,
-            "GET /tenders/{id}",
-            "a draft read shows a next_check",
-            false,
-            "@state-draft",
-            forward,
-            |_, r, a| {
+            }),
+        mutant(3, "GET /tenders/{id}", "a draft read shows a next_check")
+            .tags("@state-draft")
+            .answers(|_, r, a| {
                 if is_get_of_tender(r) {
                     a.edit(|v| {
                         if v["data"]["status"] == "draft" {
@@ -1437,46 +1270,33 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
-        mutant(
-            4,
-            "POST with another Content-Type",
-            "415 answered as 400",
-            false,
-            "@err-415",
-            forward,
-            |_, _, a| {
+            }),
+        mutant(4, "POST with another Content-Type", "415 answered as 400")
+            .tags("@err-415")
+            .answers(|_, _, a| {
                 if a.status == 415 {
                     a.status = 400;
                 }
-            },
-        ),
+            }),
         mutant(
             4,
             "PATCH /tenders/{id} (publication)",
             "repeating a publication is refused",
-            false,
-            "@err-rule-2 or @state-publish",
-            |m, r| {
-                if is_publication(r)
-                    && m.tenders.contains_key(&r.tender_id())
-                    && !m.drafts.contains_key(&r.tender_id())
-                {
-                    Route::Answer(forbidden())
-                } else {
-                    Route::Forward
-                }
-            },
-            untouched,
-        ),
-        mutant(
-            4,
-            "any path with opt_pretty=1",
-            "opt_pretty is refused",
-            false,
-            "@conv-8",
-            |_, r| {
+        )
+        .tags("@err-rule-2 or @state-publish")
+        .requests(|m, r| {
+            if is_publication(r)
+                && m.tenders.contains_key(&r.tender_id())
+                && !m.drafts.contains_key(&r.tender_id())
+            {
+                Route::Answer(forbidden())
+            } else {
+                Route::Forward
+            }
+        }),
+        mutant(4, "any path with opt_pretty=1", "opt_pretty is refused")
+            .tags("@conv-8")
+            .requests(|_, r| {
                 if r.query.iter().any(|(k, _)| k == "opt_pretty") {
                     Route::Answer(Answer::json(
                         400,
@@ -1486,57 +1306,49 @@ pub fn mutants() -> Vec<Mutant> {
                 } else {
                     Route::Forward
                 }
-            },
-            untouched,
-        ),
+            }),
         // ---- class 6: paging ----
         mutant(
             6,
             "GET /tenders",
             "every other tender created is missing from the pages",
-            true,
-            "@listing",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == List {
-                    a.edit(|v| {
-                        if let Some(rows) = v["data"].as_array_mut() {
-                            rows.retain(|row| !m.every_other(row));
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@listing")
+        .answers(|m, r, a| {
+            if r.endpoint() == List {
+                a.edit(|v| {
+                    if let Some(rows) = v["data"].as_array_mut() {
+                        rows.retain(|row| !m.every_other(row));
+                    }
+                });
+            }
+        }),
         mutant(
             6,
             "GET /tenders",
             "every other tender created is listed twice in its page",
-            true,
-            "@listing",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == List {
-                    a.edit(|v| {
-                        if let Some(rows) = v["data"].as_array_mut() {
-                            let again: Vec<Value> = rows
-                                .iter()
-                                .filter(|row| m.every_other(row))
-                                .cloned()
-                                .collect();
-                            rows.extend(again);
-                        }
-                    });
-                }
-            },
-        ),
-        mutant(
-            6,
-            "GET /tenders",
-            "drafts are listed",
-            true,
-            "@listing",
-            forward,
-            |m, r, a| {
+        )
+        .alone()
+        .tags("@listing")
+        .answers(|m, r, a| {
+            if r.endpoint() == List {
+                a.edit(|v| {
+                    if let Some(rows) = v["data"].as_array_mut() {
+                        let again: Vec<Value> = rows
+                            .iter()
+                            .filter(|row| m.every_other(row))
+                            .cloned()
+                            .collect();
+                        rows.extend(again);
+                    }
+                });
+            }
+        }),
+        mutant(6, "GET /tenders", "drafts are listed")
+            .alone()
+            .tags("@listing")
+            .answers(|m, r, a| {
                 if r.endpoint() == List {
                     let drafts: Vec<Value> = m.drafts.values().cloned().collect();
                     a.edit(|v| {
@@ -1547,75 +1359,69 @@ pub fn mutants() -> Vec<Mutant> {
                         }
                     });
                 }
-            },
-        ),
+            }),
         mutant(
             6,
             "GET /tenders",
             "next_page of a page with rows jumps past the end",
-            true,
-            "@listing",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == List {
-                    a.edit(|v| {
-                        if v["data"].as_array().is_none_or(Vec::is_empty) {
-                            return;
-                        }
-                        let far = "2999-01-01T00:00:00.000000+00:00";
-                        let path = format!(
-                            "/api/2.3/tenders?offset={}",
-                            far.replace(':', "%3A").replace('+', "%2B")
-                        );
-                        let uri = v["next_page"]["uri"]
-                            .as_str()
-                            .and_then(|u| u.split_once("/api/"))
-                            .map(|(b, _)| format!("{b}{path}"));
-                        v["next_page"]["offset"] = json!(far);
-                        v["next_page"]["path"] = json!(path);
-                        if let Some(uri) = uri {
-                            v["next_page"]["uri"] = json!(uri);
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .alone()
+        .tags("@listing")
+        .answers(|_, r, a| {
+            if r.endpoint() == List {
+                a.edit(|v| {
+                    if v["data"].as_array().is_none_or(Vec::is_empty) {
+                        return;
+                    }
+                    let far = "2999-01-01T00:00:00.000000+00:00";
+                    let path = format!(
+                        "/api/2.3/tenders?offset={}",
+                        far.replace(':', "%3A").replace('+', "%2B")
+                    );
+                    let uri = v["next_page"]["uri"]
+                        .as_str()
+                        .and_then(|u| u.split_once("/api/"))
+                        .map(|(b, _)| format!("{b}{path}"));
+                    v["next_page"]["offset"] = json!(far);
+                    v["next_page"]["path"] = json!(path);
+                    if let Some(uri) = uri {
+                        v["next_page"]["uri"] = json!(uri);
+                    }
+                });
+            }
+        }),
         // ---- class 7: time running back, which no clock standing still excuses ----
         mutant(
             7,
             "PATCH /tenders/{id} (publication)",
             "the published tender's date is a second before the draft's, on every read",
-            false,
-            "@state-publish or @res-date",
-            forward,
-            |m, _, a| {
-                a.edit(|v| {
-                    let data = &mut v["data"];
-                    if data["status"] != "draft"
-                        && let Some(first) = data["id"].as_str().and_then(|id| m.first_date.get(id))
-                        && data.get("date").is_some()
-                    {
-                        data["date"] = second_before(first);
-                    }
-                })
-            },
-        ),
+        )
+        .tags("@state-publish or @res-date")
+        .answers(|m, _, a| {
+            a.edit(|v| {
+                let data = &mut v["data"];
+                if data["status"] != "draft"
+                    && let Some(first) = data["id"].as_str().and_then(|id| m.first_date.get(id))
+                    && data.get("date").is_some()
+                {
+                    data["date"] = second_before(first);
+                }
+            })
+        }),
         mutant(
             7,
             "PUT /tenders/{id}/documents/{doc}",
             "a new version's dateModified is a second before the replaced version's",
-            false,
-            "@ep-doc-put",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == DocPut
-                    && a.status == 200
-                    && let Some(first) = m.first_documents.get(&r.record_id())
-                {
-                    a.edit(|v| v["data"]["dateModified"] = second_before(&first["dateModified"]));
-                }
-            },
-        ),
+        )
+        .tags("@ep-doc-put")
+        .answers(|m, r, a| {
+            if r.endpoint() == DocPut
+                && a.status == 200
+                && let Some(first) = m.first_documents.get(&r.record_id())
+            {
+                a.edit(|v| v["data"]["dateModified"] = second_before(&first["dateModified"]));
+            }
+        }),
     ]
     .into_iter()
     .chain(contracting_mutants())
@@ -1625,19 +1431,21 @@ pub fn mutants() -> Vec<Mutant> {
 
 /// The mutants of the live auction's turn rules.
 fn live_auction_mutants() -> Vec<Mutant> {
-    vec![live_auction(
-        9,
-        "POST /auctions/{id}/bids",
-        "a post is limited by the leader's amount less the step, not the bidder's own",
-        "@auction and @live-auction",
-        |_, r| match auction_post_view(r) {
+    vec![
+        live_auction(
+            9,
+            "POST /auctions/{id}/bids",
+            "a post is limited by the leader's amount less the step, not the bidder's own",
+        )
+        .tags("@auction and @live-auction")
+        .requests(|_, r| match auction_post_view(r) {
             Some(read) => Route::AnswerFromRead {
                 read,
                 answer: above_the_leader_less_the_step,
             },
             None => Route::Forward,
-        },
-    )]
+        }),
+    ]
 }
 
 /// The mutants of contract management after signing.
@@ -1649,371 +1457,351 @@ fn contracting_mutants() -> Vec<Mutant> {
             1,
             "PATCH /contracts/{id}/credentials",
             "another broker takes the credentials with the tender token",
-            "@contracting and @credentials",
-            |m, r| {
-                if r.endpoint() == Credentials
-                    && let Some(o) = m.rightful(r)
-                    && r.token().as_deref() == Some(o.token.as_str())
-                {
-                    r.set_header("authorization", o.auth);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| {
+            if r.endpoint() == Credentials
+                && let Some(o) = m.rightful(r)
+                && r.token().as_deref() == Some(o.token.as_str())
+            {
+                r.set_header("authorization", o.auth);
+            }
+            Route::Forward
+        }),
         contracting(
             1,
             "PATCH /contracts/{id}/credentials",
             "a wrong token takes the credentials",
-            "@contracting and @credentials",
-            |m, r| {
-                if r.endpoint() == Credentials
-                    && let Some(o) = m.rightful(r)
-                    && r.header("authorization") == o.auth
-                {
-                    r.set_token(&o.token);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| {
+            if r.endpoint() == Credentials
+                && let Some(o) = m.rightful(r)
+                && r.header("authorization") == o.auth
+            {
+                r.set_token(&o.token);
+            }
+            Route::Forward
+        }),
         contracting(
             1,
             "PATCH /contracts/{id}",
             "the token before still writes after new credentials",
-            "@contracting and @credentials",
-            |m, r| {
-                if r.endpoint().on_contract()
-                    && let Some(tokens) = r.contract_id().and_then(|c| m.contract_tokens.get(&c))
-                    && let Some((latest, before)) = tokens.split_last()
-                    && before
-                        .iter()
-                        .any(|o| r.token().as_deref() == Some(o.token.as_str()))
-                {
-                    r.set_token(&latest.token);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| {
+            if r.endpoint().on_contract()
+                && let Some(tokens) = r.contract_id().and_then(|c| m.contract_tokens.get(&c))
+                && let Some((latest, before)) = tokens.split_last()
+                && before
+                    .iter()
+                    .any(|o| r.token().as_deref() == Some(o.token.as_str()))
+            {
+                r.set_token(&latest.token);
+            }
+            Route::Forward
+        }),
         contracting(
             1,
             "PATCH /contracts/{id}",
             "the tender token writes to the contract",
-            "@contracting and @credentials",
-            |m, r| {
-                let tender_token = r
-                    .contract_id()
-                    .and_then(|c| m.contract_tenders.get(&c))
-                    .and_then(|t| m.tenders.get(t));
-                if r.endpoint() == ManagedPatch
-                    && tender_token.is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
-                {
-                    as_rightful(m, r);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| {
+            let tender_token = r
+                .contract_id()
+                .and_then(|c| m.contract_tenders.get(&c))
+                .and_then(|t| m.tenders.get(t));
+            if r.endpoint() == ManagedPatch
+                && tender_token.is_some_and(|o| r.token().as_deref() == Some(o.token.as_str()))
+            {
+                as_rightful(m, r);
+            }
+            Route::Forward
+        }),
         contracting(
             1,
             "PATCH /contracts/{id}",
             "another broker writes with the contract token",
-            "@contracting and @credentials",
-            |m, r| {
-                if r.endpoint() == ManagedPatch
-                    && let Some(o) = m.rightful(r)
-                    && r.token().as_deref() == Some(o.token.as_str())
-                {
-                    r.set_header("authorization", o.auth);
-                }
-                Route::Forward
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| {
+            if r.endpoint() == ManagedPatch
+                && let Some(o) = m.rightful(r)
+                && r.token().as_deref() == Some(o.token.as_str())
+            {
+                r.set_header("authorization", o.auth);
+            }
+            Route::Forward
+        }),
         contracting(
             1,
             "GET /contracts/{id}",
             "a read of the contract shows its token",
-            "@contracting and @credentials",
-            forward,
-            |m, r, a| {
-                if r.endpoint() == ManagedGet
-                    && a.status == 200
-                    && let Some(latest) = r
-                        .contract_id()
-                        .and_then(|c| m.contract_tokens.get(&c))
-                        .and_then(|t| t.last())
-                {
-                    a.edit(|v| v["data"]["owner_token"] = json!(latest.token));
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .answers(|m, r, a| {
+            if r.endpoint() == ManagedGet
+                && a.status == 200
+                && let Some(latest) = r
+                    .contract_id()
+                    .and_then(|c| m.contract_tokens.get(&c))
+                    .and_then(|t| t.last())
+            {
+                a.edit(|v| v["data"]["owner_token"] = json!(latest.token));
+            }
+        }),
         // ---- answers versus store ----
         contracting(
             2,
             "PATCH /contracts/{id}",
             "a contract change answered from a read, never stored",
-            "@contracting and @credentials",
-            |m, r| from_read_if(ManagedPatch, m, r),
-            untouched,
-        ),
+        )
+        .tags("@contracting and @credentials")
+        .requests(|m, r| from_read_if(ManagedPatch, m, r)),
         contracting(
             2,
             "PUT /contracts/{id}/documents/{doc}",
             "a new version of a contract document answered, never stored",
-            "@contracting and @changes",
-            |m, r| {
-                if r.endpoint() == ManagedDocPut && m.is_rightful(r) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: |r, mut read| {
-                            merge(&mut read, &r.data());
-                            read["dateModified"] = json!(now());
-                            Some(read)
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@contracting and @changes")
+        .requests(|m, r| {
+            if r.endpoint() == ManagedDocPut && m.is_rightful(r) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: |r, mut read| {
+                        merge(&mut read, &r.data());
+                        read["dateModified"] = json!(now());
+                        Some(read)
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         // ---- later reads ----
         contracting(
             3,
             "GET /contracts/{id}",
             "the contract handed over names another tender",
-            "@contracting and @hand-over",
-            forward,
-            |_, r, a| {
-                if let Some(contract) = r.contract_id() {
-                    a.edit(|v| {
-                        if v["data"].get("tender_id").is_some() {
-                            v["data"]["tender_id"] = json!(contract);
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @hand-over")
+        .answers(|_, r, a| {
+            if let Some(contract) = r.contract_id() {
+                a.edit(|v| {
+                    if v["data"].get("tender_id").is_some() {
+                        v["data"]["tender_id"] = json!(contract);
+                    }
+                });
+            }
+        }),
         contracting(
             3,
             "GET /contracts/{id}",
             "the contract handed over names another owner",
-            "@contracting and @hand-over",
-            forward,
-            |_, r, a| {
-                if r.contract_id().is_some() {
-                    a.edit(|v| {
-                        if v["data"].get("owner").is_some() {
-                            v["data"]["owner"] = json!("broker-elsewhere");
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @hand-over")
+        .answers(|_, r, a| {
+            if r.contract_id().is_some() {
+                a.edit(|v| {
+                    if v["data"].get("owner").is_some() {
+                        v["data"]["owner"] = json!("broker-elsewhere");
+                    }
+                });
+            }
+        }),
         contracting(
             3,
             "GET /contracts/{id}",
             "the contract's view omits its changes",
-            "@contracting and @changes",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == ManagedGet && a.status == 200 {
-                    a.edit(|v| {
-                        if let Some(data) = v["data"].as_object_mut() {
-                            data.remove("changes");
-                        }
-                    });
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @changes")
+        .answers(|_, r, a| {
+            if r.endpoint() == ManagedGet && a.status == 200 {
+                a.edit(|v| {
+                    if let Some(data) = v["data"].as_object_mut() {
+                        data.remove("changes");
+                    }
+                });
+            }
+        }),
         // ---- the rules of contract management ----
         contracting(
             8,
             "POST /contracts/{id}/changes",
             "a second pending change answered 201",
-            "@contracting and @changes",
-            |m, r| {
-                let pending = r
-                    .contract_id()
-                    .is_some_and(|c| m.pending_changes.values().any(|of| *of == c));
-                if r.endpoint() == ChangePost && pending {
-                    fake_created(r, json!({"status": "pending", "date": now()}))
-                } else {
-                    Route::Forward
-                }
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @changes")
+        .requests(|m, r| {
+            let pending = r
+                .contract_id()
+                .is_some_and(|c| m.pending_changes.values().any(|of| *of == c));
+            if r.endpoint() == ChangePost && pending {
+                fake_created(r, json!({"status": "pending", "date": now()}))
+            } else {
+                Route::Forward
+            }
+        }),
         contracting(
             8,
             "GET /contracts/{id}",
             "no signed contract is handed over: its address answers 404",
-            "@contracting and @hand-over",
-            forward,
-            |_, r, a| {
-                if r.endpoint() == ManagedGet && a.status == 200 {
-                    *a = Answer::json(
-                        404,
-                        json!({"status": "error", "errors": [
-                            {"location": "url", "name": "contract_id", "description": "Not Found"}]}),
-                    );
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @hand-over")
+        .answers(|_, r, a| {
+            if r.endpoint() == ManagedGet && a.status == 200 {
+                *a = Answer::json(
+                    404,
+                    json!({"status": "error", "errors": [
+                        {"location": "url", "name": "contract_id", "description": "Not Found"}]}),
+                );
+            }
+        }),
         contracting(
             8,
             "PATCH /contracts/{id}",
             "the whole contract sent back changes its contractID",
-            "@contracting and @full-patch",
-            forward,
-            |m, r, a| {
-                let sent = r
-                    .contract_id()
-                    .and_then(|c| m.contract_sent.get(&c))
-                    .and_then(|s| s.get("contractID"));
-                if matches!(r.endpoint(), ManagedGet | ManagedPatch)
-                    && a.status == 200
-                    && let Some(sent) = sent
-                {
-                    a.edit(|v| v["data"]["contractID"] = sent.clone());
-                }
-            },
-        ),
+        )
+        .tags("@contracting and @full-patch")
+        .answers(|m, r, a| {
+            let sent = r
+                .contract_id()
+                .and_then(|c| m.contract_sent.get(&c))
+                .and_then(|s| s.get("contractID"));
+            if matches!(r.endpoint(), ManagedGet | ManagedPatch)
+                && a.status == 200
+                && let Some(sent) = sent
+            {
+                a.edit(|v| v["data"]["contractID"] = sent.clone());
+            }
+        }),
         contracting(
             8,
             "GET /contracts/{id}",
             "amountPaid is shown with the currency and VAT flag sent for it",
-            "@contracting and @payment",
-            forward,
-            |m, r, a| {
-                let sent = r
-                    .contract_id()
-                    .and_then(|c| m.contract_sent.get(&c))
-                    .and_then(|s| s.get("amountPaid"))
-                    .cloned();
-                if matches!(r.endpoint(), ManagedGet | ManagedPatch)
-                    && a.status == 200
-                    && let Some(sent) = sent
-                {
-                    a.edit(|v| {
-                        if let Some(paid) = v["data"]["amountPaid"].as_object_mut() {
-                            for key in ["currency", "valueAddedTaxIncluded"] {
-                                if let Some(x) = sent.get(key) {
-                                    paid.insert(key.into(), x.clone());
-                                }
+        )
+        .tags("@contracting and @payment")
+        .answers(|m, r, a| {
+            let sent = r
+                .contract_id()
+                .and_then(|c| m.contract_sent.get(&c))
+                .and_then(|s| s.get("amountPaid"))
+                .cloned();
+            if matches!(r.endpoint(), ManagedGet | ManagedPatch)
+                && a.status == 200
+                && let Some(sent) = sent
+            {
+                a.edit(|v| {
+                    if let Some(paid) = v["data"]["amountPaid"].as_object_mut() {
+                        for key in ["currency", "valueAddedTaxIncluded"] {
+                            if let Some(x) = sent.get(key) {
+                                paid.insert(key.into(), x.clone());
                             }
                         }
-                    });
-                }
-            },
-        ),
+                    }
+                });
+            }
+        }),
         contracting(
             8,
             "PATCH /contracts/{id}",
             "termination is accepted without amountPaid",
-            "@contracting and @payment",
-            |_, r| {
-                let data = r.data();
-                if r.endpoint() == ManagedPatch
-                    && data["status"] == "terminated"
-                    && data.get("amountPaid").is_none()
-                {
-                    Route::EditFromRead {
-                        read: r.path.clone(),
-                        edit: |r, contract| {
-                            if contract.get("amountPaid").is_none() {
-                                let mut data = r.data();
-                                data["amountPaid"] = json!({"amount": contract["value"]["amount"]});
-                                r.set_data(data);
-                            }
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@contracting and @payment")
+        .requests(|_, r| {
+            let data = r.data();
+            if r.endpoint() == ManagedPatch
+                && data["status"] == "terminated"
+                && data.get("amountPaid").is_none()
+            {
+                Route::EditFromRead {
+                    read: r.path.clone(),
+                    edit: |r, contract| {
+                        if contract.get("amountPaid").is_none() {
+                            let mut data = r.data();
+                            data["amountPaid"] = json!({"amount": contract["value"]["amount"]});
+                            r.set_data(data);
+                        }
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         contracting(
             8,
             "PATCH /contracts/{id}/changes/{change}",
             "a change is applied without dateSigned",
-            "@contracting and @changes",
-            |_, r| {
-                let data = r.data();
-                if r.endpoint() == ChangePatch
-                    && data["status"] == "active"
-                    && data.get("dateSigned").is_none()
-                {
-                    Route::EditFromRead {
-                        read: r.path.clone(),
-                        edit: |r, change| {
-                            let mut data = r.data();
-                            data["dateSigned"] = change["date"].clone();
-                            r.set_data(data);
-                        },
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@contracting and @changes")
+        .requests(|_, r| {
+            let data = r.data();
+            if r.endpoint() == ChangePatch
+                && data["status"] == "active"
+                && data.get("dateSigned").is_none()
+            {
+                Route::EditFromRead {
+                    read: r.path.clone(),
+                    edit: |r, change| {
+                        let mut data = r.data();
+                        data["dateSigned"] = change["date"].clone();
+                        r.set_data(data);
+                    },
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         contracting(
             8,
             "PATCH /contracts/{id}/changes/{change}",
             "an applied change is still edited",
-            "@contracting and @changes",
-            |m, r| {
-                if r.endpoint() == ChangePatch && m.applied_changes.contains(&r.record_id()) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: merged,
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@contracting and @changes")
+        .requests(|m, r| {
+            if r.endpoint() == ChangePatch && m.applied_changes.contains(&r.record_id()) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: merged,
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         contracting(
             8,
             "PATCH /contracts/{id}/documents/{doc}",
             "a document is bound to an applied change",
-            "@contracting and @changes",
-            |m, r| {
-                let related = checks_text(&r.data()["relatedItem"]);
-                if r.endpoint() == ManagedDocPatch && m.applied_changes.contains(&related) {
-                    Route::FromRead {
-                        read: r.path.clone(),
-                        make: merged,
-                    }
-                } else {
-                    Route::Forward
+        )
+        .tags("@contracting and @changes")
+        .requests(|m, r| {
+            let related = checks_text(&r.data()["relatedItem"]);
+            if r.endpoint() == ManagedDocPatch && m.applied_changes.contains(&related) {
+                Route::FromRead {
+                    read: r.path.clone(),
+                    make: merged,
                 }
-            },
-            untouched,
-        ),
+            } else {
+                Route::Forward
+            }
+        }),
         contracting(
             8,
             "POST /contracts/{id}/documents",
             "a terminated contract takes a new document",
-            "@contracting and @termination",
-            |m, r| {
-                let terminated = r.contract_id().is_some_and(|c| m.terminated.contains(&c));
-                if r.endpoint() == ManagedDocPost && terminated {
-                    fake_created(
-                        r,
-                        json!({"documentOf": "contract", "datePublished": now(), "dateModified": now()}),
-                    )
-                } else {
-                    Route::Forward
-                }
-            },
-            untouched,
-        ),
+        )
+        .tags("@contracting and @termination")
+        .requests(|m, r| {
+            let terminated = r.contract_id().is_some_and(|c| m.terminated.contains(&c));
+            if r.endpoint() == ManagedDocPost && terminated {
+                fake_created(
+                    r,
+                    json!({"documentOf": "contract", "datePublished": now(), "dateModified": now()}),
+                )
+            } else {
+                Route::Forward
+            }
+        }),
     ]
 }
 
