@@ -86,8 +86,7 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     ))
     .await;
 
-    let (driver, session) = dashboard.open(1280, 1000).await;
-    session.goto(&address).await;
+    let (driver, session) = dashboard.open(&address, 1280, 1000).await;
     // Upstream's suites press the first "btn btn-success" on the page: the consent's "Так".
     let consent = session
         .wait_for("button.btn.btn-success", std::time::Duration::from_secs(15))

@@ -4,29 +4,26 @@
 //! move no clock but its own.
 
 use crate::{Dashboard, assert_clock_read_only, assert_shows, moment, sign_in, string};
-use serde_json::{Value, json};
-use test_support::ReadJson;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tender_on_its_owner_s_clock_is_moved_only_by_whom_that_clock_allows() {
     let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (base, client) = (&dashboard.base, &dashboard.client);
+    let base = &dashboard.base;
     // broker's own clock, an hour ahead of the server's; its tender lives on it.
-    let moved: Value = client
-        .post(format!("{base}/testing/clock"))
-        .basic_auth("broker", Some(""))
-        .json(&json!({"data": {"advance": "PT1H"}}))
-        .read_json()
+    let moved = dashboard
+        .post_as_broker("/testing/clock", json!({"advance": "PT1H"}))
         .await;
     assert_eq!(moved["data"]["own"], true, "{moved}");
     let created = dashboard.create_tender(None).await;
     let id = string(&created["data"]["id"], "a tender");
     let enquiries_end = string(&created["data"]["enquiryPeriod"]["endDate"], "a date");
 
-    let (driver, session) = dashboard.open(1280, 1000).await;
-    session.goto(&format!("{base}/#/tenders/{id}")).await;
+    let (driver, session) = dashboard
+        .open(&format!("{base}/#/tenders/{id}"), 1280, 1000)
+        .await;
     let own = session.text_of("#tender-clock").await;
     assert!(own.contains("on broker's own clock"), "{own}");
     // Anonymously, on --testing: the tender's date moves broker's clock, not the server's.

@@ -13,8 +13,7 @@ async fn an_empty_server_says_so_and_an_unknown_name_is_not_signed_in() {
         return;
     };
     let base = &dashboard.base;
-    let (driver, session) = dashboard.open(1280, 800).await;
-    session.goto(&format!("{base}/")).await;
+    let (driver, session) = dashboard.open(&format!("{base}/"), 1280, 800).await;
 
     // No tenders: a sentence, not a bare table header.
     assert_shows(

@@ -91,11 +91,22 @@ impl Dashboard {
         })
     }
 
-    /// Chromedriver, and a browser window of `width`×`height` driven through it.
-    pub(crate) async fn open(&self, width: u32, height: u32) -> (Driver, Session) {
+    /// Chromedriver, and a browser window of `width`×`height` driven through it, at `url`.
+    pub(crate) async fn open(&self, url: &str, width: u32, height: u32) -> (Driver, Session) {
         let driver = Driver::start(&self.chromedriver).await;
         let session = Session::open(&driver, &self.chromium, width, height).await;
+        session.goto(url).await;
         (driver, session)
+    }
+
+    /// broker's POST of `data` to `path`, its answer read as JSON whatever its status.
+    pub(crate) async fn post_as_broker(&self, path: &str, data: Value) -> Value {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .basic_auth("broker", Some(""))
+            .json(&json!({ "data": data }))
+            .read_json()
+            .await
     }
 
     /// Closes the browser, then stops the server.
@@ -251,8 +262,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let token = string(&created["access"]["token"], "a token");
     assert_eq!(created["data"]["status"], "active.enquiries");
 
-    let (driver, session) = dashboard.open(1280, 1000).await;
-    session.goto(&format!("{base}/")).await;
+    let (driver, session) = dashboard.open(&format!("{base}/"), 1280, 1000).await;
 
     // The list shows the tender; its link opens the tender's page.
     let link = session

@@ -64,8 +64,7 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     let tender_id = string(&created["data"]["tenderID"], "a tenderID");
     assert_eq!(created["data"]["status"], "active.enquiries");
 
-    let (driver, session) = dashboard.open(1280, 1000).await;
-    session.goto(&format!("{base}/")).await;
+    let (driver, session) = dashboard.open(&format!("{base}/"), 1280, 1000).await;
     session.run(WATCH_ERRORS).await;
     // Anonymous: no test clocks are shown.
     session
@@ -255,13 +254,10 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
     let Some(dashboard) = Dashboard::start().await else {
         return;
     };
-    let (base, client) = (&dashboard.base, &dashboard.client);
+    let base = &dashboard.base;
     // A complete tender made by the test helper, on a test clock of its own.
-    let made: Value = client
-        .post(format!("{base}/testing/tenders"))
-        .basic_auth("broker", Some(""))
-        .json(&json!({"data": {"status": "complete"}}))
-        .read_json()
+    let made = dashboard
+        .post_as_broker("/testing/tenders", json!({"status": "complete"}))
         .await;
     let contract = string(&made["contracts"][0]["id"], "a contract under management");
     let clock = string(&made["clock"]["id"], "its clock");
@@ -269,9 +265,8 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
     let before = dashboard.clock_now(&its_clock, None).await;
     let own_before = dashboard.clock_now("/testing/clock", Some("broker")).await;
 
-    let (driver, session) = dashboard.open(1280, 1000).await;
-    session
-        .goto(&format!("{base}/#/contracts/{contract}"))
+    let (driver, session) = dashboard
+        .open(&format!("{base}/#/contracts/{contract}"), 1280, 1000)
         .await;
     session.run(WATCH_ERRORS).await;
     assert_shows(&session, "#contract-status", "active").await;
