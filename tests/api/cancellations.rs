@@ -2,18 +2,14 @@
 //! cancels the tender in any non-terminal status, and a cancelled tender refuses every write.
 
 use crate::common::*;
-use serde_json::{Value, json};
-
-async fn cancel(s: &TestServer, id: &str, token: &str, data: Value) -> Reply {
-    s.owner(token)
-        .post(&format!("{id}/cancellations"), data)
-        .await
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn a_pending_cancellation_waits_and_its_activation_cancels_in_enquiries() {
     let (s, id, token) = TestServer::with_published().await;
-    let made = cancel(&s, &id, &token, json!({"reason": "Потреба відпала"})).await;
+    let made = s
+        .cancel(&id, &token, json!({"reason": "Потреба відпала"}))
+        .await;
     let cid = made.assert_created_in(&s, &format!("/api/2.3/tenders/{id}/cancellations"));
     assert!(made.body.get("access").is_none(), "no token of its own");
     let shown = &made.body["data"];
@@ -90,14 +86,14 @@ async fn cancelling_while_tendering_deletes_the_bids() {
     let (s, id, token) = TestServer::with_tendering().await;
     s.bid(&id, 400.0).await;
     s.bid(&id, 420.0).await;
-    let made = cancel(
-        &s,
-        &id,
-        &token,
-        json!({"reason": "Помилка в документації", "status": "active"}),
-    )
-    .await
-    .assert_status(201);
+    let made = s
+        .cancel(
+            &id,
+            &token,
+            json!({"reason": "Помилка в документації", "status": "active"}),
+        )
+        .await
+        .assert_status(201);
     assert_eq!(made.body["data"]["status"], "active");
     let t = s.tender(&id).await;
     assert_eq!(t["status"], "cancelled");
@@ -111,12 +107,8 @@ async fn cancelling_while_tendering_deletes_the_bids() {
 async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
     let s = TestServer::start().await;
     let (id, token, _) = s.qualifying(&[400.0]).await;
-    let made = cancel(&s, &id, &token, json!({"reason": "Скасування"})).await;
-    s.owner(&token)
-        .patch(
-            &format!("{id}/cancellations/{}", made.id()),
-            json!({"status": "active"}),
-        )
+    let made = s.cancel(&id, &token, json!({"reason": "Скасування"})).await;
+    s.activate_cancellation(&id, &token, &made.id())
         .await
         .assert_status(200);
     let t = s.tender(&id).await;
@@ -132,17 +124,11 @@ async fn cancelling_in_qualification_keeps_bids_awards_and_contracts() {
 async fn a_cancelled_tender_refuses_every_write() {
     let s = TestServer::start().await;
     let (id, token, _, award) = s.awaiting_decision(&[400.0]).await;
-    let pending = cancel(&s, &id, &token, json!({"reason": "Друга"}))
+    let pending = s.cancel(&id, &token, json!({"reason": "Друга"})).await.id();
+    let active = s
+        .cancel(&id, &token, json!({"reason": "Перша", "status": "active"}))
         .await
         .id();
-    let active = cancel(
-        &s,
-        &id,
-        &token,
-        json!({"reason": "Перша", "status": "active"}),
-    )
-    .await
-    .id();
     let doc = s
         .owner(&token)
         .add_document(&format!("{id}/cancellations/{active}"), "x.pdf")
@@ -249,7 +235,7 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         ),
     ];
     for (data, name, description) in cases {
-        let r = cancel(&s, &id, &token, data.clone()).await;
+        let r = s.cancel(&id, &token, data.clone()).await;
         assert_eq!(
             (r.status, r.error().1, r.error().2),
             (422, name.to_string(), json!(description)),
@@ -262,13 +248,13 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
         .post(&cancellations, json!({"reason": "x"}))
         .await;
     no_token.assert_refused_on(403, "permission");
-    let bidder = cancel(
-        &s,
-        &bid_tender,
-        &bid_token,
-        json!({"reason": "x", "status": "active"}),
-    )
-    .await;
+    let bidder = s
+        .cancel(
+            &bid_tender,
+            &bid_token,
+            json!({"reason": "x", "status": "active"}),
+        )
+        .await;
     bidder.assert_refused_on(403, "permission");
     let form = s
         .post(&format!(
@@ -281,13 +267,7 @@ async fn bad_cancellations_are_refused_and_change_nothing() {
     form.assert_refused_on(415, "Content-Type");
     let unknown = format!("/api/2.3/tenders/{id}/cancellations/{UNKNOWN_ID}");
     s.assert_unknown(&unknown, "cancellation_id").await;
-    let unknown_patch = s
-        .owner(&token)
-        .patch(
-            &format!("{id}/cancellations/0123456789abcdef0123456789abcdef"),
-            json!({"status": "active"}),
-        )
-        .await;
+    let unknown_patch = s.activate_cancellation(&id, &token, UNKNOWN_ID).await;
     assert_eq!(unknown_patch.status, 404);
     assert_eq!(s.tender(&id).await, before, "nothing changed");
     assert_eq!(s.tender(&bid_tender).await["status"], "active.tendering");

@@ -564,6 +564,20 @@ impl TestServer {
             .await
     }
 
+    /// The owner (by `token`) asks to cancel tender `id` (or a lot of it) with `data`.
+    pub async fn cancel(&self, id: &str, token: &str, data: Value) -> Reply {
+        let path = format!("{id}/cancellations");
+        self.owner(token).post(&path, data).await
+    }
+
+    /// The owner (by `token`) makes cancellation `cancellation` of tender `id` active.
+    pub async fn activate_cancellation(&self, id: &str, token: &str, cancellation: &str) -> Reply {
+        let path = format!("{id}/cancellations/{cancellation}");
+        self.owner(token)
+            .patch(&path, json!({"status": "active"}))
+            .await
+    }
+
     /// `broker` asks a question titled `title` on tender `id`.
     pub async fn ask_question(&self, broker: &str, id: &str, title: &str) -> Reply {
         let question = json!({"title": title, "description": "Чи можна поставку частинами?", "author": organization()});

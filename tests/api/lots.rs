@@ -233,8 +233,7 @@ async fn a_lot_cancelled_before_the_auction_leaves_the_other_to_complete() {
     bid(&s, &id, &[(A, 280.0), (B, 190.0)]).await;
     let cheap = bid(&s, &id, &[(A, 250.0), (B, 180.0)]).await;
 
-    let path = format!("/api/2.3/tenders/{id}/cancellations");
-    let r = s.owner(&token).post(&path, json!({"reason": "Лот більше не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
+    let r = s.cancel(&id, &token, json!({"reason": "Лот більше не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
     .await.assert_status(201);
     assert_eq!(r.body["data"]["relatedLot"], A);
     assert_eq!(r.body["data"]["cancellationOf"], "lot");
@@ -242,13 +241,8 @@ async fn a_lot_cancelled_before_the_auction_leaves_the_other_to_complete() {
     assert_eq!(lot_in(&t, A)["status"], "cancelled");
     assert_eq!(t["status"], "active.tendering", "the tender goes on with B");
 
-    let again = s
-        .owner(&token)
-        .post(
-            &path,
-            json!({"reason": "ще раз", "cancellationOf": "lot", "relatedLot": A}),
-        )
-        .await;
+    let once_more = json!({"reason": "ще раз", "cancellationOf": "lot", "relatedLot": A});
+    let again = s.cancel(&id, &token, once_more).await;
     again.assert_refused(
         403,
         "body",
@@ -596,7 +590,7 @@ async fn questions_and_documents_name_a_lot() {
         .await
         .assert_status(422);
 
-    s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": B, "status": "active"}))
+    s.cancel(&id, &token, json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": B, "status": "active"}))
     .await.assert_status(201);
     let late = s.by("broker2").post(&questions, ask(B)).await;
     late.assert_refused_saying(403, "Can add question only in active lot status");
@@ -608,7 +602,7 @@ async fn a_cancelled_lot_takes_no_new_bids_or_claims_and_keeps_the_offers_made()
     let s = TestServer::start().await;
     let (id, token) = tendering(&s, &[(A, 300.0), (B, 200.0)]).await;
     let both = bid(&s, &id, &[(A, 280.0), (B, 190.0)]).await;
-    s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
+    s.cancel(&id, &token, json!({"reason": "Не потрібен", "cancellationOf": "lot", "relatedLot": A, "status": "active"}))
     .await.assert_status(201);
 
     let late = s.try_bid(&id, lot_bid_body(&[(A, 250.0)])).await;
@@ -642,7 +636,7 @@ async fn a_lot_cancelled_in_qualification_cancels_its_open_award() {
     decide(&s, &id, &token, A, "active").await;
 
     // As upstream, a cancellation naming a lot cancels the lot, whatever its `cancellationOf`.
-    let cancelled = s.owner(&token).post(&format!("/api/2.3/tenders/{id}/cancellations"), json!({"reason": "Не потрібен", "cancellationOf": "tender", "relatedLot": A, "status": "active"}))
+    let cancelled = s.cancel(&id, &token, json!({"reason": "Не потрібен", "cancellationOf": "tender", "relatedLot": A, "status": "active"}))
     .await.assert_status(201);
     assert_eq!(cancelled.body["data"]["cancellationOf"], "lot");
     let t = s.tender(&id).await;
