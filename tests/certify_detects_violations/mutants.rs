@@ -565,11 +565,7 @@ pub fn mutants() -> Vec<Mutant> {
             }
             Route::Forward
         })
-        .answers(|_, r, a| {
-            if r.endpoint() == PatchTender && a.status == 200 {
-                a.edit(|v| merge(&mut v["data"], &r.data()));
-            }
-        }),
+        .answers(|_, r, a| echo_sent(PatchTender, r, a)),
         mutant(
             2,
             "PATCH /tenders/{id}/documents/{doc}",
@@ -583,33 +579,14 @@ pub fn mutants() -> Vec<Mutant> {
             "a new version answered, never stored",
         )
         .tags("@ep-doc-put")
-        .requests(|m, r| {
-            if r.endpoint() == DocPut && m.is_rightful(r) {
-                Route::FromRead {
-                    read: r.path.clone(),
-                    make: |r, mut read| {
-                        merge(&mut read, &r.data());
-                        read["dateModified"] = json!(now());
-                        Some(read)
-                    },
-                }
-            } else {
-                Route::Forward
-            }
-        }),
+        .requests(|m, r| new_version_from_read_if(DocPut, m, r)),
         mutant(
             2,
             "POST /tenders/{id}/documents",
             "an upload answered 201, never stored",
         )
         .tags("@ep-doc-post")
-        .requests(|m, r| {
-            if r.endpoint() == DocPost && m.is_rightful(r) {
-                fake_document(r)
-            } else {
-                Route::Forward
-            }
-        }),
+        .requests(|m, r| fake_document_if(DocPost, m, r)),
         mutant(
             2,
             "PATCH /tenders/{id}/questions/{q}",
@@ -641,13 +618,7 @@ pub fn mutants() -> Vec<Mutant> {
         )
         .alone()
         .tags("@ep-biddoc-post")
-        .requests(|m, r| {
-            if r.endpoint() == BidDocPost && m.is_rightful(r) {
-                fake_document(r)
-            } else {
-                Route::Forward
-            }
-        }),
+        .requests(|m, r| fake_document_if(BidDocPost, m, r)),
         mutant(
             2,
             "PATCH /tenders/{id}/awards/{award}",
@@ -686,11 +657,7 @@ pub fn mutants() -> Vec<Mutant> {
             }
             Route::Forward
         })
-        .answers(|_, r, a| {
-            if r.endpoint() == ContractPatch && a.status == 200 {
-                a.edit(|v| merge(&mut v["data"], &r.data()));
-            }
-        }),
+        .answers(|_, r, a| echo_sent(ContractPatch, r, a)),
         mutant(
             2,
             "PATCH /tenders/{id}/contracts/{c}",
@@ -1459,15 +1426,7 @@ fn contracting_mutants() -> Vec<Mutant> {
             "another broker takes the credentials with the tender token",
         )
         .tags("@contracting and @credentials")
-        .requests(|m, r| {
-            if r.endpoint() == Credentials
-                && let Some(o) = m.rightful(r)
-                && r.token().as_deref() == Some(o.token.as_str())
-            {
-                r.set_header("authorization", o.auth);
-            }
-            Route::Forward
-        }),
+        .requests(|m, r| rightful_token_any_broker(Credentials, m, r)),
         contracting(
             1,
             "PATCH /contracts/{id}/credentials",
@@ -1525,15 +1484,7 @@ fn contracting_mutants() -> Vec<Mutant> {
             "another broker writes with the contract token",
         )
         .tags("@contracting and @credentials")
-        .requests(|m, r| {
-            if r.endpoint() == ManagedPatch
-                && let Some(o) = m.rightful(r)
-                && r.token().as_deref() == Some(o.token.as_str())
-            {
-                r.set_header("authorization", o.auth);
-            }
-            Route::Forward
-        }),
+        .requests(|m, r| rightful_token_any_broker(ManagedPatch, m, r)),
         contracting(
             1,
             "GET /contracts/{id}",
@@ -1565,20 +1516,7 @@ fn contracting_mutants() -> Vec<Mutant> {
             "a new version of a contract document answered, never stored",
         )
         .tags("@contracting and @changes")
-        .requests(|m, r| {
-            if r.endpoint() == ManagedDocPut && m.is_rightful(r) {
-                Route::FromRead {
-                    read: r.path.clone(),
-                    make: |r, mut read| {
-                        merge(&mut read, &r.data());
-                        read["dateModified"] = json!(now());
-                        Some(read)
-                    },
-                }
-            } else {
-                Route::Forward
-            }
-        }),
+        .requests(|m, r| new_version_from_read_if(ManagedDocPut, m, r)),
         // ---- later reads ----
         contracting(
             3,
@@ -1836,6 +1774,52 @@ fn answered_refused(m: &Memory, r: &Req, a: &mut Answer) {
     );
     if refusable && !m.is_rightful(r) {
         *a = forbidden();
+    }
+}
+
+/// Answers a rightful write at `endpoint` with a new version made from a read of the record,
+/// never stored.
+fn new_version_from_read_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && m.is_rightful(r) {
+        Route::FromRead {
+            read: r.path.clone(),
+            make: |r, mut read| {
+                merge(&mut read, &r.data());
+                read["dateModified"] = json!(now());
+                Some(read)
+            },
+        }
+    } else {
+        Route::Forward
+    }
+}
+
+/// Answers a rightful upload at `endpoint` with a fake 201 that stores nothing.
+fn fake_document_if(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint && m.is_rightful(r) {
+        fake_document(r)
+    } else {
+        Route::Forward
+    }
+}
+
+/// Lets the rightful token at `endpoint` work for any broker: sends it with its owner's
+/// credentials.
+fn rightful_token_any_broker(endpoint: Endpoint, m: &Memory, r: &mut Req) -> Route {
+    if r.endpoint() == endpoint
+        && let Some(o) = m.rightful(r)
+        && r.token().as_deref() == Some(o.token.as_str())
+    {
+        r.set_header("authorization", o.auth);
+    }
+    Route::Forward
+}
+
+/// Shows in a successful answer at `endpoint` what the request sent, merged into its data,
+/// whatever was stored.
+fn echo_sent(endpoint: Endpoint, r: &Req, a: &mut Answer) {
+    if r.endpoint() == endpoint && a.status == 200 {
+        a.edit(|v| merge(&mut v["data"], &r.data()));
     }
 }
 
