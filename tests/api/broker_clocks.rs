@@ -2,7 +2,7 @@
 //! live on it, whoever writes to them; nobody moves another broker's clock; and the listing
 //! still hands a paging reader every change once, in the order the server made them.
 
-use crate::common::{Clock, Seen, TestServer, bid_body, read_on, tender_body, text};
+use crate::common::{Clock, Seen, TestServer, bid_body, ids, read_on, tender_body, text};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -216,23 +216,8 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         .await;
     let rows = newest.body["data"].as_array().cloned().unwrap_or_default();
     assert_eq!(rows.len(), tenders.len(), "{}", newest.text);
-    let ids: Vec<String> = rows.iter().map(|r| text(&r["id"])).collect();
-    let forward: Vec<String> = {
-        let r = s
-            .get(&format!(
-                "/api/2.3/tenders?feed=changes&limit=100&offset={}",
-                start.replace('+', "%2B")
-            ))
-            .send()
-            .await;
-        r.body["data"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|r| text(&r["id"]))
-            .collect()
-    };
-    let mut backward = ids.clone();
+    let forward = ids(&s.changes_from(&start).await);
+    let mut backward = ids(&newest.body);
     backward.reverse();
     assert_eq!(backward, forward, "one order, read either way");
     let on = text(&newest.body["prev_page"]["offset"]);
@@ -248,19 +233,7 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
         )
         .await
         .assert_status(200);
-    let after = s
-        .get(&format!(
-            "/api/2.3/tenders?feed=changes&limit=100&offset={}",
-            on.replace('+', "%2B")
-        ))
-        .send()
-        .await;
-    let met: Vec<String> = after.body["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| text(&r["id"]))
-        .collect();
+    let met = ids(&s.changes_from(&on).await);
     assert_eq!(
         met,
         std::slice::from_ref(id),

@@ -341,6 +341,15 @@ impl TestServer {
         }
     }
 
+    /// The changes feed read forward from `offset`, a hundred rows at most: the page.
+    pub async fn changes_from(&self, offset: &str) -> Value {
+        let offset = offset.replace('+', "%2B");
+        self.read(&format!(
+            "/api/2.3/tenders?feed=changes&limit=100&offset={offset}"
+        ))
+        .await
+    }
+
     /// A sandbox server (its clock the real one, procedures accelerated, no test mode).
     pub async fn sandbox() -> TestServer {
         TestServer::start_with(Settings {
@@ -709,6 +718,12 @@ impl TestServer {
 /// The string `v` holds, or an empty one.
 pub fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
+}
+
+/// The ids of a listing page's rows (`page` its whole answer), in order.
+pub fn ids(page: &Value) -> Vec<String> {
+    let rows = page["data"].as_array().into_iter().flatten();
+    rows.map(|row| text(&row["id"])).collect()
 }
 
 /// How many entries `v` holds, if it is an array.

@@ -7,17 +7,6 @@ async fn page(s: &TestServer, query: &str) -> Value {
     s.read(&format!("/api/2.3/tenders{query}")).await
 }
 
-fn ids(page: &Value) -> Vec<String> {
-    page["data"]
-        .as_array()
-        .map(|rows| {
-            rows.iter()
-                .filter_map(|r| r["id"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[tokio::test]
 async fn pages_follow_date_modified_and_end_with_an_echoing_empty_page() {
     let s = TestServer::start().await;

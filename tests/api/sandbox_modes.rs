@@ -24,15 +24,26 @@ async fn after_tendering(s: &TestServer, mode: &str) -> (Value, Vec<(String, Str
     (s.tender(&id).await, bids)
 }
 
+/// [`after_tendering`] for a mode that settles the auction the moment tendering ends: the
+/// tender is in qualification with its auction period a point at the tendering's end. Answers
+/// the tender, its bids and that end.
+async fn settled_at_tendering_end(
+    s: &TestServer,
+    mode: &str,
+) -> (Value, Vec<(String, String)>, Value) {
+    let (t, bids) = after_tendering(s, mode).await;
+    assert_eq!(t["status"], "active.qualification");
+    let end = t["tenderPeriod"]["endDate"].clone();
+    assert_eq!(t["auctionPeriod"]["startDate"], end);
+    assert_eq!(t["auctionPeriod"]["endDate"], end);
+    (t, bids, end)
+}
+
 #[tokio::test]
 async fn no_auction_goes_from_tendering_to_qualification_on_the_sealed_bids() {
     let s = TestServer::start().await;
-    let (t, bids) = after_tendering(&s, "quick(mode:no-auction)").await;
-    assert_eq!(t["status"], "active.qualification");
-    let end = t["tenderPeriod"]["endDate"].clone();
+    let (t, bids, end) = settled_at_tendering_end(&s, "quick(mode:no-auction)").await;
     assert!(t.get("auctionUrl").is_none(), "no auction address: {t}");
-    assert_eq!(t["auctionPeriod"]["startDate"], end);
-    assert_eq!(t["auctionPeriod"]["endDate"], end);
     for bid in t["bids"].as_array().expect("bids are public") {
         assert!(bid.get("participationUrl").is_none(), "{bid}");
     }
@@ -64,11 +75,7 @@ async fn no_auction_goes_from_tendering_to_qualification_on_the_sealed_bids() {
 #[tokio::test]
 async fn fast_forward_settles_the_auction_when_tendering_ends_and_leaves_its_page_finished() {
     let s = TestServer::start().await;
-    let (t, bids) = after_tendering(&s, "quick(mode:fast-forward)").await;
-    assert_eq!(t["status"], "active.qualification");
-    let end = t["tenderPeriod"]["endDate"].clone();
-    assert_eq!(t["auctionPeriod"]["startDate"], end);
-    assert_eq!(t["auctionPeriod"]["endDate"], end);
+    let (t, bids, end) = settled_at_tendering_end(&s, "quick(mode:fast-forward)").await;
     let url = t["auctionUrl"]
         .as_str()
         .expect("an auction address")

@@ -3,7 +3,9 @@
 //! on it with everything under it, apart from every other clock; and the listing still hands
 //! a paging reader every change once.
 
-use crate::common::{Clock, Reply, Seen, TestServer, bid_body, count, read_on, tender_body, text};
+use crate::common::{
+    Clock, Reply, Seen, TestServer, bid_body, count, ids, read_on, tender_body, text,
+};
 use serde_json::{Value, json};
 
 fn moment(s: &str) -> time::OffsetDateTime {
@@ -702,29 +704,10 @@ async fn a_paging_reader_meets_every_change_once_across_test_clocks() {
         assert_eq!(distinct, met, "no change of {id} is met twice");
     }
     // The whole feed, read either way, holds each tender once, in one order.
-    let forward: Vec<String> = s
-        .get(&format!(
-            "/api/2.3/tenders?feed=changes&limit=100&offset={}",
-            start.replace('+', "%2B")
-        ))
-        .send()
-        .await
-        .body["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| text(&r["id"]))
-        .collect();
-    let mut backward: Vec<String> = s
-        .get("/api/2.3/tenders?feed=changes&descending=1&limit=100")
-        .send()
-        .await
-        .body["data"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| text(&r["id"]))
-        .collect();
+    let forward = ids(&s.changes_from(&start).await);
+    let mut backward = ids(&s
+        .read("/api/2.3/tenders?feed=changes&descending=1&limit=100")
+        .await);
     backward.reverse();
     assert_eq!(forward.len(), tenders.len());
     assert_eq!(backward, forward, "one order, read either way");
