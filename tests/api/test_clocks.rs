@@ -4,7 +4,7 @@
 //! a paging reader every change once.
 
 use crate::common::{
-    Clock, Reply, Seen, TestServer, bid_body, count, ids, read_on, tender_body, text,
+    As, Clock, Reply, Seen, TestServer, bid_body, count, ids, read_on, tender_body, text,
 };
 use serde_json::{Value, json};
 
@@ -17,11 +17,26 @@ fn rfc3339(t: time::OffsetDateTime) -> String {
         .expect("formats")
 }
 
+/// Asks to create a test clock as `broker` with `data`; the answer may be a refusal.
+async fn try_new_clock(s: &TestServer, broker: &str, data: Value) -> Reply {
+    s.by(broker).post("/testing/clocks", data).await
+}
+
 /// Creates a test clock as `broker` with `data`; answers the clock.
 async fn new_clock(s: &TestServer, broker: &str, data: Value) -> Value {
-    let r = s.by(broker).post("/testing/clocks", data).await;
+    let r = try_new_clock(s, broker, data).await;
     assert_eq!(r.status, 201, "{}", r.text);
     r.body["data"].clone()
+}
+
+/// Asks to delete test clock `id` as `broker`; the answer may be a refusal.
+async fn delete_clock(s: &TestServer, broker: &str, id: &str) -> Reply {
+    s.by(broker).delete(&format!("/testing/clocks/{id}")).await
+}
+
+/// The clock tender `tender` lives on, as `voice` reads it.
+async fn clock_of_tender(voice: As<'_>, tender: &str) -> Reply {
+    voice.get(&format!("/testing/clock?tender={tender}")).await
 }
 
 async fn read_clock(s: &TestServer, id: &str) -> Value {
@@ -56,6 +71,25 @@ async fn tender_on(s: &TestServer, broker: &str, clock: &str) -> (String, String
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     (r.id(), r.token(), r.body["data"].clone())
+}
+
+/// A test clock of broker's made standing at `now`, and a tender on it by the header, dated on
+/// that clock: the clock, the tender's id and its data.
+async fn tender_on_new_clock(s: &TestServer, now: &str) -> (Value, String, Value) {
+    let clock = new_clock(s, "broker", json!({ "now": now })).await;
+    let (tender, _, created) = tender_on(s, "broker", &text(&clock["id"])).await;
+    assert_eq!(created["date"], clock["now"], "dated on its clock");
+    (clock, tender, created)
+}
+
+/// A tender of `broker` on no test clock, dated `now`: its id and data.
+async fn tender_off_test_clocks(s: &TestServer, broker: &str, now: &str) -> (String, Value) {
+    let r = s
+        .by(broker)
+        .post("/api/2.3/tenders", tender_body(now, 1, 4))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    (r.id(), r.body["data"].clone())
 }
 
 /// A tender on `clock` played to `complete` with one bid of broker1's; answers the tender's
@@ -156,10 +190,7 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         t
     });
 
-    let gone = s
-        .by("broker")
-        .delete(&format!("/testing/clocks/{id}"))
-        .await;
+    let gone = delete_clock(&s, "broker", &id).await;
     assert_eq!(gone.status, 200, "{}", gone.text);
     assert_eq!(
         (&gone.body["data"]["deleted"], &gone.body["data"]["frozen"]),
@@ -181,8 +212,7 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
             "clock_id",
             format!("The test clock {id} was deleted: it is no longer moved nor given records."),
         );
-    s.by("broker")
-        .delete(&format!("/testing/clocks/{id}"))
+    delete_clock(&s, "broker", &id)
         .await
         .assert_refused_on(409, "clock_id");
     assert_eq!(read_clock(&s, &id).await, after, "nothing changed");
@@ -197,9 +227,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
     for r in [
         s.anyone().get(&format!("/testing/clocks/{unknown}")).await,
         move_test_clock(&s, "broker", unknown, json!({"advance": "P1D"})).await,
-        s.by("broker")
-            .delete(&format!("/testing/clocks/{unknown}"))
-            .await,
+        delete_clock(&s, "broker", unknown).await,
     ] {
         r.assert_refused(404, "url", "clock_id", "Not Found");
     }
@@ -209,7 +237,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         (json!({"now": "yesterday"}), "now"),
         (json!({"now": "9999-12-31T00:00:00+00:00"}), "now"),
     ] {
-        let bad = s.by("broker").post("/testing/clocks", data).await;
+        let bad = try_new_clock(&s, "broker", data).await;
         bad.assert_refused_on(422, field);
     }
     for (data, field, description) in [
@@ -220,7 +248,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         ),
         (json!({"frozen": false}), "frozen", "Rogue field"),
     ] {
-        let bad = s.by("broker").post("/testing/clocks", data).await;
+        let bad = try_new_clock(&s, "broker", data).await;
         bad.assert_refused(422, "body", field, description);
     }
     let bad = s
@@ -259,8 +287,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
     move_test_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
         .await
         .assert_refused(403, "url", "permission", "Forbidden");
-    s.by("broker1")
-        .delete(&format!("/testing/clocks/{id}"))
+    delete_clock(&s, "broker1", &id)
         .await
         .assert_refused(403, "url", "permission", "Forbidden");
     // Without credentials a clock has no owner; a key that names no broker is refused.
@@ -271,15 +298,13 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
             .post(&format!("/testing/clocks/{id}"), json!({"advance": "P1D"}))
             .await,
         s.anyone().delete(&format!("/testing/clocks/{id}")).await,
-        s.by("brokr1").post("/testing/clocks", json!({})).await,
+        try_new_clock(&s, "brokr1", json!({})).await,
         s.by("brokr1").get("/testing/clocks").await,
         s.by("brokr1").get(&format!("/testing/clocks/{id}")).await,
         s.by("brokr1")
             .post(&format!("/testing/clocks/{id}"), json!({"advance": "P1D"}))
             .await,
-        s.by("brokr1")
-            .delete(&format!("/testing/clocks/{id}"))
-            .await,
+        delete_clock(&s, "brokr1", &id).await,
     ] {
         r.assert_refused(403, "url", "permission", "Forbidden");
     }
@@ -306,22 +331,9 @@ async fn two_clocks_side_by_side_a_jump_of_one_ends_its_tender_while_the_other_s
     let b = text(&new_clock(&s, "broker", json!({"name": "b"})).await["id"]);
     let (on_a, _, _) = tender_on(&s, "broker", &a).await;
     let (on_b, _, before_b) = tender_on(&s, "broker", &b).await;
-    let (on_own, _, before_own) = {
-        let now = text(&server["now"]);
-        let r = s
-            .by("broker")
-            .post("/api/2.3/tenders", tender_body(&now, 1, 4))
-            .await;
-        (r.id(), r.token(), r.body["data"].clone())
-    };
-    let (theirs, _, before_theirs) = {
-        let now = text(&server["now"]);
-        let r = s
-            .by("broker1")
-            .post("/api/2.3/tenders", tender_body(&now, 1, 4))
-            .await;
-        (r.id(), r.token(), r.body["data"].clone())
-    };
+    let now = text(&server["now"]);
+    let (on_own, before_own) = tender_off_test_clocks(&s, "broker", &now).await;
+    let (theirs, before_theirs) = tender_off_test_clocks(&s, "broker1", &now).await;
 
     let jumped = move_test_clock(&s, "broker", &a, json!({"advance": "P30D"})).await;
     assert_eq!(jumped.status, 200, "{}", jumped.text);
@@ -424,10 +436,8 @@ async fn a_contract_under_management_lives_on_its_tender_s_clock() {
 #[tokio::test]
 async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_clock() {
     let s = TestServer::start().await;
-    let clock = new_clock(&s, "broker", json!({"now": "2027-02-01T10:00:00+02:00"})).await;
+    let (clock, by_header, created) = tender_on_new_clock(&s, "2027-02-01T10:00:00+02:00").await;
     let id = text(&clock["id"]);
-    let (by_header, _, created) = tender_on(&s, "broker", &id).await;
-    assert_eq!(created["date"], clock["now"], "dated on its clock");
     assert!(
         created.get("clock").is_none(),
         "the tender keeps upstream's shape: {created}"
@@ -439,10 +449,7 @@ async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_cl
     assert_eq!(by_word.body["data"]["date"], clock["now"]);
     let by_word = by_word.id();
     for tender in [&by_header, &by_word] {
-        let r = s
-            .anyone()
-            .get(&format!("/testing/clock?tender={tender}"))
-            .await;
+        let r = clock_of_tender(s.anyone(), tender).await;
         assert_eq!(r.status, 200, "{}", r.text);
         assert_eq!(
             r.body["data"],
@@ -452,17 +459,11 @@ async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_cl
             })
         );
     }
-    let mine = s
-        .by("broker")
-        .get(&format!("/testing/clock?tender={by_word}"))
-        .await;
+    let mine = clock_of_tender(s.by("broker"), &by_word).await;
     assert_eq!(mine.body["data"]["movable"], true, "for its owner");
     // One on its owner's clock reads that broker's clock, as ?broker= does.
     let (plain, _, _) = s.published().await;
-    let r = s
-        .anyone()
-        .get(&format!("/testing/clock?tender={plain}"))
-        .await;
+    let r = clock_of_tender(s.anyone(), &plain).await;
     assert_eq!(
         (&r.body["data"]["broker"], &r.body["data"]["tender"]),
         (&json!("broker"), &json!(plain))
@@ -483,10 +484,7 @@ async fn a_foreign_unknown_or_deleted_clock_is_refused_and_nothing_is_created() 
     let s = TestServer::start().await;
     let theirs = text(&new_clock(&s, "broker1", json!({})).await["id"]);
     let gone = text(&new_clock(&s, "broker", json!({})).await["id"]);
-    let deleted = s
-        .by("broker")
-        .delete(&format!("/testing/clocks/{gone}"))
-        .await;
+    let deleted = delete_clock(&s, "broker", &gone).await;
     assert_eq!(deleted.status, 200, "{}", deleted.text);
     let unknown = "0123456789abcdef0123456789abcdef";
     let now = s.now().await;
@@ -555,10 +553,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
     let s = TestServer::start().await;
     let id = text(&new_clock(&s, "broker", json!({})).await["id"]);
     let (tender, _, _) = tender_on(&s, "broker", &id).await;
-    let refused = s
-        .by("broker")
-        .delete(&format!("/testing/clocks/{id}"))
-        .await;
+    let refused = delete_clock(&s, "broker", &id).await;
     refused.assert_refused(
         409,
         "url",
@@ -571,10 +566,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
     move_test_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
     let ended = s.tender(&tender).await;
     assert_eq!(ended["status"], "unsuccessful");
-    let gone = s
-        .by("broker")
-        .delete(&format!("/testing/clocks/{id}"))
-        .await;
+    let gone = delete_clock(&s, "broker", &id).await;
     assert_eq!(gone.status, 200, "{}", gone.text);
     assert_eq!(
         s.tender(&tender).await,
@@ -583,10 +575,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
     );
     let listing = s.get("/api/2.3/tenders").send().await;
     assert_eq!(listing.body["data"][0]["id"], json!(tender), "still listed");
-    let found = s
-        .anyone()
-        .get(&format!("/testing/clock?tender={tender}"))
-        .await;
+    let found = clock_of_tender(s.anyone(), &tender).await;
     assert_eq!(
         (&found.body["data"]["clock"], &found.body["data"]["deleted"]),
         (&json!(id), &json!(true))
@@ -603,7 +592,7 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
             first = text(&made["id"]);
         }
     }
-    let refused = s.by("broker").post("/testing/clocks", json!({})).await;
+    let refused = try_new_clock(&s, "broker", json!({})).await;
     refused.assert_refused(
         409,
         "body",
@@ -626,27 +615,12 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
     assert_eq!(none.body["data"], json!([]), "{}", none.text);
     let listed = s.by("broker").get("/testing/clocks").await;
     assert_eq!(count(&listed.body["data"]), Some(100));
-    assert_eq!(
-        s.by("broker1")
-            .post("/testing/clocks", json!({}))
-            .await
-            .status,
-        201,
-        "each broker holds its own hundred"
-    );
-    let gone = s
-        .by("broker")
-        .delete(&format!("/testing/clocks/{first}"))
-        .await;
+    // Each broker holds its own hundred.
+    new_clock(&s, "broker1", json!({})).await;
+    let gone = delete_clock(&s, "broker", &first).await;
     assert_eq!(gone.status, 200, "{}", gone.text);
-    assert_eq!(
-        s.by("broker")
-            .post("/testing/clocks", json!({}))
-            .await
-            .status,
-        201,
-        "a deleted clock makes room"
-    );
+    // A deleted clock makes room.
+    new_clock(&s, "broker", json!({})).await;
 }
 
 #[tokio::test]
@@ -717,10 +691,8 @@ async fn a_paging_reader_meets_every_change_once_across_test_clocks() {
 #[tokio::test]
 async fn test_clocks_on_a_sandbox_too() {
     let s = TestServer::sandbox().await;
-    let clock = new_clock(&s, "broker", json!({"now": "2026-11-23T09:00:00+02:00"})).await;
+    let (clock, tender, _) = tender_on_new_clock(&s, "2026-11-23T09:00:00+02:00").await;
     let id = text(&clock["id"]);
-    let (tender, _, created) = tender_on(&s, "broker", &id).await;
-    assert_eq!(created["date"], clock["now"]);
     let moved = move_test_clock(&s, "broker", &id, json!({"advance": "P30D"})).await;
     assert_eq!(moved.status, 200, "{}", moved.text);
     assert_eq!(s.tender(&tender).await["status"], "unsuccessful");
