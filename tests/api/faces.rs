@@ -2,7 +2,7 @@
 //! router, the dashboard and its assets and the server's icon are served, and a browser shown a
 //! participation address refused gets a page saying so.
 
-use crate::common::{TestServer, text};
+use crate::common::{Reply, TestServer, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use tender_registry::Settings;
@@ -101,19 +101,19 @@ async fn every_reference_of_the_description_resolves() {
     );
 }
 
+/// `/` asked for `accept`: answered 200 with `content_type`.
+async fn index_as(server: &TestServer, accept: &str, content_type: &str) -> Reply {
+    let r = server.get("/").header("Accept", accept).send().await;
+    assert_eq!(r.status, 200, "{accept}");
+    assert_eq!(r.header("content-type"), Some(content_type), "{accept}");
+    r
+}
+
 #[tokio::test]
 async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
     let server = TestServer::start().await;
-    let page = server
-        .get("/")
-        .header("Accept", "text/html,application/xhtml+xml")
-        .send()
-        .await;
-    assert_eq!(page.status, 200);
-    assert_eq!(
-        page.header("content-type"),
-        Some("text/html; charset=utf-8")
-    );
+    let html = "text/html,application/xhtml+xml";
+    let page = index_as(&server, html, "text/html; charset=utf-8").await;
     assert!(page.text.contains("/assets/script.js"), "{}", page.text);
     assert!(
         page.header("content-security-policy")
@@ -130,12 +130,7 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
     }
     // Without asking for HTML, `/` is the server's index: short text for curl and a
     // document service's status probe (a 200 text/plain), JSON for a client that asks.
-    let plain = server.get("/").header("Accept", "*/*").send().await;
-    assert_eq!(plain.status, 200);
-    assert_eq!(
-        plain.header("content-type"),
-        Some("text/plain; charset=UTF-8")
-    );
+    let plain = index_as(&server, "*/*", "text/plain; charset=UTF-8").await;
     for line in [
         format!("{}/api/2.3/tenders", server.base),
         format!("{}/openapi.json", server.base),
@@ -143,16 +138,12 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
     ] {
         assert!(plain.text.contains(&line), "{line} in {}", plain.text);
     }
-    let json = server
-        .get("/")
-        .header("Accept", "application/json")
-        .send()
-        .await;
-    assert_eq!(json.status, 200);
-    assert_eq!(
-        json.header("content-type"),
-        Some("application/json; charset=UTF-8")
-    );
+    let json = index_as(
+        &server,
+        "application/json",
+        "application/json; charset=UTF-8",
+    )
+    .await;
     assert_eq!(json.body["data"]["name"], "tender-registry");
     assert_eq!(
         json.body["data"]["links"]["api"],

@@ -29,6 +29,11 @@ async fn fault(s: &TestServer, broker: &str, rule: Value) -> Value {
     r.body["data"].clone()
 }
 
+/// A rule that meets every tender creation with `fault`.
+fn on_creation(fault: &str) -> Value {
+    json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": fault})
+}
+
 async fn rule(s: &TestServer, id: &str) -> Value {
     let r = s.get(&format!("/testing/faults/{id}")).send().await;
     assert_eq!(r.status, 200, "rule read: {}", r.text);
@@ -54,12 +59,9 @@ fn no_hint_of_injection(r: &Reply) {
 #[tokio::test]
 async fn a_rule_is_stored_shown_listed_and_removed() {
     let s = TestServer::start().await;
-    let r = set(
-        &s,
-        Some("broker"),
-        json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
-    )
-    .await.assert_status(201);
+    let r = set(&s, Some("broker"), on_creation("error-after-commit"))
+        .await
+        .assert_status(201);
     let stored = r.body["data"].clone();
     let id = r.id();
     assert!(
@@ -108,12 +110,7 @@ async fn a_rule_is_stored_shown_listed_and_removed() {
 #[tokio::test]
 async fn error_after_commit_stores_the_write_then_answers_503() {
     let s = TestServer::start().await;
-    let stored = fault(
-        &s,
-        "broker",
-        json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
-    )
-    .await;
+    let stored = fault(&s, "broker", on_creation("error-after-commit")).await;
     let rule_id = text(&stored["id"]);
     let body = tender_body(&s.now().await, 1, 4);
     let r = s.try_create(body.clone()).await;
@@ -173,12 +170,7 @@ async fn error_before_commit_changes_nothing() {
 #[tokio::test]
 async fn drop_after_commit_carries_out_the_write_and_answers_nothing() {
     let s = TestServer::start().await;
-    fault(
-        &s,
-        "broker",
-        json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "drop-after-commit"}),
-    )
-    .await;
+    fault(&s, "broker", on_creation("drop-after-commit")).await;
     let body = json!({"data": tender_body(&s.now().await, 1, 4)});
     let sent = reqwest::Client::new()
         .post(s.url("/api/2.3/tenders"))
@@ -223,12 +215,7 @@ async fn a_delay_answers_normally_after_the_pause() {
 #[tokio::test]
 async fn a_brokers_rule_never_hits_another_brokers_request() {
     let s = TestServer::start().await;
-    let stored = fault(
-        &s,
-        "broker1",
-        json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-before-commit"}),
-    )
-    .await;
+    let stored = fault(&s, "broker1", on_creation("error-before-commit")).await;
     assert_eq!(stored["match"]["broker"], "broker1", "scoped to the caller");
     let body = tender_body(&s.now().await, 1, 4);
     let theirs = s.try_create(body.clone()).await;
@@ -300,12 +287,9 @@ async fn without_credentials_a_rule_may_hit_anyone_under_testing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn times_is_consumed_exactly_under_32_concurrent_requests() {
     let s = TestServer::start().await;
-    let stored = fault(
-        &s,
-        "broker",
-        json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit", "times": 3}),
-    )
-    .await;
+    let mut three_times = on_creation("error-after-commit");
+    three_times["times"] = json!(3);
+    let stored = fault(&s, "broker", three_times).await;
     let body = tender_body(&s.now().await, 1, 4);
     let mut requests = tokio::task::JoinSet::new();
     for _ in 0..32 {

@@ -3,6 +3,15 @@
 use crate::common::*;
 use serde_json::json;
 
+/// A tender's creation whose JSON body is `body` as it is.
+async fn create_raw(s: &TestServer, body: String) -> Reply {
+    s.post("/api/2.3/tenders")
+        .broker("broker")
+        .raw("application/json", body)
+        .send()
+        .await
+}
+
 #[tokio::test]
 async fn wrong_content_type_and_undecodable_bodies() {
     let s = TestServer::start().await;
@@ -183,12 +192,7 @@ async fn bodies_over_the_limit_are_refused() {
     })
     .await;
     let huge = format!("{{\"data\": {{\"title\": \"{}\"}}}}", "x".repeat(10_000));
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .raw("application/json", huge)
-        .send()
-        .await;
+    let r = create_raw(&s, huge).await;
     assert_eq!(
         (r.status, r.error().0),
         (413, "body".to_string()),
@@ -201,12 +205,7 @@ async fn bodies_over_the_limit_are_refused() {
 async fn deeply_nested_and_odd_json_does_not_break_the_server() {
     let s = TestServer::start().await;
     let nested = format!("{{\"data\": {}{}}}", "[".repeat(5000), "]".repeat(5000));
-    let r = s
-        .post("/api/2.3/tenders")
-        .broker("broker")
-        .raw("application/json", nested)
-        .send()
-        .await;
+    let r = create_raw(&s, nested).await;
     assert_eq!(r.status, 422);
     let r = s
         .try_create(json!({"title": "\u{0000}", "value": {"amount": 1e308}, "items": [null]}))

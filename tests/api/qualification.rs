@@ -2,11 +2,37 @@
 //! approve, cancel, approve anew and sign; disqualify everyone; the decision protocol.
 
 use crate::common::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The id of award `n` of the tender.
 async fn award(s: &TestServer, id: &str, n: usize) -> String {
     text(&s.tender(id).await["awards"][n]["id"])
+}
+
+/// The owner's decision on `award` that awards a bid anew: taken, its `Location` naming the
+/// fresh award, the tender's second. Answers the tender then and the fresh award's id.
+async fn decided_anew(
+    s: &TestServer,
+    id: &str,
+    token: &str,
+    award: &str,
+    status: &str,
+) -> (Value, String) {
+    let r = s
+        .decide_award(id, token, award, status)
+        .await
+        .assert_status(200);
+    let t = s.tender(id).await;
+    let fresh = text(&t["awards"][1]["id"]);
+    assert_eq!(
+        r.header("Location"),
+        Some(
+            s.url(&format!("/api/2.3/tenders/{id}/awards/{fresh}"))
+                .as_str()
+        ),
+        "Location names the fresh award"
+    );
+    (t, fresh)
 }
 
 #[tokio::test]
@@ -38,17 +64,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
         "Can't add document in current (active.awarded) tender status",
     );
 
-    let cancelled = s
-        .decide_award(&id, &token, &first, "cancelled")
-        .await
-        .assert_status(200);
-    let t = s.tender(&id).await;
-    let fresh = text(&t["awards"][1]["id"]);
-    assert_eq!(
-        cancelled.header("Location"),
-        Some(format!("{}/api/2.3/tenders/{id}/awards/{fresh}", s.base).as_str()),
-        "Location names the fresh award"
-    );
+    let (t, fresh) = decided_anew(&s, &id, &token, &first, "cancelled").await;
     assert_eq!(t["status"], "active.qualification");
     assert_eq!(t["awards"][0]["status"], "cancelled");
     assert!(
@@ -108,16 +124,7 @@ async fn approve_cancel_approve_anew_and_sign_with_decision_documents() {
 async fn disqualifying_every_bidder_ends_unsuccessful_after_the_stand_still() {
     let s = TestServer::start().await;
     let (id, token, bids, first) = s.awaiting_decision(&[450.0, 420.0]).await;
-    let r = s
-        .decide_award(&id, &token, &first, "unsuccessful")
-        .await
-        .assert_status(200);
-    let t = s.tender(&id).await;
-    let second = text(&t["awards"][1]["id"]);
-    assert_eq!(
-        r.header("Location"),
-        Some(format!("{}/api/2.3/tenders/{id}/awards/{second}", s.base).as_str())
-    );
+    let (t, second) = decided_anew(&s, &id, &token, &first, "unsuccessful").await;
     assert_eq!(
         t["awards"][1]["bid_id"],
         json!(bids[0].0),
