@@ -17,7 +17,16 @@ async fn described(server: &TestServer) -> serde_json::Value {
     reply.body
 }
 
-fn assert_same(routed: Routes, described: Routes) {
+/// `server`'s description, which must name exactly the routes of the router built `testing`
+/// and `sandbox`: the description and those routes.
+async fn described_as_routed(
+    server: &TestServer,
+    testing: bool,
+    sandbox: bool,
+) -> (serde_json::Value, Routes) {
+    let document = described(server).await;
+    let routed: Routes = routes_of(&router(testing, sandbox)).into_iter().collect();
+    let described: Routes = described_routes(&document).into_iter().collect();
     let undescribed: Vec<_> = routed.difference(&described).collect();
     let unrouted: Vec<_> = described.difference(&routed).collect();
     assert!(
@@ -25,16 +34,15 @@ fn assert_same(routed: Routes, described: Routes) {
         "routed but not described in /openapi.json: {undescribed:?}\n\
          described but not routed: {unrouted:?}"
     );
+    (document, routed)
 }
 
 #[tokio::test]
 async fn every_route_is_described_and_every_described_path_is_routed() {
     let server = TestServer::start().await;
-    let document = described(&server).await;
-    let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
+    let (document, routed) = described_as_routed(&server, true, true).await;
     assert!(routed.contains(&("/testing/clock".to_string(), "post".to_string())));
     assert!(routed.len() > 40, "the walk found only {routed:?}");
-    assert_same(routed, described_routes(&document).into_iter().collect());
     for method in ["get", "post"] {
         assert_eq!(
             document["paths"]["/testing/clock"][method]["x-only-with"],
@@ -50,9 +58,7 @@ async fn every_route_is_described_and_every_described_path_is_routed() {
 #[tokio::test]
 async fn without_testing_the_description_has_no_testing_paths() {
     let server = TestServer::start_with(Settings::default()).await;
-    let document = described(&server).await;
-    let routed: Routes = routes_of(&router(false, false)).into_iter().collect();
-    assert_same(routed, described_routes(&document).into_iter().collect());
+    let (document, _) = described_as_routed(&server, false, false).await;
     assert!(document["paths"].get("/testing/clock").is_none());
     assert_eq!(server.get("/testing/clock").send().await.status, 404);
 }
@@ -60,10 +66,8 @@ async fn without_testing_the_description_has_no_testing_paths() {
 #[tokio::test]
 async fn a_sandbox_describes_its_fault_api_and_the_brokers_clocks() {
     let server = TestServer::sandbox().await;
-    let document = described(&server).await;
-    let routed: Routes = routes_of(&router(true, true)).into_iter().collect();
+    let (document, routed) = described_as_routed(&server, true, true).await;
     assert!(routed.contains(&("/testing/faults".to_string(), "post".to_string())));
-    assert_same(routed, described_routes(&document).into_iter().collect());
     assert!(document["paths"].get("/testing/clock").is_some());
 }
 
