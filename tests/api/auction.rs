@@ -157,49 +157,26 @@ async fn posts_are_refused_with_upstream_s_messages_and_change_nothing() {
     let (t, _, addresses) = in_auction(&s, tender_body(&s.now().await, 1, 4), &two_bids()).await;
     let viewer = text(&t["auctionUrl"]);
     let (first, second) = (addresses[0].1.clone(), addresses[1].1.clone());
-    let refused = |r: &Reply| (r.status, r.error());
-    let message = |status: u16, location: &str, name: &str, description: &str| {
-        (
-            status,
-            (location.to_string(), name.to_string(), json!(description)),
-        )
-    };
     into_stage(&s, &viewer, 0).await;
-    assert_eq!(
-        refused(&bid(&s, &first, json!(400)).await),
-        message(403, "body", "bid", "Stage not for bidding")
-    );
+    let early = bid(&s, &first, json!(400)).await;
+    early.assert_refused(403, "body", "bid", "Stage not for bidding");
     into_stage(&s, &viewer, 1).await;
     let before = state(&s, &viewer).await;
-    assert_eq!(
-        refused(&bid(&s, &second, json!(400)).await),
-        message(403, "body", "bid", "Not valid bidder")
-    );
-    assert_eq!(
-        refused(&bid(&s, &first, json!(465.01)).await),
-        message(422, "body", "bid", "Too high value")
-    );
-    assert_eq!(
-        refused(&bid(&s, &first, json!(0)).await),
-        message(422, "body", "bid", "Bid amount is required")
-    );
-    assert_eq!(
-        refused(&bid(&s, &first, Value::Null).await),
-        message(422, "body", "bid", "Bid amount is required")
-    );
-    assert_eq!(
-        refused(&bid(&s, &first, json!(-5)).await),
-        message(422, "body", "bid", "Too low value")
-    );
+    for (address, amount, status, description) in [
+        (&second, json!(400), 403, "Not valid bidder"),
+        (&first, json!(465.01), 422, "Too high value"),
+        (&first, json!(0), 422, "Bid amount is required"),
+        (&first, Value::Null, 422, "Bid amount is required"),
+        (&first, json!(-5), 422, "Too low value"),
+    ] {
+        let r = bid(&s, address, amount).await;
+        r.assert_refused(status, "body", "bid", description);
+    }
     let wrong = first.replace("&hash=", "&hash=0");
-    assert_eq!(
-        refused(&bid(&s, &wrong, json!(400)).await),
-        message(403, "url", "permission", "Forbidden")
-    );
-    assert_eq!(
-        refused(&bid(&s, &viewer, json!(400)).await),
-        message(403, "url", "permission", "Forbidden")
-    );
+    for address in [&wrong, &viewer] {
+        let r = bid(&s, address, json!(400)).await;
+        r.assert_refused(403, "url", "permission", "Forbidden");
+    }
     let page = s.get(&wrong).send().await;
     assert_eq!(
         page.status, 403,
