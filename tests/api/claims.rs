@@ -49,6 +49,29 @@ async fn change(s: &TestServer, path: &str, broker: &str, token: &str, data: Val
         .await
 }
 
+/// The claimant (`broker` holding the claim's `token`) accepts the owner's answer: the claim
+/// is resolved, the claimant satisfied.
+async fn accept_answer(s: &TestServer, path: &str, broker: &str, token: &str) -> Reply {
+    let data = json!({"status": "resolved", "satisfied": true});
+    change(s, path, broker, token, data).await
+}
+
+/// The claim at `path` cancelled by `broker` holding `token`, for `reason`.
+async fn withdraw(s: &TestServer, path: &str, broker: &str, token: &str, reason: &str) -> Reply {
+    let data = json!({"status": "cancelled", "cancellationReason": reason});
+    change(s, path, broker, token, data).await
+}
+
+/// Asserts a claim's status and whether its claimant said it was satisfied.
+#[track_caller]
+fn assert_verdict(claim: &Value, status: &str, satisfied: bool) {
+    assert_eq!(
+        (&claim["status"], &claim["satisfied"]),
+        (&json!(status), &json!(satisfied)),
+        "{claim}"
+    );
+}
+
 async fn read(s: &TestServer, path: &str) -> Value {
     s.read(&format!("/api/2.3/tenders/{path}")).await["data"].clone()
 }
@@ -151,30 +174,11 @@ async fn a_claim_answered_resolved_and_accepted_with_satisfaction() {
     assert_eq!(a["status"], "answered");
     assert!(a["dateAnswered"].is_string() && a["tendererActionDate"].is_string());
 
-    let resolved = change(
-        &s,
-        &path,
-        "broker2",
-        &token,
-        json!({"status": "resolved", "satisfied": true}),
-    )
-    .await
-    .assert_status(200);
-    assert_eq!(
-        (
-            &resolved.body["data"]["status"],
-            &resolved.body["data"]["satisfied"]
-        ),
-        (&json!("resolved"), &json!(true))
-    );
-    let late = change(
-        &s,
-        &path,
-        "broker2",
-        &token,
-        json!({"status": "cancelled", "cancellationReason": "запізно"}),
-    )
-    .await;
+    let resolved = accept_answer(&s, &path, "broker2", &token)
+        .await
+        .assert_status(200);
+    assert_verdict(&resolved.body["data"], "resolved", true);
+    let late = withdraw(&s, &path, "broker2", &token, "запізно").await;
     late.assert_refused_saying(403, "Can't update complaint in current (resolved) status");
     assert_eq!(read(&s, &path).await["status"], "resolved");
 }
@@ -218,14 +222,7 @@ async fn each_move_belongs_to_one_party_and_each_refusal_changes_nothing() {
     // The owner may not touch a draft; in `answered` the owner has nothing more to do.
     let draft = file(&s, &format!("{id}/complaints"), None, claim_body(None)).await;
     let draft_path = format!("{id}/complaints/{}", draft.id());
-    let r = change(
-        &s,
-        &draft_path,
-        "broker",
-        &owner,
-        json!({"status": "cancelled", "cancellationReason": "r"}),
-    )
-    .await;
+    let r = withdraw(&s, &draft_path, "broker", &owner, "r").await;
     assert_eq!(r.error(), ("url".into(), "role".into(), json!("Forbidden")));
     assert_eq!(answer(&s, &path, &owner, "invalid").await.status, 200);
     let again = answer(&s, &path, &owner, "declined").await;
@@ -248,15 +245,9 @@ async fn a_claim_is_cancelled_from_draft_from_claim_and_from_answered() {
         200
     );
     for (path, token) in &paths {
-        let r = change(
-            &s,
-            path,
-            "broker2",
-            token,
-            json!({"status": "cancelled", "cancellationReason": "Умови змінено"}),
-        )
-        .await
-        .assert_status(200);
+        let r = withdraw(&s, path, "broker2", token, "Умови змінено")
+            .await
+            .assert_status(200);
         let c = &r.body["data"];
         assert_eq!(
             (&c["status"], &c["cancellationReason"]),
@@ -302,13 +293,7 @@ async fn with_the_sandbox_accelerator_an_answer_takes_effect_after_three_minutes
     let unhappy = change(&s, &path, "broker2", &token, json!({"satisfied": false}))
         .await
         .assert_status(200);
-    assert_eq!(
-        (
-            &unhappy.body["data"]["status"],
-            &unhappy.body["data"]["satisfied"]
-        ),
-        (&json!("answered"), &json!(false))
-    );
+    assert_verdict(&unhappy.body["data"], "answered", false);
     s.advance("PT2M59S").await;
     assert_eq!(read(&s, &path).await["status"], "answered");
     s.advance("PT2S").await;
@@ -397,15 +382,9 @@ async fn an_answered_award_claim_stops_the_contract_until_settled_and_an_unanswe
     let refused = sign().await;
     refused.assert_refused_saying(403, "Can't sign contract before reviewing all complaints");
     assert_eq!(s.tender(&id).await["contracts"][0]["status"], "pending");
-    change(
-        &s,
-        &answered_path,
-        "broker1",
-        &answered_token,
-        json!({"status": "resolved", "satisfied": true}),
-    )
-    .await
-    .assert_status(200);
+    accept_answer(&s, &answered_path, "broker1", &answered_token)
+        .await
+        .assert_status(200);
     assert_eq!(read(&s, &ignored_path).await["status"], "claim");
     sign().await.assert_status(200);
     let t = s.tender(&id).await;
