@@ -86,12 +86,7 @@ fn own_sources() -> Vec<(String, String)> {
 #[test]
 fn one_upward_line_planted_in_the_real_tree_fails() {
     let mut files = own_sources();
-    let (_, domain) = files
-        .iter_mut()
-        .find(|(file, _)| file == "domain/mod.rs")
-        .expect("the domain room has a mod.rs");
-    let planted = domain.lines().count() + 1;
-    domain.push_str("use crate::api::tenders;\n");
+    let planted = arrows::plant(&mut files, "domain/mod.rs", "use crate::api::tenders;");
     assert_eq!(
         rooms().problems(&files),
         [format!(

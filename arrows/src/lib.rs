@@ -7,5 +7,5 @@
 mod paths;
 mod rooms;
 
-pub use paths::{Named, module_of, named_paths, sources};
+pub use paths::{Named, module_of, named_paths, plant, sources};
 pub use rooms::Rooms;

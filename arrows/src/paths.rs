@@ -165,6 +165,21 @@ pub fn sources(root: &std::path::Path) -> Vec<(String, String)> {
     out
 }
 
+/// Appends `line` to `file` among `files` and answers the line number it stands on: a test
+/// plants one arrow in a real tree to show that the check fails on it.
+pub fn plant(files: &mut [(String, String)], file: &str, line: &str) -> usize {
+    let (_, text) = files
+        .iter_mut()
+        .find(|(f, _)| f == file)
+        .unwrap_or_else(|| panic!("{file} is not among the sources"));
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+    text.lines().count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +205,13 @@ mod tests {
                 ("steps::lots".to_string(), 5),
             ]
         );
+    }
+
+    #[test]
+    fn a_planted_line_stands_on_its_own_line() {
+        let mut files = vec![("a.rs".to_string(), "fn a() {}".to_string())];
+        assert_eq!(plant(&mut files, "a.rs", "use crate::b;"), 2);
+        assert_eq!(files[0].1, "fn a() {}\nuse crate::b;\n");
     }
 
     #[test]
