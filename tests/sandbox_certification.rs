@@ -48,10 +48,22 @@ async fn an_accelerated_sandbox_is_certified_in_real_time_with_nothing_skipped()
     assert_ran(
         &report,
         &[
-            ("auction.feature", 36),
-            ("award_and_contract.feature", 60),
-            ("award_and_contract.feature", 87),
-            ("claims.feature", 44),
+            (
+                "auction.feature",
+                "The auction ends with a pending award for the lowest bid",
+            ),
+            (
+                "award_and_contract.feature",
+                "The owner sets the signature date after the stand-still period",
+            ),
+            (
+                "award_and_contract.feature",
+                "Signing the contract after the stand-still completes the tender",
+            ),
+            (
+                "claims.feature",
+                "A declined claim the claimant is not satisfied with becomes declined after the stand-still",
+            ),
         ],
     );
     assert!(report.certified(), "{}", report.terminal_summary());

@@ -38,8 +38,14 @@ async fn a_server_whose_clock_stands_still_is_certified_in_full() {
     assert_ran(
         &report,
         &[
-            ("two_phase_creation.feature", 36),
-            ("tender_documents.feature", 50),
+            (
+                "two_phase_creation.feature",
+                "Publishing a draft refreshes its date",
+            ),
+            (
+                "tender_documents.feature",
+                "A new version keeps the id and datePublished and refreshes dateModified",
+            ),
         ],
     );
 

@@ -139,15 +139,16 @@ pub fn not_passed(report: &RunReport) -> Vec<String> {
         .collect()
 }
 
-/// Asserts that each scenario, named by its feature file and line, ran in `report`.
-pub fn assert_ran(report: &RunReport, scenarios: &[(&str, usize)]) {
-    for (file, line) in scenarios {
+/// Asserts that each scenario, named by its feature file and its title (not its line, which
+/// any edit above it moves), ran in `report`.
+pub fn assert_ran(report: &RunReport, scenarios: &[(&str, &str)]) {
+    for (file, title) in scenarios {
         assert!(
             report
                 .scenarios
                 .iter()
-                .any(|s| s.file == *file && s.line == *line),
-            "{file}:{line} ran"
+                .any(|s| s.file == *file && s.name == *title),
+            "{file}: \"{title}\" ran"
         );
     }
 }
