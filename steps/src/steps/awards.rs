@@ -1,12 +1,11 @@
 //! The auction stage, the award decision and the contract.
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 use time::Duration;
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     exchange::timestamps,
     world::{Actor, TenderWorld},
 };

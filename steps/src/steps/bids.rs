@@ -1,12 +1,11 @@
 //! Bids: registered step by step or in one batch request, activated and read with their own
 //! token.
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     world::{Actor, Payload, TenderWorld},
 };
 

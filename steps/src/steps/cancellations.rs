@@ -1,12 +1,11 @@
 //! Tender cancellations: requested pending or active by the owner, with documents; an active
 //! one cancels the tender. An upstream extension (`@cancellations`).
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     exchange::short,
     world::offered,
     world::{Actor, Payload, TenderWorld},

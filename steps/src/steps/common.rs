@@ -1,12 +1,11 @@
 //! Checks on the last response that hold anywhere: status, envelope, token, Location,
 //! timestamps, amounts, fields and errors.
-use crate::checks::ensure;
 use cucumber::{then, when};
 use reqwest::Method;
 use serde_json::Value;
 
 use crate::{
-    checks::{self, DataKind, Description},
+    checks::{self, DataKind, Description, ensure},
     exchange::short,
     world::{Actor, Payload, TenderWorld},
 };

@@ -1,12 +1,11 @@
 //! Tender documents and bid documents: upload, new version, metadata, reads.
-use super::common::expect_status;
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::common::expect_status;
 use crate::{
-    checks,
+    checks::{self, ensure},
     exchange::short,
     exchange::timestamps,
     world::{Actor, Payload, TenderWorld},

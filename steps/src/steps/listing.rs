@@ -1,12 +1,11 @@
 //! Reading the tender list page by page, and what a page must hold.
-use crate::checks::ensure;
 use cucumber::{then, when};
 use reqwest::{Method, Url};
 use serde_json::Value;
 use time::Duration;
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     exchange::timestamps,
     world::{Actor, Payload, TenderWorld},
 };

@@ -1,13 +1,13 @@
 //! The live auction (`@live-auction`): bidders, named by the order they registered in,
 //! lower their prices in rounds through the auction's JSON interface beside its page
 //! (`…/state` and `…/bids` on their participation address), on the target's clock.
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::{bids, lots, tenders};
 use crate::{
+    checks::ensure,
     checks::shape::interface,
     exchange::short,
     exchange::timestamps,

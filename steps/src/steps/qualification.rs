@@ -1,12 +1,11 @@
 //! Award decisions beyond approval (disqualification, cancellation of an approval) and the
 //! decision protocol: documents of an award. An upstream extension (`@qualification`).
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     world::offered,
     world::{Actor, Payload, TenderWorld},
 };

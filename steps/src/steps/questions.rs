@@ -1,11 +1,10 @@
 //! Questions asked by interested parties and answered by the owner.
-use crate::checks::ensure;
 use cucumber::{given, then, when};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::{
-    checks,
+    checks::{self, ensure},
     world::{Actor, Payload, Record, TenderWorld},
 };
 

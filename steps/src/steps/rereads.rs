@@ -1,8 +1,7 @@
 //! Changes read again: what a write's answer showed must be what later reads show.
-use crate::checks::ensure;
 use cucumber::then;
 
-use crate::{exchange::timestamps, world::TenderWorld};
+use crate::{checks::ensure, exchange::timestamps, world::TenderWorld};
 
 #[then("reading the tender shows the dateModified of the change")]
 async fn read_shows_date_modified(w: &mut TenderWorld) -> Result<(), String> {

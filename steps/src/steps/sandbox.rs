@@ -1,13 +1,12 @@
 //! Upstream's sandbox modes of `submissionMethodDetails` (`@sandbox-modes`):
 //! `quick(mode:no-auction)` skips the auction, `quick(mode:fast-forward)` settles it at once;
 //! a target that does not take the field does not offer them.
-use crate::checks::ensure;
 use cucumber::{given, then};
 use serde_json::{Value, json};
 
 use super::tenders::{create, draft, publish, require_created};
 use crate::{
-    checks,
+    checks::{self, ensure},
     world::offered,
     world::{Actor, TenderWorld},
 };

@@ -1,11 +1,10 @@
 //! What a tender must show: its status, dates, periods, owner, ids, titles and the fields
 //! kept as sent.
-use crate::checks::ensure;
 use cucumber::then;
 use serde_json::Value;
 use time::Duration;
 
-use crate::{checks, exchange::timestamps, world::TenderWorld};
+use crate::{checks, checks::ensure, exchange::timestamps, world::TenderWorld};
 
 #[then(expr = "the tender status is {string}")]
 async fn tender_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
