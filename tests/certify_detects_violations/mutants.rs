@@ -1267,8 +1267,11 @@ pub fn mutants() -> Vec<Mutant> {
                 if r.query.iter().any(|(k, _)| k == "opt_pretty") {
                     Route::Answer(Answer::json(
                         400,
-                        json!({"status": "error", "errors": [
-                    {"location": "querystring", "name": "opt_pretty", "description": "Unknown parameter"}]}),
+                        json!({"status": "error", "errors": [{
+                            "location": "querystring",
+                            "name": "opt_pretty",
+                            "description": "Unknown parameter"
+                        }]}),
                     ))
                 } else {
                     Route::Forward
@@ -1734,7 +1737,11 @@ fn contracting_mutants() -> Vec<Mutant> {
             if r.endpoint() == ManagedDocPost && terminated {
                 fake_created(
                     r,
-                    json!({"documentOf": "contract", "datePublished": now(), "dateModified": now()}),
+                    json!({
+                        "documentOf": "contract",
+                        "datePublished": now(),
+                        "dateModified": now()
+                    }),
                 )
             } else {
                 Route::Forward
