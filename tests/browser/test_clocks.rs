@@ -19,6 +19,20 @@ const WATCH_ERRORS: &str = "window.unseen = [];
     window.addEventListener('error', (e) => window.unseen.push(String(e.message)));
     window.addEventListener('unhandledrejection', (e) => window.unseen.push(String(e.reason)));";
 
+/// Holds back the page's reads of a tender's clock by three seconds, then starts a refresh once
+/// none is running; `window.holding` turns true when the held read has begun.
+const HOLD_RECORD_CLOCK_READ: &str = "const done = arguments[arguments.length - 1];
+    const unheld = window.fetch;
+    window.unheld = unheld;
+    window.holding = false;
+    window.fetch = (url, options) => {
+        if (!String(url).includes('/testing/clock?tender=')) return unheld(url, options);
+        window.holding = true;
+        return new Promise((go) => setTimeout(go, 3000)).then(() => unheld(url, options));
+    };
+    const start = () => (busy ? setTimeout(start, 20) : (refresh(), done(true)));
+    start();";
+
 /// Waits until the page's text at `css` contains `part`, answering the last text seen.
 async fn wait_for_part(session: &Session, css: &str, part: &str) -> String {
     let started = Instant::now();
@@ -146,7 +160,19 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     assert_shows(&session, "#tender-status", "active.enquiries").await;
     let its_time = format!("2026-11-23 09:00 on broker's test clock job-a ({a}) (frozen)");
     assert_shows(&session, "#tender-clock", &its_time).await;
+    // Pressed while a refresh reads the tender's clock again (that read held back), "+1 day"
+    // still moves the clock the header names, not the broker's own.
+    session.run_async(HOLD_RECORD_CLOCK_READ).await;
+    let started = Instant::now();
+    while session.run("return window.holding === true;").await != json!(true) {
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "no refresh read the clock"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     session.click_on("#advance-day").await;
+    session.run("window.fetch = window.unheld;").await;
     assert_eq!(
         wait_for_text(&session, "#tender-status", "active.tendering").await,
         "active.tendering",

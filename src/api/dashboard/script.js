@@ -115,12 +115,14 @@ async function loadClock() {
     const now = date ? Date.parse(date) : Date.now();
     state.clock = { now, text: new Date(now).toISOString(), frozen: false, testing: false, movable: false };
   }
-  state.viewerClock = null;
+  // As with a record's clock, the viewer's stays until the new read is in.
   if (state.viewer && state.clock.testing) {
     const mine = await getJson("/testing/clock", authHeaders());
-    if (mine.status === 200 && mine.body) state.viewerClock = mine.body.data;
+    state.viewerClock = mine.status === 200 && mine.body ? mine.body.data : null;
     // The server knows no broker of this name (any more): the viewer is anonymous again.
-    else if (mine.status === 403) forgetViewer(unknownName(state.viewer.name));
+    if (mine.status === 403) forgetViewer(unknownName(state.viewer.name));
+  } else {
+    state.viewerClock = null;
   }
   drawClock();
 }
@@ -177,13 +179,16 @@ function viewerName() {
  * its own).
  */
 async function loadRecordClock(kind, id) {
-  state.tenderClock = null;
-  if (!id || !state.clock.testing) return;
-  const { status, body } = await getJson("/testing/clock?" + kind + "=" + encodeURIComponent(id), authHeaders());
-  if (status === 200 && body && body.data) {
-    state.tenderClock = body.data;
-    if (kind === "tender") state.clockOf.set(id, body.data.clock || "");
+  // The clock read before stays until the new read is in: a button pressed meanwhile still
+  // moves the clock the header shows, not the viewer's own.
+  if (!id || !state.clock.testing) {
+    state.tenderClock = null;
+    return;
   }
+  const { status, body } = await getJson("/testing/clock?" + kind + "=" + encodeURIComponent(id), authHeaders());
+  const found = status === 200 && body && body.data ? body.data : null;
+  state.tenderClock = found;
+  if (found && kind === "tender") state.clockOf.set(id, found.clock || "");
 }
 
 /** A test clock as people name it: its name, if it has one, and its id. */
@@ -322,11 +327,14 @@ const CLOCK_LOOKUPS = 20;
 
 /** The viewer's test clocks, and which of its listed tenders lives on each. */
 async function loadTestClocks() {
-  state.testClocks = null;
-  if (!state.viewer || !state.clock.testing) return;
+  if (!state.viewer || !state.clock.testing) {
+    state.testClocks = null;
+    return;
+  }
   const { status, body } = await getJson("/testing/clocks", authHeaders());
-  if (status !== 200 || !body || !Array.isArray(body.data)) return;
-  state.testClocks = body.data;
+  const listed = status === 200 && body && Array.isArray(body.data);
+  state.testClocks = listed ? body.data : null;
+  if (!listed) return;
   // The listing does not say which clock a tender lives on: each of the viewer's tenders (only
   // a clock's owner puts tenders on it) is asked once, since a tender never changes clocks.
   const unknown = [...state.rows.values()]
