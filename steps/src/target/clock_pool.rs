@@ -38,6 +38,9 @@ pub struct TestClocks {
     full: AtomicBool,
     /// Clocks made or being made, at most `most`.
     reserved: AtomicUsize,
+    /// Numbers handed out with reservations, so that clocks asked for at once get names of
+    /// their own.
+    numbered: AtomicUsize,
     /// The most clocks the run makes.
     most: usize,
     moves: AtomicUsize,
@@ -81,6 +84,7 @@ impl TestClocks {
             released: Notify::new(),
             full: AtomicBool::new(false),
             reserved: AtomicUsize::new(0),
+            numbered: AtomicUsize::new(0),
             moves: AtomicUsize::new(0),
         }
     }
@@ -102,18 +106,20 @@ impl TestClocks {
         }
     }
 
-    /// Whether one more clock may be made; the caller then makes it, or calls [`Self::unreserve`].
-    pub fn reserve(&self) -> bool {
+    /// The number of one more clock (its name's), when one more may be made; the caller then
+    /// makes it, or calls [`Self::unreserve`] if it made none.
+    pub fn reserve(&self) -> Option<usize> {
         if self.full.load(Ordering::Relaxed) {
-            return false;
+            return None;
         }
         if self.reserved.fetch_add(1, Ordering::Relaxed) < self.most {
-            return true;
+            return Some(self.numbered.fetch_add(1, Ordering::Relaxed) + 1);
         }
         self.reserved.fetch_sub(1, Ordering::Relaxed);
-        false
+        None
     }
 
+    /// Frees a reservation whose clock was not made.
     pub fn unreserve(&self) {
         self.reserved.fetch_sub(1, Ordering::Relaxed);
     }
@@ -128,7 +134,7 @@ impl TestClocks {
         self.released.notified().await;
     }
 
-    /// Notes a clock made; its number is the count so far.
+    /// Notes a clock made.
     pub fn made(&self, id: &str) {
         self.made
             .lock()
@@ -159,5 +165,34 @@ impl TestClocks {
 
     pub fn moves(&self) -> usize {
         self.moves.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reservations_made_at_once_get_numbers_of_their_own_up_to_the_most() {
+        let pool = TestClocks::new("tender-certify 7".into(), false, 3);
+        assert_eq!(pool.reserve(), Some(1));
+        assert_eq!(pool.reserve(), Some(2));
+        assert_eq!(pool.reserve(), Some(3));
+        assert_eq!(pool.reserve(), None, "the run makes at most 3");
+        pool.unreserve();
+        assert_eq!(
+            pool.reserve(),
+            Some(4),
+            "a freed slot's number is not handed out again"
+        );
+        assert_eq!(pool.reserve(), None);
+    }
+
+    #[test]
+    fn a_full_target_takes_no_more_reservations() {
+        let pool = TestClocks::new("tender-certify 7".into(), false, 3);
+        assert_eq!(pool.reserve(), Some(1));
+        pool.full();
+        assert_eq!(pool.reserve(), None);
     }
 }

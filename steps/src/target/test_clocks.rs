@@ -21,14 +21,10 @@ impl Target {
             if let Some(lease) = pool.idle() {
                 return Ok(lease);
             }
-            if pool.reserve() {
-                match self.make_test_clock(pool).await {
-                    Ok(Some(id)) => return Ok(pool.lease(id)),
-                    Ok(None) => pool.full(),
-                    Err(e) => {
-                        pool.unreserve();
-                        return Err(e);
-                    }
+            if let Some(number) = pool.reserve() {
+                match self.make_test_clock(pool, number).await? {
+                    Some(id) => return Ok(pool.lease(id)),
+                    None => pool.full(),
                 }
             }
             pool.released().await;
@@ -38,27 +34,45 @@ impl Target {
     /// Makes the run's first clock, before any scenario: a target that offers test clocks but
     /// will not make one for the owner (it holds as many as it may) is certified without them.
     pub(super) async fn first_test_clock(&self, pool: &TestClocks) -> Result<(), String> {
-        pool.reserve();
+        let number = pool
+            .reserve()
+            .ok_or_else(|| "the run makes no test clock".to_owned())?;
         let id = self
-            .make_test_clock(pool)
+            .make_test_clock(pool, number)
             .await?
             .ok_or_else(|| format!("POST {CLOCKS} made no clock"))?;
         pool.give_back(id);
         Ok(())
     }
 
-    /// Makes a clock at the owner's clock's time, running if the owner's ran; `None` when the
-    /// target holds no more for the owner while the run has some to wait for.
-    async fn make_test_clock(&self, pool: &TestClocks) -> Result<Option<String>, String> {
-        let number = pool.made_so_far().len() + 1;
+    /// Makes clock `number` of the reservation at the owner's clock's time, running if the
+    /// owner's ran; `None` when the target holds no more for the owner while the run has some to
+    /// wait for. The reservation is freed when no clock was made, and kept once one was (also
+    /// when setting it running fails), so the run never makes more than its most.
+    async fn make_test_clock(
+        &self,
+        pool: &TestClocks,
+        number: usize,
+    ) -> Result<Option<String>, String> {
         let body = json!({"data": {"name": format!("{} {number}", pool.prefix)}});
-        let (status, answer) = self
+        let (status, answer) = match self
             .owner_json(reqwest::Method::POST, CLOCKS, Some(&body))
-            .await?;
+            .await
+        {
+            Ok(answer) => answer,
+            Err(e) => {
+                pool.unreserve();
+                return Err(e);
+            }
+        };
         let id = match (status, answer.pointer("/data/id").and_then(Value::as_str)) {
             (201, Some(id)) => id.to_owned(),
-            (409, _) if number > 1 => return Ok(None),
+            (409, _) if !pool.made_so_far().is_empty() => {
+                pool.unreserve();
+                return Ok(None);
+            }
             _ => {
+                pool.unreserve();
                 return Err(format!(
                     "making a test clock: POST {CLOCKS} answered {status}: {}",
                     short(&answer.to_string())
