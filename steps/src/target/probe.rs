@@ -222,13 +222,9 @@ async fn probe_with(target: &Target, factor: u32, submission: &str) -> Accelerat
     for (name, value) in &fields {
         body["data"][*name] = json!(value);
     }
-    let created = match send(
-        target,
-        reqwest::Method::POST,
-        "/api/2.3/tenders",
-        Some(&body),
-    )
-    .await
+    let created = match target
+        .owner_json(reqwest::Method::POST, "/api/2.3/tenders", Some(&body))
+        .await
     {
         Ok((201, created)) => created,
         Ok((status, answer)) => {
@@ -276,7 +272,7 @@ async fn auction_lead(
     let started = Instant::now();
     let path = format!("/api/2.3/tenders/{id}");
     while started.elapsed() < target.wait_budget {
-        let (status, body) = match send(target, reqwest::Method::GET, &path, None).await {
+        let (status, body) = match target.owner_json(reqwest::Method::GET, &path, None).await {
             Ok(answer) => answer,
             Err(e) => return Some(Err(e)),
         };
@@ -301,24 +297,4 @@ async fn auction_lead(
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     None
-}
-
-/// One request as the owner broker; the status and the body as JSON (`Null` when not JSON).
-async fn send(
-    target: &Target,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<&Value>,
-) -> Result<(u16, Value), String> {
-    let mut request = target
-        .client
-        .request(method, target.url(path))
-        .basic_auth(&target.owner.name, Some(&target.owner.password));
-    if let Some(body) = body {
-        request = request.json(body);
-    }
-    let response = request.send().await.map_err(|e| e.to_string())?;
-    let status = response.status().as_u16();
-    let text = response.text().await.map_err(|e| e.to_string())?;
-    Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
 }
