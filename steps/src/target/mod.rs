@@ -155,7 +155,7 @@ impl Target {
             .client
             .get(self.url("/testing/clock"))
             .basic_auth(&self.owner.name, Some(&self.owner.password));
-        let (reading, body) = read_clock(request).await?;
+        let (reading, body) = read_clock(request, "/testing/clock").await?;
         let broker = body
             .pointer("/data/broker")
             .and_then(Value::as_str)
@@ -169,24 +169,30 @@ impl Target {
         if !self.clock_api {
             return self.now().await;
         }
-        read_clock(self.client.get(self.url("/testing/clock")))
-            .await
-            .map(|(reading, _)| reading.now)
+        read_clock(
+            self.client.get(self.url("/testing/clock")),
+            "/testing/clock",
+        )
+        .await
+        .map(|(reading, _)| reading.now)
     }
 }
 
-/// A clock control API's answer: its reading and the whole body.
-async fn read_clock(request: reqwest::RequestBuilder) -> Result<(ClockReading, Value), String> {
+/// A clock's answer to `GET path`: its reading and the whole body.
+async fn read_clock(
+    request: reqwest::RequestBuilder,
+    path: &str,
+) -> Result<(ClockReading, Value), String> {
     let response = request.send().await.map_err(|e| e.to_string())?;
     if !response.status().is_success() {
-        return Err(format!("GET /testing/clock answered {}", response.status()));
+        return Err(format!("GET {path} answered {}", response.status()));
     }
     let body: Value = response.json().await.map_err(|e| e.to_string())?;
     let now = body
         .pointer("/data/now")
         .and_then(Value::as_str)
         .and_then(timestamps::parse)
-        .ok_or_else(|| "GET /testing/clock has no data.now".to_owned())?;
+        .ok_or_else(|| format!("GET {path} has no data.now"))?;
     let frozen = body.pointer("/data/frozen").and_then(Value::as_bool);
     Ok((
         ClockReading {

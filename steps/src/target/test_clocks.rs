@@ -147,11 +147,12 @@ impl Target {
 
     /// A test clock's `now` and `frozen`.
     pub async fn test_clock_reading(&self, id: &str) -> Result<ClockReading, String> {
+        let path = format!("{CLOCKS}/{id}");
         let request = self
             .client
-            .get(self.url(&format!("{CLOCKS}/{id}")))
+            .get(self.url(&path))
             .basic_auth(&self.owner.name, Some(&self.owner.password));
-        read_clock(request).await.map(|(reading, _)| reading)
+        read_clock(request, &path).await.map(|(reading, _)| reading)
     }
 
     /// Whether the owner may make test clocks here: `GET /testing/clocks` with its credentials
