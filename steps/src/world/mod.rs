@@ -432,9 +432,11 @@ impl TenderWorld {
         let reads = method == Method::GET || method == Method::HEAD;
         let mut repeats = 0;
         let answer = loop {
-            let again = request
-                .try_clone()
-                .filter(|_| reads && repeats < ASKED_REPEATS);
+            let again = if reads && repeats < ASKED_REPEATS {
+                request.try_clone()
+            } else {
+                None
+            };
             let answer = request.send().await;
             let wait = match (&answer, again) {
                 (Ok(response), Some(again)) => asked_wait(response).map(|w| (w, again)),
