@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The workspace root (the bench crate lives in `<root>/bench`).
 /// Builds one binary of the workspace in release: no `-p`, so that the workspace's default
 /// members are selected, as by `cargo build --release` and `cargo run --release --bin
 /// tender-bench`; crate features resolve the same way and nothing already built compiles a
@@ -38,6 +37,7 @@ pub fn build_release(root: &Path, target_dir: &Path, bin: &str, what: &str) -> R
     Ok(())
 }
 
+/// The workspace root (the bench crate lives in `<root>/bench`).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
