@@ -118,6 +118,12 @@ impl RunReport {
                 "Target clock",
                 code_spans(&escape(&self.target_clock_story())),
             ),
+        ];
+        // Beside the target's clock, as in the Markdown certificate.
+        if let Some(story) = self.test_clocks_story(true) {
+            rows.push(("Test clocks", code_spans(&escape(&story))));
+        }
+        rows.extend([
             ("Acceleration", code_spans(&escape(&self.acceleration))),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (
@@ -141,11 +147,7 @@ impl RunReport {
                 escape(&self.asked_waits_story().replace('`', "")),
             ),
             ("Duration", format!("{:.1} s", self.elapsed_seconds)),
-        ];
-        if let Some(story) = self.test_clocks_story(true) {
-            // Beside the target's clock, as in the Markdown certificate.
-            rows.insert(8, ("Test clocks", code_spans(&escape(&story))));
-        }
+        ]);
         table(
             out,
             &[],
