@@ -54,10 +54,8 @@ async fn set_fault(
     path: &str,
     fault: &str,
 ) -> Result<(), String> {
-    let rule =
-        json!({"data": {"match": {"method": method, "path": path}, "fault": fault, "times": 1}});
-    w.send(actor, Method::POST, FAULTS, Payload::Json(rule))
-        .await?;
+    let rule = json!({"match": {"method": method, "path": path}, "fault": fault, "times": 1});
+    w.send_data(actor, Method::POST, FAULTS, rule).await?;
     fault_api_answered(w, "POST", "setting a fault rule", 201)
 }
 

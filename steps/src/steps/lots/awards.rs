@@ -11,7 +11,7 @@ use crate::{
     checks,
     checks::ensure,
     exchange::short,
-    world::{Actor, Payload, TenderWorld},
+    world::{Actor, TenderWorld},
 };
 
 fn awards_of(w: &TenderWorld, id: &str) -> Result<Vec<Value>, String> {
@@ -160,7 +160,6 @@ async fn signs(w: &mut TenderWorld, n: usize) -> Result<(), String> {
         checks::as_text(&contract["id"]),
         w.tender_token()?
     );
-    let body = json!({"data": {"status": "active"}});
-    w.send(Actor::Owner, Method::PATCH, &path, Payload::Json(body))
-        .await
+    let data = json!({"status": "active"});
+    w.send_data(Actor::Owner, Method::PATCH, &path, data).await
 }

@@ -4,13 +4,13 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::creating::has_created_draft;
-use crate::world::{Actor, Payload, TenderWorld};
+use crate::world::{Actor, TenderWorld};
 
 pub(crate) async fn publish(w: &mut TenderWorld) -> Result<(), String> {
     w.remember_tender();
     let path = w.tender_path_with_token()?;
-    let body = json!({"data": {"status": "active.enquiries"}});
-    w.send(Actor::Owner, Method::PATCH, &path, Payload::Json(body))
+    let data = json!({"status": "active.enquiries"});
+    w.send_data(Actor::Owner, Method::PATCH, &path, data)
         .await?;
     w.adopt_tender();
     if w.status()? == 200 {
@@ -36,7 +36,6 @@ pub(crate) async fn has_published(w: &mut TenderWorld) -> Result<(), String> {
 #[when("the owner publishes the draft tender and loses the response")]
 async fn publishes_and_loses(w: &mut TenderWorld) -> Result<(), String> {
     let path = w.tender_path_with_token()?;
-    let body = json!({"data": {"status": "active.enquiries"}});
-    w.send(Actor::Owner, Method::PATCH, &path, Payload::Json(body))
-        .await
+    let data = json!({"status": "active.enquiries"});
+    w.send_data(Actor::Owner, Method::PATCH, &path, data).await
 }
