@@ -23,18 +23,82 @@ pub fn module_of(file: &str) -> Vec<String> {
     parts
 }
 
-/// Source text with comment lines blanked, so that a doc naming a layer is no arrow.
+/// Source text with comments and the insides of string and character literals blanked (line
+/// breaks kept, so lines still count), so that a doc or a message naming a module is no arrow.
 fn code(text: &str) -> String {
-    text.lines()
-        .map(|line| {
-            if line.trim_start().starts_with("//") {
-                ""
-            } else {
-                line
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        let next = chars.get(at + 1).copied();
+        let end = if c == '/' && next == Some('/') {
+            // A line comment, to the line's end.
+            (at..chars.len())
+                .find(|&i| chars[i] == '\n')
+                .unwrap_or(chars.len())
+        } else if c == '/' && next == Some('*') {
+            (at + 2..chars.len())
+                .find(|&i| chars[i - 1] == '*' && chars[i] == '/')
+                .map_or(chars.len(), |i| i + 1)
+        } else if c == '"' || (c == 'r' && matches!(next, Some('"' | '#')) && raw_opens(&chars, at))
+        {
+            literal_end(&chars, at)
+        } else if c == '\''
+            && let Some(end) = char_literal_end(&chars, at)
+        {
+            end
+        } else {
+            out.push(c);
+            at += 1;
+            continue;
+        };
+        out.extend(chars[at..end].iter().map(|&c| blank(c)));
+        at = end;
+    }
+    out
+}
+
+/// Whether `r` at `at` opens a raw string (`r"…"`, `r#"…"#`) rather than ending a name.
+fn raw_opens(chars: &[char], at: usize) -> bool {
+    let after_name = at > 0 && is_ident(chars[at - 1]);
+    let hashes = chars[at + 1..].iter().take_while(|&&c| c == '#').count();
+    !after_name && chars.get(at + 1 + hashes) == Some(&'"')
+}
+
+/// Where the string literal (plain or raw) starting at `at` ends, just past its close.
+fn literal_end(chars: &[char], at: usize) -> usize {
+    if chars[at] == 'r' {
+        let hashes = chars[at + 1..].iter().take_while(|&&c| c == '#').count();
+        let open = at + 1 + hashes;
+        let close: Vec<char> = std::iter::once('"')
+            .chain(std::iter::repeat_n('#', hashes))
+            .collect();
+        return (open + 1..chars.len())
+            .find(|&i| chars[i..].starts_with(&close))
+            .map_or(chars.len(), |i| i + close.len());
+    }
+    let mut i = at + 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    chars.len()
+}
+
+/// Where the character literal at `at` ends (`'x'`, `'\n'`, `'\''`), if one opens there
+/// rather than a lifetime.
+fn char_literal_end(chars: &[char], at: usize) -> Option<usize> {
+    match chars.get(at + 1)? {
+        '\\' => (at + 3..chars.len())
+            .find(|&i| chars[i] == '\'')
+            .map(|i| i + 1),
+        _ => (chars.get(at + 2) == Some(&'\'')).then_some(at + 3),
+    }
 }
 
 fn is_ident(c: char) -> bool {
@@ -86,7 +150,10 @@ fn tree(
                     at += 1;
                 }
                 let segment: String = chars[start..at].iter().collect();
-                if segment != "self" {
+                // `super::super::x`: each further `super` climbs one module more.
+                if segment == "super" {
+                    path.pop();
+                } else if segment != "self" {
                     path.push(segment);
                 }
                 if chars.get(at) == Some(&':') && chars.get(at + 1) == Some(&':') {
@@ -205,6 +272,29 @@ mod tests {
                 ("steps::lots".to_string(), 5),
             ]
         );
+    }
+
+    #[test]
+    fn paths_in_comments_and_literals_are_no_arrows() {
+        let text = "let a = \"crate::run and super::super\"; // crate::run\n\
+                    let q = '\"'; let e = '\\''; fn f<'a>(x: &'a str) {}\n\
+                    let r = r#\"say \"crate::run\"\"#; /* crate::run */ use crate::checks::x;\n";
+        let named = named_paths(&module_of("world/mod.rs"), text);
+        let found: Vec<(String, usize)> =
+            named.iter().map(|n| (n.path.join("::"), n.line)).collect();
+        assert_eq!(found, [("checks::x".to_string(), 3)]);
+        assert_eq!(code(text).lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn each_further_super_climbs_one_module() {
+        let module = module_of("steps/lots/creating.rs");
+        let named = named_paths(
+            &module,
+            "use super::super::{common, tenders};\nuse super::super::super::run::x;\n",
+        );
+        let paths: Vec<String> = named.iter().map(|n| n.path.join("::")).collect();
+        assert_eq!(paths, ["steps::common", "steps::tenders", "run::x"]);
     }
 
     #[test]
