@@ -66,14 +66,23 @@ pub async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
     (status, body)
 }
 
-/// A request's answer read as JSON, whatever its status.
+/// A request's answer read as JSON: whatever its status, or one that must be 200.
 pub trait ReadJson {
     fn read_json(self) -> impl std::future::Future<Output = Value> + Send;
+    /// The body of a read that must succeed: a refused read fails the test rather than
+    /// standing in for the state it did not show.
+    fn read_ok(self) -> impl std::future::Future<Output = Value> + Send;
 }
 
 impl ReadJson for reqwest::RequestBuilder {
     async fn read_json(self) -> Value {
         call(self).await.1
+    }
+
+    async fn read_ok(self) -> Value {
+        let (status, body) = call(self).await;
+        assert_eq!(status, 200, "a read that must succeed: {body}");
+        body
     }
 }
 

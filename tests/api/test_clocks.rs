@@ -112,11 +112,16 @@ async fn completed_on(s: &TestServer, clock: &str) -> (String, String, String) {
 }
 
 async fn server_clock(s: &TestServer) -> Value {
-    s.anyone().get("/testing/clock").await.body["data"].clone()
+    s.read("/testing/clock").await["data"].clone()
 }
 
 async fn own_clock(s: &TestServer, broker: &str) -> Value {
-    s.by(broker).get("/testing/clock").await.body["data"].clone()
+    s.by(broker)
+        .get("/testing/clock")
+        .await
+        .assert_status(200)
+        .body["data"]
+        .clone()
 }
 
 #[tokio::test]

@@ -137,10 +137,10 @@ impl Dashboard {
         if let Some(who) = who {
             request = request.basic_auth(who, Some(""));
         }
-        let answer: Value = request.read_json().await;
+        let answer: Value = request.read_ok().await;
         answer["data"]["now"]
             .as_str()
-            .unwrap_or_default()
+            .unwrap_or_else(|| panic!("{path} names its time: {answer}"))
             .to_string()
     }
 
@@ -312,7 +312,7 @@ async fn the_clock_button_moves_a_tender_on_without_a_reload() {
     let read = |path: String| {
         let client = client.clone();
         async move {
-            let answer: Value = client.get(path).read_json().await;
+            let answer: Value = client.get(path).read_ok().await;
             answer["data"].clone()
         }
     };
