@@ -111,7 +111,6 @@ pub async fn create(
         .clocks
         .create_test(&owner, name, now.map(|t| t.instant()))
         .map_err(|e| match e {
-            TestClockError::TooMany => too_many(),
             TestClockError::Move(crate::clock::ClockError::OutOfRange) => {
                 Refusal::field("now", Problem::msg("The clock cannot stand that far on.")).into()
             }
@@ -206,14 +205,10 @@ pub async fn remove(
     let mover = broker(&app, req)?;
     let id = param(req, "clock_id");
     let tests = app.clocks.tests();
+    // Refused as a deletion would be, before creations on test clocks are held for it and
+    // the records are looked at; the deletion checks again under that hold.
+    tests.check(&id, &mover).map_err(|e| refused(&id, e))?;
     let deleting = tests.deleting().await;
-    // Refused as a deletion would be, before the records are looked at.
-    match tests.reading(&id) {
-        None => return Err(refused(&id, TestClockError::Unknown)),
-        Some(r) if r.owner != mover => return Err(refused(&id, TestClockError::Foreign)),
-        Some(r) if r.deleted => return Err(refused(&id, TestClockError::Deleted)),
-        Some(_) => {}
-    }
     let live = app.store.live_on(&id);
     if !live.is_empty() {
         return Err(ApiError::new(

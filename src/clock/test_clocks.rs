@@ -214,10 +214,17 @@ impl TestClocks {
         advance: Option<Duration>,
         frozen: Option<bool>,
     ) -> Result<OffsetDateTime, TestClockError> {
-        let clocks = self.clocks.write().unwrap_or_else(|p| p.into_inner());
+        // A read lock: the move and its keeping hold that clock's own lock, so the other
+        // clocks (every record's lookup among them) are not held up by its database write.
+        let clocks = self.read();
         let clock = owned(&clocks, id, mover)?;
         let keep = |next: Saved| self.keep(&clock.kept(id, next, false));
         Ok(clock.clock.set_kept(target, advance, frozen, &keep)?)
+    }
+
+    /// Whether `mover` may delete or move the clock `id`: it is a live clock of theirs.
+    pub fn check(&self, id: &str, mover: &str) -> Result<(), TestClockError> {
+        owned(&self.read(), id, mover).map(|_| ())
     }
 
     /// Holds the clock `id` of `broker` for a record being created on it.
@@ -248,12 +255,10 @@ impl TestClocks {
         mover: &str,
     ) -> Result<TestReading, TestClockError> {
         let mut clocks = self.clocks.write().unwrap_or_else(|p| p.into_inner());
-        let clock = owned(&clocks, id, mover)?;
+        let clock = clocks.get_mut(id).ok_or(TestClockError::Unknown)?;
+        live_of(clock, mover)?;
         let keep = |next: Saved| self.keep(&clock.kept(id, next, true));
         clock.clock.set_kept(None, None, Some(true), &keep)?;
-        let Some(clock) = clocks.get_mut(id) else {
-            return Err(TestClockError::Unknown);
-        };
         clock.deleted = true;
         Ok(reading(id, clock))
     }
@@ -266,13 +271,19 @@ fn owned<'a>(
     broker: &str,
 ) -> Result<&'a TestClock, TestClockError> {
     let clock = clocks.get(id).ok_or(TestClockError::Unknown)?;
+    live_of(clock, broker)?;
+    Ok(clock)
+}
+
+/// Whether `clock` is live and of `broker`.
+fn live_of(clock: &TestClock, broker: &str) -> Result<(), TestClockError> {
     if clock.owner != broker {
         return Err(TestClockError::Foreign);
     }
     if clock.deleted {
         return Err(TestClockError::Deleted);
     }
-    Ok(clock)
+    Ok(())
 }
 
 fn reading(id: &str, c: &TestClock) -> TestReading {

@@ -86,8 +86,10 @@ impl Store {
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));
             if let Some(clock) = &contract.clock {
-                let on = indexes.on_test_clocks.entry(clock.to_string()).or_default();
-                on.contracts.push(contract.id.to_string());
+                indexes
+                    .on_clock(clock)
+                    .contracts
+                    .push(contract.id.to_string());
             }
             let id = contract.id.clone();
             if places.insert(id, Place::new(contract, row, ())).is_some() {
@@ -149,8 +151,10 @@ impl Store {
                 .contracts
                 .insert(listed(&contract), listed_fields(&contract));
             if let Some(clock) = &contract.clock {
-                let on = indexes.on_test_clocks.entry(clock.to_string()).or_default();
-                on.contracts.push(contract.id.to_string());
+                indexes
+                    .on_clock(clock)
+                    .contracts
+                    .push(contract.id.to_string());
             }
             drop(indexes);
             let id = contract.id.clone();

@@ -49,6 +49,11 @@ impl Indexes {
         *n
     }
 
+    /// The records of the test clock `clock`, each noted once as it is made.
+    pub fn on_clock(&mut self, clock: &str) -> &mut OnClock {
+        self.on_test_clocks.entry(clock.to_string()).or_default()
+    }
+
     /// Takes in a tender of an earlier run: later stamps and tenderIDs follow on from it.
     pub fn restore(&mut self, tender: &Tender) {
         self.listing.restore(
@@ -81,8 +86,7 @@ impl Indexes {
         if old.is_none()
             && let Some(clock) = &new.clock
         {
-            let on = self.on_test_clocks.entry(clock.to_string()).or_default();
-            on.tenders.push(new.id.to_string());
+            self.on_clock(clock).tenders.push(new.id.to_string());
         }
         let earliest = self
             .schedule

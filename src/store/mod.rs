@@ -207,23 +207,37 @@ impl Store {
     /// The records on the test clock `clock` still in a live status, each named with its
     /// status (a tender not finished, a contract under management still active).
     pub fn live_on(&self, clock: &str) -> Vec<String> {
-        let on = lock(&self.indexes)
-            .on_test_clocks
-            .get(clock)
+        let ids = |contracts: bool| {
+            let indexes = lock(&self.indexes);
+            let on = indexes.on_test_clocks.get(clock);
+            on.map(|on| {
+                if contracts {
+                    &on.contracts
+                } else {
+                    &on.tenders
+                }
+            })
             .cloned()
-            .unwrap_or_default();
-        let tenders = on.tenders.iter().filter_map(|id| {
-            self.read(id, |t| {
-                (!t.status.is_terminal()).then(|| format!("tender {id} ({})", t.status.as_str()))
-            })?
-        });
-        let contracts = on.contracts.iter().filter_map(|id| {
+            .unwrap_or_default()
+        };
+        // The tenders first, the contracts after: a write that finishes a tender hands its
+        // contracts over before the tender reads finished, so none is missed between the two.
+        let mut live: Vec<String> = ids(false)
+            .iter()
+            .filter_map(|id| {
+                self.read(id, |t| {
+                    (!t.status.is_terminal())
+                        .then(|| format!("tender {id} ({})", t.status.as_str()))
+                })?
+            })
+            .collect();
+        live.extend(ids(true).iter().filter_map(|id| {
             self.read_contract(id, |c| {
                 (c.status == crate::contracting::contract::Status::Active)
                     .then(|| format!("contract {id} ({})", c.status.as_str()))
             })?
-        });
-        tenders.chain(contracts).collect()
+        }));
+        live
     }
 
     /// A page of the listing, with the listed fields of each row when the request wants fields.
