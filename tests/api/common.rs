@@ -787,10 +787,12 @@ pub fn document_body(name: &str) -> Value {
 pub type Seen = std::collections::HashMap<String, Vec<String>>;
 
 /// Pages the listing forward from `offset` to its end, three rows a page, as a feed reader
-/// does; notes each row met in `seen` and answers the offset to read on from.
+/// does; notes each row met in `seen` and answers the offset to read on from. Every page must
+/// name the offset after it, and the end must come within a hundred pages: a listing that
+/// never ends fails the test rather than hanging it.
 pub async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
     let mut offset = offset.to_string();
-    loop {
+    for _ in 0..100 {
         let r = s
             .get(&format!(
                 "/api/2.3/tenders?limit=3&offset={}",
@@ -806,9 +808,15 @@ pub async fn read_on(s: &TestServer, offset: &str, seen: &mut Seen) -> String {
                 .push(text(&row["dateModified"]));
         }
         let next = text(&r.body["next_page"]["offset"]);
+        assert!(
+            !next.is_empty(),
+            "a page names the offset after it: {}",
+            r.text
+        );
         if rows.is_empty() {
             return next;
         }
         offset = next;
     }
+    panic!("the listing from {offset} did not end within a hundred pages");
 }
