@@ -297,12 +297,8 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
     session.run(WATCH_ERRORS).await;
     assert_shows(&session, "#contract-status", "active").await;
     // Anonymous: the contract's clock is named and read-only.
-    let name = made["clock"]["name"].as_str().unwrap_or_default();
-    let label = if name.is_empty() {
-        format!("broker's test clock ({clock})")
-    } else {
-        format!("broker's test clock {name} ({clock})")
-    };
+    // The helper names the clock after the status it made the tender in.
+    let label = format!("broker's test clock complete by the test helper ({clock})");
     assert_clock_read_only(&session, &label).await;
     // Its owner signed in moves that clock an hour on, and not its own.
     sign_in(&session, "broker").await;
