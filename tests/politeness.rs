@@ -154,13 +154,33 @@ async fn reads_wait_as_the_target_asks_and_writes_are_never_repeated() {
         "{markdown}"
     );
     // The second creation's 503 was not repeated: exactly one scenario failed, on it.
-    let failed: Vec<&str> = report
+    let failures: Vec<_> = report
         .scenarios
         .iter()
         .filter(|s| s.verdict == Verdict::Failed)
-        .map(|s| s.name.as_str())
+        .map(|s| s.failure.as_ref())
         .collect();
-    assert_eq!(failed.len(), 1, "{}", report.terminal_summary());
+    assert_eq!(failures.len(), 1, "{}", report.terminal_summary());
+    let failure = failures[0].expect("the failed scenario says why");
+    assert!(
+        failure.message.starts_with("expected status 201, got 503:"),
+        "{}",
+        failure.message
+    );
+    let exchange = failure
+        .exchange
+        .as_ref()
+        .expect("the failure shows its exchange");
+    assert_eq!(
+        (
+            exchange.request.method.as_str(),
+            exchange.request.url.as_str()
+        ),
+        ("POST", format!("{base_url}/api/2.3/tenders").as_str()),
+        "{}",
+        failure.message
+    );
+    assert_eq!(exchange.response.as_ref().map(|r| r.status), Some(503));
 }
 
 #[tokio::test(flavor = "multi_thread")]
