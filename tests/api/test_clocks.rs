@@ -4,7 +4,8 @@
 //! a paging reader every change once.
 
 use crate::common::{
-    As, Clock, Reply, Seen, TestServer, bid_body, count, ids, read_on, tender_body, text,
+    As, Clock, Reply, Seen, TestServer, UNKNOWN_ID, bid_body, count, ids, read_on, tender_body,
+    text,
 };
 use serde_json::{Value, json};
 
@@ -228,7 +229,7 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
     let s = TestServer::start().await;
     let clock = new_clock(&s, "broker", json!({"name": "ci"})).await;
     let id = text(&clock["id"]);
-    let unknown = "0123456789abcdef0123456789abcdef";
+    let unknown = UNKNOWN_ID;
     for r in [
         s.anyone().get(&format!("/testing/clocks/{unknown}")).await,
         move_test_clock(&s, "broker", unknown, json!({"advance": "P1D"})).await,
@@ -474,7 +475,7 @@ async fn the_header_and_the_clock_word_attach_a_tender_and_a_reader_finds_its_cl
         (&json!("broker"), &json!(plain))
     );
     s.anyone()
-        .get("/testing/clock?tender=0123456789abcdef0123456789abcdef")
+        .get(&format!("/testing/clock?tender={UNKNOWN_ID}"))
         .await
         .assert_refused(404, "url", "tender_id", "Not Found");
     // Both move with their clock, and the one on its owner's clock does not.
@@ -493,7 +494,7 @@ async fn a_foreign_unknown_or_deleted_clock_is_refused_and_nothing_is_created() 
     let gone = text(&new_clock(&s, "broker", json!({})).await["id"]);
     let deleted = delete_clock(&s, "broker", &gone).await;
     assert_eq!(deleted.status, 200, "{}", deleted.text);
-    let unknown = "0123456789abcdef0123456789abcdef";
+    let unknown = UNKNOWN_ID;
     let now = s.now().await;
     let header = |clock: &str| {
         s.post("/api/2.3/tenders")
