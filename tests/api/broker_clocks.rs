@@ -179,13 +179,33 @@ async fn a_paging_reader_meets_every_change_once_whatever_the_brokers_clocks_do(
             tenders.push((broker.to_string(), id, token));
         }
         // Jumps far apart: broker years ahead, broker1 days, broker2 never.
-        s.by("broker").move_clock(json!({"advance": "P400D"})).await;
-        s.by("broker1").move_clock(json!({"advance": "P2D"})).await;
+        s.by("broker")
+            .move_clock(json!({"advance": "P400D"}))
+            .await
+            .assert_status(200);
+        s.by("broker1")
+            .move_clock(json!({"advance": "P2D"}))
+            .await
+            .assert_status(200);
         for (broker, id, token) in tenders.iter().skip(round) {
+            // A tender its owner's clock carried past its end refuses the change; a live one
+            // takes it.
+            let status = text(&s.tender(id).await["status"]);
+            let finished = matches!(status.as_str(), "unsuccessful" | "cancelled" | "complete");
+            assert!(
+                finished || broker != "broker",
+                "a tender 400 days on is over: {status}"
+            );
             let changed = s
                 .with_token(broker, token)
                 .patch(id, json!({"description": format!("зміна {round}")}))
                 .await;
+            assert_eq!(
+                changed.status,
+                if finished { 403 } else { 200 },
+                "{status}: {}",
+                changed.text
+            );
             if changed.status == 200 {
                 last.insert(id.clone(), text(&changed.body["data"]["dateModified"]));
             }
