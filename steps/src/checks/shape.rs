@@ -7,14 +7,17 @@ use serde_json::Value;
 use crate::{
     checks::rules::{self, Check},
     exchange::timestamps,
-    exchange::{ReceivedResponse, SentRequest},
+    exchange::{Exchange, ReceivedResponse, SentRequest},
 };
 
 /// A statement of the spec that one exchange broke.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Violation {
     pub check: &'static Check,
     pub message: String,
+    /// The read that showed it, when it is not the exchange itself (a write read back, a
+    /// `Location` followed).
+    pub read: Option<Exchange>,
 }
 
 impl Violation {
@@ -22,7 +25,20 @@ impl Violation {
         Violation {
             check,
             message: message.into(),
+            read: None,
         }
+    }
+
+    /// The same violation, shown by `read`.
+    pub fn seen_in(mut self, read: &Exchange) -> Violation {
+        self.read = Some(read.clone());
+        self
+    }
+}
+
+impl PartialEq for Violation {
+    fn eq(&self, other: &Violation) -> bool {
+        self.check == other.check && self.message == other.message
     }
 }
 

@@ -189,6 +189,17 @@ impl FeatureSet {
     }
 }
 
+/// The name of the file a feature was read from (`questions.feature`), as every report names
+/// it: never the folder the run read it from, which may be a temporary one.
+pub fn file_name(feature: &gherkin::Feature) -> String {
+    feature
+        .path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| feature.name.clone())
+}
+
 /// The tags a scenario carries: its feature's, its rule's and its own (an example's include
 /// those of its Examples block).
 pub fn all_tags<'a>(

@@ -57,22 +57,38 @@ pub enum Verdict {
 #[derive(Clone, Debug)]
 pub struct Failure {
     pub step: String,
+    /// Whether the step that failed states what must hold (a `Then`), rather than setting the
+    /// scene (`Given`) or acting (`When`); `false` for the checks applied to every exchange.
+    pub assertion: bool,
     pub message: String,
     pub exchange: Option<Exchange>,
-    /// The read that showed a write was not stored as answered, when that was the failure.
-    pub read_back: Option<Exchange>,
-    /// The rules the message names as broken (a check applied to every exchange).
+    /// The rules the message names as broken.
     pub rules: Vec<String>,
 }
 
+/// How a failure by the checks applied to every exchange names its step.
+pub const CHECKS_STEP: &str = "(the checks applied to every exchange)";
+
 impl Failure {
-    fn new(step: String, message: String, world: Option<&TenderWorld>) -> Failure {
+    fn of_step(step: &gherkin::Step, message: String, world: Option<&TenderWorld>) -> Failure {
         Failure {
             rules: crate::checks::rules::named_in(&message),
-            step,
+            step: format!("{} {}", step.keyword.trim(), step.value),
+            assertion: step.ty == gherkin::StepType::Then,
             message,
             exchange: world.and_then(|w| w.last.clone()),
-            read_back: world.and_then(|w| w.read_back.clone()),
+        }
+    }
+
+    /// The scenario's steps passed, but its exchanges broke rules: the examples are the
+    /// ledger's.
+    fn of_checks(message: String) -> Failure {
+        Failure {
+            rules: crate::checks::rules::named_in(&message),
+            step: CHECKS_STEP.to_owned(),
+            assertion: false,
+            message,
+            exchange: None,
         }
     }
 }
@@ -104,15 +120,6 @@ pub type Shared = Arc<Mutex<Collected>>;
 
 fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Collected> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn file_of(feature: &gherkin::Feature) -> String {
-    feature
-        .path
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| feature.name.clone())
 }
 
 /// The text of a panic or of a step's `Err`.
@@ -175,7 +182,7 @@ impl Recorder {
         scenario: &gherkin::Scenario,
         event: &Scenario<TenderWorld>,
     ) {
-        let file = file_of(feature);
+        let file = crate::run::feature_set::file_name(feature);
         let key = (file.clone(), scenario.position.line);
         let mut collected = lock(&self.shared);
         match event {
@@ -221,8 +228,8 @@ impl Recorder {
                     }
                     Step::Failed(_, _, world, err) => {
                         outcome.verdict = Verdict::Failed;
-                        outcome.failure = Some(Failure::new(
-                            format!("{} {}", step.keyword.trim(), step.value),
+                        outcome.failure = Some(Failure::of_step(
+                            step,
                             step_error_text(err),
                             world.as_deref(),
                         ));
@@ -230,14 +237,10 @@ impl Recorder {
                     Step::Started | Step::Passed(..) => {}
                 }
             }
-            Scenario::Hook(_, Hook::Failed(world, info)) => {
+            Scenario::Hook(_, Hook::Failed(_, info)) => {
                 if let Some(outcome) = collected.running.get_mut(&key) {
                     outcome.verdict = Verdict::Failed;
-                    outcome.failure = Some(Failure::new(
-                        "(hook)".into(),
-                        panic_text(info),
-                        world.as_deref(),
-                    ));
+                    outcome.failure = Some(Failure::of_checks(panic_text(info)));
                 }
             }
             Scenario::Finished => {
@@ -329,9 +332,13 @@ impl<Wr> Reclassify<Wr> {
         if let Step::Failed(_, _, _, StepError::Panic(info)) = &ev {
             let text = panic_text(info);
             if let Some(reason) = skip_reason(&text) {
-                lock(&self.shared)
-                    .skip_reasons
-                    .insert((file_of(feature), step.position.line), reason.to_owned());
+                lock(&self.shared).skip_reasons.insert(
+                    (
+                        crate::run::feature_set::file_name(feature),
+                        step.position.line,
+                    ),
+                    reason.to_owned(),
+                );
                 return Step::Skipped;
             }
         }

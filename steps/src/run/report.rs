@@ -1,5 +1,6 @@
 //! The results of a run: counts, the verdict, and the certificate, one module per form it
 //! takes: the terminal's summary, Markdown and HTML.
+pub mod findings;
 mod html;
 mod markdown;
 mod terminal;
@@ -7,10 +8,10 @@ mod terminal;
 use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
-    checks::rules,
     exchange::client::Connection,
     exchange::timestamps,
     run::outcome::{Class, ScenarioOutcome, Verdict},
+    target::ledger::Tally,
     target::offered,
     target::{AskedWaits, ClockMode, ClockReading, ClockRecord},
 };
@@ -45,6 +46,8 @@ pub struct RunReport {
     /// Reads the target asked the run to repeat later (`Retry-After`), and the time waited.
     pub asked_waits: AskedWaits,
     pub scenarios: Vec<ScenarioOutcome>,
+    /// What every check applied to every exchange found: the run's ledger.
+    pub violations: Vec<Tally>,
     pub parsing_errors: Vec<String>,
 }
 
@@ -95,6 +98,7 @@ impl RunReport {
         self.parsing_errors.is_empty()
             && !self.scenarios.is_empty()
             && self.blocking_failures().next().is_none()
+            && self.violations.iter().all(|t| !t.check.mandatory())
             && spec.skipped == 0
             && (!self.strict || upstream.skipped == 0)
             && (!self.fail_on_skip || self.counts().skipped == 0)
@@ -118,15 +122,16 @@ impl RunReport {
     /// The verdict, pointing to the failures and skips at `place` (above or below it).
     fn verdict_pointing(&self, place: &str) -> String {
         let blocking = self.blocking_failures().count();
+        let broken = self.broken_rules().len();
         if self.certified() {
             "**Conforms**: every selected `@spec` scenario passed.".to_owned()
         } else if !self.parsing_errors.is_empty() {
             "**Not certified**: some features could not be read.".to_owned()
         } else if self.scenarios.is_empty() {
             "**Not certified**: no scenario was selected.".to_owned()
-        } else if blocking > 0 {
+        } else if broken > 0 || blocking > 0 {
             format!(
-                "**Does not conform**: {blocking} scenario(s) that count for certification failed; see the failures {place}."
+                "**Does not conform**: {broken} rule(s) of the spec broken, {blocking} scenario(s) that count for certification failed; see the rules and failures {place}."
             )
         } else if self.counts_of(Class::Spec).skipped > 0 || self.strict {
             format!(
@@ -167,32 +172,6 @@ impl RunReport {
             .iter()
             .filter(|s| s.verdict == Verdict::Skipped && !is_not_offered(s))
             .collect()
-    }
-
-    /// For one rule: the `@spec` scenarios tagged with it, the global checks that guard it,
-    /// and whether it held in this run.
-    pub fn rule_result(&self, tag: &str) -> (usize, usize, &'static str) {
-        let covering: Vec<&ScenarioOutcome> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.class == Class::Spec && s.tags.iter().any(|t| t == tag))
-            .collect();
-        let checks = rules::global_checks_of(tag);
-        let broken = self.scenarios.iter().any(|s| {
-            s.verdict == Verdict::Failed
-                && (named_rules(s).iter().any(|r| r == tag)
-                    || (named_rules(s).is_empty() && covering.iter().any(|c| std::ptr::eq(*c, s))))
-        });
-        let result = if broken {
-            "**broken**"
-        } else if covering.is_empty() && (checks == 0 || self.scenarios.is_empty()) {
-            "not covered"
-        } else if covering.iter().any(|s| s.verdict == Verdict::Skipped) {
-            "not fully checked"
-        } else {
-            "holds"
-        };
-        (covering.len(), checks, result)
     }
 
     /// How time was made to pass, for the certificate.
@@ -359,29 +338,44 @@ fn class_tag(class: Class) -> &'static str {
     }
 }
 
-/// The rules a failure names itself (a check applied to every exchange).
+/// The rules a failure names itself.
 fn named_rules(s: &ScenarioOutcome) -> &[String] {
     s.failure.as_ref().map_or(&[], |f| f.rules.as_slice())
 }
 
-/// The rules a failure broke: those it names, or else the rule tags of its scenario.
-fn rule_tags(s: &ScenarioOutcome) -> Vec<String> {
-    let named = named_rules(s);
-    if !named.is_empty() {
-        return named.to_vec();
+/// The rules a failed scenario is shown breaking: those its own assertion broke, or those its
+/// exchanges broke (named by the checks applied to every exchange).
+fn failure_rules(s: &ScenarioOutcome) -> Vec<String> {
+    match findings::breaks(s) {
+        own if !own.is_empty() => own,
+        _ => named_rules(s).to_vec(),
     }
-    s.tags
+}
+
+/// Places named in a certificate, ten at most, then how many more.
+fn listed(items: impl Iterator<Item = String>) -> String {
+    const SHOWN: usize = 10;
+    let items: Vec<String> = items.collect();
+    let mut text = items
         .iter()
-        .filter(|t| rules::by_tag(t).is_some())
+        .take(SHOWN)
         .cloned()
-        .collect()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > SHOWN {
+        let _ = write!(text, "; and {} more", items.len() - SHOWN);
+    }
+    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::outcome::Failure;
+    use crate::checks::rules;
+    use crate::exchange::Exchange;
+    use crate::run::outcome::{CHECKS_STEP, Failure};
     use crate::target::clock_pool::TestClockRecord;
+    use crate::target::ledger::{Example, ScenarioRef};
 
     fn outcome(class: Class, tags: &[&str], failure: Option<&str>) -> ScenarioOutcome {
         ScenarioOutcome {
@@ -397,13 +391,35 @@ mod tests {
                 Verdict::Passed
             },
             failure: failure.map(|m| Failure {
-                step: "When x".into(),
+                step: "Then x".into(),
+                assertion: true,
                 message: m.into(),
                 exchange: None,
-                read_back: None,
                 rules: rules::named_in(m),
             }),
             skip_reason: None,
+        }
+    }
+
+    /// What the checks applied to every exchange found: `check` broken by `exchanges`
+    /// exchanges of the scenario at line 1.
+    fn tally(check: &'static rules::Check, exchanges: usize) -> Tally {
+        let scenario = ScenarioRef {
+            file: "f.feature".into(),
+            line: 1,
+            feature: "F".into(),
+            name: "S".into(),
+        };
+        Tally {
+            check,
+            exchanges,
+            example: Example {
+                message: ".data.date = \"2026-01-01T10:00:00+02:00\"".into(),
+                exchange: Exchange::default(),
+                read: None,
+                scenario: scenario.clone(),
+            },
+            scenarios: vec![scenario],
         }
     }
 
@@ -428,23 +444,103 @@ mod tests {
             elapsed_seconds: 0.0,
             asked_waits: AskedWaits::default(),
             scenarios,
+            violations: Vec::new(),
             parsing_errors: Vec::new(),
         }
     }
 
     #[test]
-    fn a_global_check_failing_in_an_advisory_scenario_blocks_and_names_its_rule() {
+    fn a_global_check_failing_in_an_advisory_scenario_blocks_and_names_its_rule_alone() {
         let message = format!("{}: .data.date = \"x\"", rules::broken("conv-6"));
-        let run = report(vec![
+        let mut checked = outcome(Class::Upstream, &["upstream", "conv-10"], Some(&message));
+        if let Some(f) = checked.failure.as_mut() {
+            f.step = CHECKS_STEP.into();
+            f.assertion = false;
+        }
+        let mut run = report(vec![
             outcome(Class::Spec, &["spec", "conv-5"], None),
-            outcome(Class::Upstream, &["upstream", "conv-10"], Some(&message)),
+            checked,
         ]);
+        run.violations = vec![tally(&rules::CHECK_TIMESTAMPS, 3)];
         assert!(!run.certified());
+        assert_eq!(run.broken_rules(), ["conv-6"]);
         let md = run.markdown();
         assert!(md.contains("Rule broken: `conv-6`"), "{md}");
         assert!(!md.contains("Rule broken: `conv-10`"), "{md}");
-        assert_eq!(run.rule_result("conv-6").2, "**broken**");
-        assert_eq!(run.rule_result("conv-10").2, "holds");
+        assert!(md.contains("## Rules broken (1)"), "{md}");
+        assert!(
+            md.contains(&format!(
+                "> The spec, {}",
+                rules::by_tag("conv-6").unwrap().spec
+            )),
+            "{md}"
+        );
+        assert!(
+            md.contains("Broken by 3 exchange(s) in 1 scenario(s)."),
+            "{md}"
+        );
+        let terminal = run.terminal_summary();
+        assert!(
+            terminal.contains("  BROKEN  conv-6 (3 exchange(s) in 1 scenario(s))"),
+            "{terminal}"
+        );
+        assert!(
+            run.html()
+                .contains("Broken by 3 exchange(s) in 1 scenario(s).")
+        );
+    }
+
+    #[test]
+    fn a_violation_alone_withholds_the_certificate() {
+        let mut run = report(vec![outcome(Class::Spec, &["spec", "conv-5"], None)]);
+        assert!(run.certified());
+        run.violations = vec![tally(&rules::CHECK_AMOUNTS, 1)];
+        assert!(!run.certified());
+        assert!(
+            run.verdict()
+                .starts_with("**Does not conform**: 1 rule(s) of the spec broken"),
+            "{}",
+            run.verdict()
+        );
+    }
+
+    #[test]
+    fn an_assertion_breaks_its_rules_and_a_failed_setup_breaks_none() {
+        let mut setup = outcome(
+            Class::Spec,
+            &["spec", "ep-q-list"],
+            Some("creating a tender: expected 201, got 403"),
+        );
+        if let Some(f) = setup.failure.as_mut() {
+            f.step = "Given the owner has published a tender".into();
+            f.assertion = false;
+        }
+        let named = format!("{}: owner is \"\"", rules::broken("auth-1"));
+        let run = report(vec![
+            outcome(
+                Class::Spec,
+                &["spec", "res-date"],
+                Some("date is not later"),
+            ),
+            outcome(Class::Spec, &["spec", "auth-1", "ep-create"], Some(&named)),
+            setup,
+        ]);
+        assert_eq!(run.broken_rules(), ["auth-1", "res-date"]);
+        let standing = |tag: &str| {
+            run.findings()
+                .into_iter()
+                .find(|f| f.rule.tag == tag)
+                .map(|f| f.standing)
+        };
+        assert_eq!(
+            standing("ep-create"),
+            Some(findings::Standing::NotFullyChecked)
+        );
+        assert_eq!(
+            standing("ep-q-list"),
+            Some(findings::Standing::NotFullyChecked)
+        );
+        assert!(!run.certified(), "a failed @spec scenario still counts");
     }
 
     #[test]
@@ -491,13 +587,16 @@ mod tests {
             .find("verdict: Does not conform")
             .expect("a verdict");
         assert!(failure < verdict, "{terminal}");
-        assert!(terminal.contains("see the failures above."), "{terminal}");
+        assert!(
+            terminal.contains("see the rules and failures above."),
+            "{terminal}"
+        );
         assert!(!terminal.contains("below"), "{terminal}");
         let md = run.markdown();
         let failure = md.find("### [@spec]").expect("the failure is listed");
         let verdict = md.find("**Does not conform**").expect("a verdict");
         assert!(verdict < failure, "{md}");
-        assert!(md.contains("see the failures below."), "{md}");
+        assert!(md.contains("see the rules and failures below."), "{md}");
     }
 
     #[test]
@@ -590,12 +689,20 @@ mod tests {
     #[test]
     fn the_rule_table_counts_scenarios_and_global_checks() {
         let run = report(vec![outcome(Class::Spec, &["spec", "ep-q-list"], None)]);
-        assert_eq!(run.rule_result("ep-q-list"), (1, 0, "holds"));
-        assert_eq!(run.rule_result("conv-7"), (0, 1, "holds"));
-        assert_eq!(run.rule_result("ver-1"), (0, 0, "not covered"));
+        let finding = |tag: &str| {
+            run.findings()
+                .into_iter()
+                .find(|f| f.rule.tag == tag)
+                .map(|f| (f.scenarios, f.checks, f.standing.label()))
+        };
+        assert_eq!(finding("ep-q-list"), Some((1, 0, "holds")));
+        assert_eq!(finding("conv-7"), Some((0, 1, "holds")));
+        assert_eq!(finding("ver-1"), Some((0, 0, "not covered")));
         let md = run.markdown();
-        assert!(md.contains("| Rule | Scenarios | Global checks | Result |"));
-        assert!(md.contains("| 0 | 0 | not covered |"), "{md}");
+        assert!(
+            md.contains("| Rule | Scenarios | Global checks | Exchanges that broke it | Result |")
+        );
+        assert!(md.contains("| 0 | 0 | 0 | not covered |"), "{md}");
     }
 }
 

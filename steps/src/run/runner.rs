@@ -19,10 +19,11 @@ use time::{OffsetDateTime, format_description::well_known::Rfc3339};
 use crate::{
     exchange::settings::{LiveOutput, Settings},
     run::feature_set::{self, FeatureSet},
-    run::outcome::{Reclassify, Recorder, Shared, verdict_of},
+    run::outcome::{Reclassify, Recorder, Shared, Verdict, verdict_of},
     run::progress::Progress,
     run::report::RunReport,
     target::acceleration::Acceleration,
+    target::ledger::ScenarioRef,
     target::{ClockMode, Target},
     world::TenderWorld,
 };
@@ -228,24 +229,44 @@ pub async fn certify<Custom: clap::Args>(
             let tags: Vec<String> = feature_set::all_tags(feature, rule, scenario)
                 .cloned()
                 .collect();
-            world.enter(hook_target.clone(), &feature.name, &scenario.name, &tags);
+            let place = ScenarioRef {
+                file: feature_set::file_name(feature),
+                line: scenario.position.line,
+                feature: feature.name.clone(),
+                name: scenario.name.clone(),
+            };
+            world.enter(hook_target.clone(), place, &tags);
             async {}.boxed_local()
         })
         .after(move |feature, _, scenario, finished, world| {
+            // Steps that passed while their exchanges broke rules of the spec: the scenario
+            // fails here, once it has gone to its end, naming every rule broken.
+            let mut broken = None;
             if let Some(world) = world {
                 world.release_clock();
+                if verdict_of(finished) == Verdict::Passed && !world.broken().is_empty() {
+                    broken = Some(world.broken().join("; "));
+                }
             }
-            let file = feature
-                .path
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let verdict = match broken {
+                Some(_) => Verdict::Failed,
+                None => verdict_of(finished),
+            };
             shown.finished(
-                verdict_of(finished),
-                &format!("{file}:{} {}", scenario.position.line, scenario.name),
+                verdict,
+                &format!(
+                    "{}:{} {}",
+                    feature_set::file_name(feature),
+                    scenario.position.line,
+                    scenario.name
+                ),
             );
-            async {}.boxed_local()
+            async move {
+                if let Some(broken) = broken {
+                    std::panic::panic_any(broken);
+                }
+            }
+            .boxed_local()
         })
         // `@serial` runs alone: moving a shared clock, or changing what the whole target does
         // (faults on every creation). A `@clock` scenario that waits in real time moves
@@ -303,6 +324,7 @@ pub async fn certify<Custom: clap::Args>(
         elapsed_seconds: started.elapsed().as_secs_f64(),
         asked_waits: target.asked_waits(),
         scenarios: collected.scenarios,
+        violations: target.ledger.tallies(),
         parsing_errors: collected.parsing_errors,
     };
     if let Some(path) = &settings.report {

@@ -10,6 +10,7 @@
 
 pub mod acceleration;
 pub mod clock_pool;
+pub mod ledger;
 pub mod offered;
 mod probe;
 mod test_clocks;
@@ -33,6 +34,7 @@ use crate::{
     exchange::timestamps,
     target::acceleration::Acceleration,
     target::clock_pool::{TestClockRecord, TestClocks},
+    target::ledger::Ledger,
     target::waits::WaitBoard,
 };
 
@@ -128,6 +130,8 @@ pub struct Target {
     pub waits: Arc<dyn WaitBoard>,
     /// How the run reached the target: scheme, the certificate it presented, the proxy.
     pub connection: Connection,
+    /// What every check applied to every exchange found, over the whole run.
+    pub ledger: Ledger,
     /// The run's settings, for naming the cause of a failed exchange.
     settings: Settings,
 }

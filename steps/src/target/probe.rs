@@ -24,6 +24,7 @@ use crate::{
         acceleration::{Acceleration, FAST_FORWARD, LIVE, QUICK_AUCTION_LEAD, sandbox_fields},
         clock_pool::TestClocks,
         date_header,
+        ledger::Ledger,
         waits::Unseen,
     },
 };
@@ -61,6 +62,7 @@ impl Target {
             acceleration: Acceleration::Off,
             waits: Arc::new(Unseen),
             connection: Connection::default(),
+            ledger: Ledger::default(),
             settings: settings.clone(),
         };
         // A target started just before the run may still be binding its socket; a certificate

@@ -20,13 +20,13 @@ use time::{Duration, OffsetDateTime};
 
 use crate::{
     checks::facts::Facts,
-    checks::shape,
     exchange::bodies::Fakes,
     exchange::settings::Broker,
     exchange::short,
     exchange::timestamps,
     exchange::{Exchange, ReceivedResponse, SentRequest},
     target::clock_pool::{self, Lease},
+    target::ledger::ScenarioRef,
     target::{ClockMode, ClockReading, Target},
 };
 
@@ -96,8 +96,11 @@ pub struct TenderWorld {
     pub noted: serde_json::Map<String, Value>,
     /// What the scenario learned about its records, re-checked on every later response.
     pub facts: Facts,
-    /// The read that showed a write was not stored as answered, for the report.
-    pub read_back: Option<Exchange>,
+    /// Where the scenario is written, as the run's ledger names it.
+    place: ScenarioRef,
+    /// What the scenario's exchanges broke, one line per violation: it fails the scenario
+    /// once its steps are done (each is in the run's ledger too).
+    broken: Vec<String>,
     /// The test clock the scenario runs on, taken at its first need (a scenario that moves
     /// time, on a target that offers test clocks).
     clock: tokio::sync::OnceCell<Lease>,
@@ -124,21 +127,28 @@ impl TenderWorld {
             listed_from: None,
             noted: serde_json::Map::new(),
             facts: Facts::default(),
-            read_back: None,
+            place: ScenarioRef::default(),
+            broken: Vec::new(),
             clock: tokio::sync::OnceCell::new(),
         }
     }
 
-    /// Binds the World to the run's target and to its scenario: its tags, and a random source
-    /// derived from the run seed and the scenario name, so one scenario generates the same data
-    /// whatever else runs beside it.
-    pub fn enter(&mut self, target: Arc<Target>, feature: &str, scenario: &str, tags: &[String]) {
+    /// Binds the World to the run's target and to its scenario: where it is written, its
+    /// tags, and a random source derived from the run seed and the scenario name, so one
+    /// scenario generates the same data whatever else runs beside it.
+    pub fn enter(&mut self, target: Arc<Target>, place: ScenarioRef, tags: &[String]) {
         let mut hasher = DefaultHasher::new();
-        (feature, scenario).hash(&mut hasher);
+        (&place.feature, &place.name).hash(&mut hasher);
         self.fakes = Fakes::new(target.seed ^ hasher.finish());
         self.target = Some(target);
         self.tags = tags.to_vec();
-        self.scenario = format!("{feature}: {scenario}");
+        self.scenario = format!("{}: {}", place.feature, place.name);
+        self.place = place;
+    }
+
+    /// What the scenario's exchanges broke, one line per violation (each naming its rule).
+    pub fn broken(&self) -> &[String] {
+        &self.broken
     }
 
     /// Gives the scenario's test clock back to the run, for the next scenario that moves time.
@@ -296,8 +306,8 @@ impl TenderWorld {
     }
 
     /// [`Self::send`] with extra request headers. Every exchange of the interface is then
-    /// checked as a whole (see [`Self::verify`]); a statement of the spec it breaks fails the
-    /// step, naming the rule.
+    /// checked as a whole (see [`Self::judge`]): a statement of the spec it breaks is recorded,
+    /// naming the rule, and fails the scenario once its steps are done.
     pub async fn send_with_headers(
         &mut self,
         actor: Actor,
@@ -319,7 +329,6 @@ impl TenderWorld {
             )
             .await?;
         self.body = body;
-        self.read_back = None;
         let failed = exchange
             .transport_error
             .as_ref()
@@ -328,12 +337,8 @@ impl TenderWorld {
         if let Some(message) = failed {
             return Err(message);
         }
-        let violations = self.verify(actor).await;
-        if violations.is_empty() {
-            Ok(())
-        } else {
-            Err(shape::describe(&violations))
-        }
+        self.judge(actor).await;
+        Ok(())
     }
 
     /// Notes the target's own time before the scenario's first tender is created: the

@@ -15,16 +15,34 @@ use crate::{
 };
 
 impl TenderWorld {
-    /// Checks the last exchange; what it finds fails the step that sent it.
-    pub(crate) async fn verify(&mut self, actor: Actor) -> Vec<Violation> {
+    /// Judges the last exchange as a whole. What it breaks is recorded (in the run's ledger
+    /// and the scenario's own list) and the step goes on, so that one run names every rule the
+    /// target breaks, not only the first.
+    pub(crate) async fn judge(&mut self, actor: Actor) {
         let Some(last) = self.last.take() else {
-            return Vec::new();
+            return;
         };
         let body = std::mem::take(&mut self.body);
         let found = self.verify_exchange(actor, &last, &body).await;
+        self.record(&last, found);
         self.last = Some(last);
         self.body = body;
-        found
+    }
+
+    /// Records what `exchange` broke in the run's ledger and in the scenario's own list, which
+    /// fails the scenario once its steps are done.
+    pub(crate) fn record(&mut self, exchange: &Exchange, found: Vec<Violation>) {
+        if found.is_empty() {
+            return;
+        }
+        if let Ok(target) = self.target() {
+            target.ledger.record(&self.place, exchange, &found);
+        }
+        for line in found.iter().map(Violation::to_string) {
+            if !self.broken.contains(&line) {
+                self.broken.push(line);
+            }
+        }
     }
 
     /// Checks one exchange sent by `actor`, whether or not it is the scenario's last.
@@ -70,14 +88,16 @@ impl TenderWorld {
             }
         };
         let Some(response) = exchange.response.as_ref() else {
-            found.push(Violation::new(
-                check,
-                format!(
-                    "reading {url}: no response: {}",
-                    exchange.transport_error.as_deref().unwrap_or("")
-                ),
-            ));
-            self.read_back.get_or_insert(exchange);
+            found.push(
+                Violation::new(
+                    check,
+                    format!(
+                        "reading {url}: no response: {}",
+                        exchange.transport_error.as_deref().unwrap_or("")
+                    ),
+                )
+                .seen_in(&exchange),
+            );
             return None;
         };
         let mut own = shape::check(&exchange.request, response, &body);
@@ -85,10 +105,7 @@ impl TenderWorld {
             self.facts
                 .observe(&exchange.request, response.status, &body),
         );
-        if !own.is_empty() {
-            self.read_back.get_or_insert(exchange.clone());
-            found.extend(own);
-        }
+        found.extend(own.into_iter().map(|v| v.seen_in(&exchange)));
         Some((exchange, body))
     }
 
@@ -106,15 +123,17 @@ impl TenderWorld {
         if status == 200 && body["data"]["id"] == id {
             return Some((exchange, body));
         }
-        found.push(Violation::new(
-            check,
-            format!(
-                "reading {url} answered {status} with data.id {}, expected 200 with id {id:?}: {}",
-                body["data"]["id"],
-                short(&body.to_string())
-            ),
-        ));
-        self.read_back.get_or_insert(exchange);
+        found.push(
+            Violation::new(
+                check,
+                format!(
+                    "reading {url} answered {status} with data.id {}, expected 200 with id {id:?}: {}",
+                    body["data"]["id"],
+                    short(&body.to_string())
+                ),
+            )
+            .seen_in(&exchange),
+        );
         None
     }
 
@@ -169,22 +188,27 @@ impl TenderWorld {
             if let Some((exchange, body)) =
                 self.answers(url, read, &plan.id, read_check, &mut found)
             {
-                let mut wrong = readback::differences(&plan.sent, &body["data"]);
+                let wrong = readback::differences(&plan.sent, &body["data"]);
                 if !wrong.is_empty() {
-                    found.push(Violation::new(
-                        plan.check,
-                        format!("read back from {url}: {}", wrong.join("; ")),
-                    ));
+                    found.push(
+                        Violation::new(
+                            plan.check,
+                            format!("read back from {url}: {}", wrong.join("; ")),
+                        )
+                        .seen_in(&exchange),
+                    );
                 }
                 if let Some(before) = &before {
                     let changed = readback::changed_besides(before, &body["data"], &plan.sent);
                     if !changed.is_empty() {
-                        found.push(Violation::new(
-                            &rules::STORED_MERGE,
-                            format!("read back from {url}: {}", changed.join("; ")),
-                        ));
+                        found.push(
+                            Violation::new(
+                                &rules::STORED_MERGE,
+                                format!("read back from {url}: {}", changed.join("; ")),
+                            )
+                            .seen_in(&exchange),
+                        );
                     }
-                    wrong.extend(changed);
                 }
                 if let Some(secret) = &plan.secret
                     && exchange
@@ -192,14 +216,13 @@ impl TenderWorld {
                         .as_ref()
                         .is_some_and(|r| r.body.contains(secret.as_str()))
                 {
-                    found.push(Violation::new(
-                        plan.check,
-                        format!("reading {url} shows the token the answer handed out"),
-                    ));
-                    wrong.push(String::new());
-                }
-                if !wrong.is_empty() {
-                    self.read_back.get_or_insert(exchange);
+                    found.push(
+                        Violation::new(
+                            plan.check,
+                            format!("reading {url} shows the token the answer handed out"),
+                        )
+                        .seen_in(&exchange),
+                    );
                 }
             }
         }
@@ -228,7 +251,7 @@ impl TenderWorld {
 
     /// The object as another read shows it must hold what was sent.
     fn shown_in(
-        &mut self,
+        &self,
         plan: &readback::Plan,
         exchange: &Exchange,
         shown: Option<&Value>,
@@ -245,8 +268,7 @@ impl TenderWorld {
             }
         };
         if let Some(problem) = problem {
-            found.push(Violation::new(plan.check, problem));
-            self.read_back.get_or_insert(exchange.clone());
+            found.push(Violation::new(plan.check, problem).seen_in(exchange));
         }
     }
 }

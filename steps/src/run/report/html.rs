@@ -2,8 +2,16 @@
 //! the page's template and style compiled in and every text from a run escaped.
 use std::fmt::Write as _;
 
-use super::{RunReport, place, rule_tags, scenario_title};
-use crate::{checks::rules, run::outcome::Class};
+use super::{
+    RunReport, failure_rules,
+    findings::{Finding, Standing},
+    listed, place, scenario_title,
+};
+use crate::{
+    checks::rules,
+    exchange::Exchange,
+    run::outcome::{CHECKS_STEP, Class},
+};
 
 const TEMPLATE: &str = include_str!("template.html");
 const STYLE: &str = include_str!("style.css");
@@ -55,6 +63,18 @@ fn number(n: usize) -> String {
 
 fn code(text: &str) -> String {
     format!("<code>{}</code>", escape(text))
+}
+
+/// One exchange: the request, and the response or why none came.
+fn exchange(out: &mut String, ex: &Exchange) {
+    pre(out, "Request", &ex.request.to_string());
+    match (&ex.response, &ex.transport_error) {
+        (Some(r), _) => pre(out, "Response", &r.to_string()),
+        (None, Some(e)) => {
+            let _ = writeln!(out, "<p>No response: {}</p>", escape(e));
+        }
+        (None, None) => {}
+    }
 }
 
 fn pre(out: &mut String, label: &str, text: &str) {
@@ -193,26 +213,98 @@ impl RunReport {
     }
 
     fn html_rules(&self, out: &mut String) {
-        out.push_str("<h2>Rules of the spec</h2>\n<p>A rule is covered by the <code>@spec</code> scenarios tagged with it and by the checks applied to every exchange of every scenario.</p>\n");
-        let rows = rules::SPEC_RULES.iter().map(|rule| {
-            let (scenarios, checks, result) = self.rule_result(rule.tag);
-            let class = match result {
-                "holds" => "holds",
-                "**broken**" => "broken",
-                "not fully checked" => "partial",
-                _ => "uncovered",
+        out.push_str("<h2>Rules of the spec</h2>\n<p>A rule is covered by the <code>@spec</code> scenarios tagged with it and by the checks applied to every exchange of every scenario; it is broken when one of those checks, or the assertion of such a scenario, failed.</p>\n");
+        let findings = self.findings();
+        let rows = findings.iter().map(|f| {
+            let class = match f.standing {
+                Standing::Holds => "holds",
+                Standing::Broken => "broken",
+                Standing::NotFullyChecked => "partial",
+                Standing::NotCovered => "uncovered",
             };
             vec![
-                format!("<td>{} {}</td>", code(rule.tag), escape(rule.text)),
-                number(scenarios),
-                number(checks),
+                format!("<td>{} {}</td>", code(f.rule.tag), escape(f.rule.text)),
+                number(f.scenarios),
+                number(f.checks),
+                number(f.exchanges()),
                 format!(
                     "<td class=\"{class}\">{}</td>",
-                    escape(&result.replace("**", ""))
+                    escape(&f.standing.label().replace("**", ""))
                 ),
             ]
         });
-        table(out, &["Rule", "Scenarios", "Global checks", "Result"], rows);
+        table(
+            out,
+            &[
+                "Rule",
+                "Scenarios",
+                "Global checks",
+                "Exchanges that broke it",
+                "Result",
+            ],
+            rows,
+        );
+        let broken: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.standing == Standing::Broken)
+            .collect();
+        let _ = writeln!(out, "<h2>Rules broken ({})</h2>", broken.len());
+        if broken.is_empty() {
+            out.push_str("<p>None.</p>\n");
+        }
+        for f in broken {
+            out.push_str("<section class=\"failure\">\n");
+            let _ = writeln!(
+                out,
+                "<h3>{} {}</h3>\n<blockquote>The spec, {}</blockquote>\n<ul>",
+                code(f.rule.tag),
+                escape(f.rule.text),
+                code_spans(&escape(f.rule.spec))
+            );
+            for t in &f.tallies {
+                let _ = writeln!(
+                    out,
+                    "<li>Check: {}. Broken by {} exchange(s) in {} scenario(s).</li>\n<li>Example, in {} ({}: {}): {}</li>\n<li>Scenarios: {}</li>",
+                    escape(t.check.text),
+                    t.exchanges,
+                    t.scenarios.len(),
+                    code(&format!(
+                        "features/{}:{}",
+                        t.example.scenario.file, t.example.scenario.line
+                    )),
+                    escape(&t.example.scenario.feature),
+                    escape(&t.example.scenario.name),
+                    escape(&t.example.message),
+                    escape(&listed(
+                        t.scenarios
+                            .iter()
+                            .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
+                    ))
+                );
+            }
+            if !f.assertions.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<li>Assertions that failed: {}</li>",
+                    escape(&listed(f.assertions.iter().map(|s| format!(
+                        "{} ({})",
+                        scenario_title(s),
+                        place(s)
+                    ))))
+                );
+            }
+            out.push_str("</ul>\n");
+            for t in &f.tallies {
+                exchange(out, &t.example.exchange);
+                if let Some(read) = &t.example.read {
+                    pre(out, "Read that showed it", &read.request.to_string());
+                    if let Some(r) = &read.response {
+                        pre(out, "Its response", &r.to_string());
+                    }
+                }
+            }
+            out.push_str("</section>\n");
+        }
         out.push_str("<h3>Checks applied to every exchange</h3>\n");
         let checks = rules::GLOBAL_CHECKS
             .iter()
@@ -241,7 +333,7 @@ impl RunReport {
                 escape(&scenario_title(s)),
                 code(&place(s))
             );
-            for tag in rule_tags(s) {
+            for tag in failure_rules(s) {
                 let text = rules::by_tag(&tag).map_or("", |r| r.text);
                 let _ = writeln!(
                     out,
@@ -255,23 +347,11 @@ impl RunReport {
                 let _ = writeln!(out, "<li>What went wrong: {}</li>", escape(&f.message));
                 out.push_str("</ul>\n");
                 match &f.exchange {
-                    Some(ex) => {
-                        pre(out, "Request", &ex.request.to_string());
-                        match (&ex.response, &ex.transport_error) {
-                            (Some(r), _) => pre(out, "Response", &r.to_string()),
-                            (None, Some(e)) => {
-                                let _ = writeln!(out, "<p>No response: {}</p>", escape(e));
-                            }
-                            (None, None) => {}
-                        }
+                    Some(ex) => exchange(out, ex),
+                    None if f.step == CHECKS_STEP => {
+                        out.push_str("<p>(each rule's example is under Rules broken)</p>\n")
                     }
                     None => out.push_str("<p>(no request had been sent yet)</p>\n"),
-                }
-                if let Some(read) = &f.read_back {
-                    pre(out, "Read back", &read.request.to_string());
-                    if let Some(r) = &read.response {
-                        pre(out, "Read back response", &r.to_string());
-                    }
                 }
             } else {
                 out.push_str("</ul>\n");

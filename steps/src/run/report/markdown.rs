@@ -2,8 +2,30 @@
 //! and every failure with its exchange.
 use std::fmt::Write as _;
 
-use super::{RunReport, place, rule_tags, scenario_title};
-use crate::{checks::rules, run::outcome::Class};
+use super::{
+    RunReport, failure_rules,
+    findings::{Finding, Standing},
+    listed, place, scenario_title,
+};
+use crate::{
+    checks::rules,
+    exchange::Exchange,
+    run::outcome::{CHECKS_STEP, Class},
+};
+
+/// One exchange: the request, and the response or why none came.
+fn exchange(md: &mut String, ex: &Exchange) {
+    let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
+    match (&ex.response, &ex.transport_error) {
+        (Some(r), _) => {
+            let _ = writeln!(md, "Response:\n\n```http\n{r}```\n");
+        }
+        (None, Some(e)) => {
+            let _ = writeln!(md, "No response: {e}\n");
+        }
+        (None, None) => {}
+    }
+}
 
 impl RunReport {
     /// The Markdown certificate.
@@ -100,22 +122,82 @@ impl RunReport {
             );
         }
 
+        let findings = self.findings();
         let _ = writeln!(md, "\n## Rules of the spec\n");
         let _ = writeln!(
             md,
-            "A rule is covered by the `@spec` scenarios tagged with it and by the checks applied to every exchange of every scenario.\n"
+            "A rule is covered by the `@spec` scenarios tagged with it and by the checks applied to every exchange of every scenario; it is broken when one of those checks, or the assertion of such a scenario, failed.\n"
         );
         let _ = writeln!(
             md,
-            "| Rule | Scenarios | Global checks | Result |\n|---|---|---|---|"
+            "| Rule | Scenarios | Global checks | Exchanges that broke it | Result |\n|---|---|---|---|---|"
         );
-        for rule in rules::SPEC_RULES {
-            let (scenarios, checks, result) = self.rule_result(rule.tag);
+        for f in &findings {
             let _ = writeln!(
                 md,
-                "| `{}` {} | {scenarios} | {checks} | {result} |",
-                rule.tag, rule.text
+                "| `{}` {} | {} | {} | {} | {} |",
+                f.rule.tag,
+                f.rule.text,
+                f.scenarios,
+                f.checks,
+                f.exchanges(),
+                f.standing.label()
             );
+        }
+        let broken: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.standing == Standing::Broken)
+            .collect();
+        let _ = writeln!(md, "\n## Rules broken ({})\n", broken.len());
+        if broken.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for f in broken {
+            let _ = writeln!(md, "### `{}` {}\n", f.rule.tag, f.rule.text);
+            let _ = writeln!(md, "> The spec, {}\n", f.rule.spec);
+            for t in &f.tallies {
+                let _ = writeln!(
+                    md,
+                    "- Check: {}. Broken by {} exchange(s) in {} scenario(s).",
+                    t.check.text,
+                    t.exchanges,
+                    t.scenarios.len()
+                );
+                let _ = writeln!(
+                    md,
+                    "- Example, in `features/{}:{}` ({}: {}): {}\n",
+                    t.example.scenario.file,
+                    t.example.scenario.line,
+                    t.example.scenario.feature,
+                    t.example.scenario.name,
+                    t.example.message.replace('\n', " ")
+                );
+                exchange(&mut md, &t.example.exchange);
+                if let Some(read) = &t.example.read {
+                    let _ = writeln!(md, "Read that showed it:\n");
+                    exchange(&mut md, read);
+                }
+                let _ = writeln!(
+                    md,
+                    "- Scenarios: {}\n",
+                    listed(
+                        t.scenarios
+                            .iter()
+                            .map(|s| format!("`{}:{}` {}", s.file, s.line, s.name))
+                    )
+                );
+            }
+            if !f.assertions.is_empty() {
+                let _ = writeln!(
+                    md,
+                    "- Assertions that failed: {}\n",
+                    listed(f.assertions.iter().map(|s| format!(
+                        "{} (`{}`)",
+                        scenario_title(s),
+                        place(s)
+                    )))
+                );
+            }
         }
         let _ = writeln!(md, "\n### Checks applied to every exchange\n");
         let _ = writeln!(md, "| Rule | Check |\n|---|---|");
@@ -138,7 +220,7 @@ impl RunReport {
         for s in failures {
             let _ = writeln!(md, "### {}\n", scenario_title(s));
             let _ = writeln!(md, "- Where: `{}`", place(s));
-            for tag in rule_tags(s) {
+            for tag in failure_rules(s) {
                 let text = rules::by_tag(&tag).map_or("", |r| r.text);
                 let _ = writeln!(md, "- Rule broken: `{tag}` {text}");
             }
@@ -146,26 +228,12 @@ impl RunReport {
                 let _ = writeln!(md, "- Step: `{}`", f.step);
                 let _ = writeln!(md, "- What went wrong: {}\n", f.message.replace('\n', " "));
                 match &f.exchange {
-                    Some(ex) => {
-                        let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
-                        match (&ex.response, &ex.transport_error) {
-                            (Some(r), _) => {
-                                let _ = writeln!(md, "Response:\n\n```http\n{r}```\n");
-                            }
-                            (None, Some(e)) => {
-                                let _ = writeln!(md, "No response: {e}\n");
-                            }
-                            (None, None) => {}
-                        }
+                    Some(ex) => exchange(&mut md, ex),
+                    None if f.step == CHECKS_STEP => {
+                        let _ = writeln!(md, "(each rule's example is under Rules broken)\n");
                     }
                     None => {
                         let _ = writeln!(md, "(no request had been sent yet)\n");
-                    }
-                }
-                if let Some(read) = &f.read_back {
-                    let _ = writeln!(md, "Read back:\n\n```http\n{}```\n", read.request);
-                    if let Some(r) = &read.response {
-                        let _ = writeln!(md, "```http\n{r}```\n");
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! each, and the verdict.
 use std::fmt::Write as _;
 
-use super::{RunReport, class_tag, is_not_offered, rule_tags};
+use super::{RunReport, class_tag, failure_rules, findings::Standing, is_not_offered};
 use crate::run::outcome::{Class, Verdict};
 
 impl RunReport {
@@ -47,6 +47,43 @@ impl RunReport {
         if !not_offered.is_empty() {
             let _ = writeln!(out, "  not offered: {}", not_offered.join(", "));
         }
+        for f in self
+            .findings()
+            .iter()
+            .filter(|f| f.standing == Standing::Broken)
+        {
+            let mut how = Vec::new();
+            if !f.tallies.is_empty() {
+                let scenarios: std::collections::BTreeSet<_> =
+                    f.tallies.iter().flat_map(|t| &t.scenarios).collect();
+                how.push(format!(
+                    "{} exchange(s) in {} scenario(s)",
+                    f.exchanges(),
+                    scenarios.len()
+                ));
+            }
+            if !f.assertions.is_empty() {
+                how.push(format!("{} failed assertion(s)", f.assertions.len()));
+            }
+            let _ = writeln!(
+                out,
+                "  BROKEN  {} ({}): {}",
+                f.rule.tag,
+                how.join(", "),
+                f.rule.text
+            );
+            if let Some(t) = f.tallies.first() {
+                let _ = writeln!(
+                    out,
+                    "          e.g. {} {} ({}:{}): {}",
+                    t.example.exchange.request.method,
+                    t.example.exchange.request.url,
+                    t.example.scenario.file,
+                    t.example.scenario.line,
+                    crate::exchange::short(&t.example.message.replace('\n', " "))
+                );
+            }
+        }
         for s in self
             .scenarios
             .iter()
@@ -64,7 +101,7 @@ impl RunReport {
                 s.line,
                 s.name
             );
-            let rules = rule_tags(s);
+            let rules = failure_rules(s);
             if !rules.is_empty() {
                 let _ = writeln!(out, "          rules: {}", rules.join(", "));
             }
