@@ -2,14 +2,14 @@
 Feature: Authentication and tokens
   Brokers authenticate with HTTP Basic; the user name becomes the owner. Changes to a tender and
   its records need the tender token in acc_token; a bid's changes and private reads need the bid
-  token. A token belongs to the broker that received it.
+  token. That a token belongs to the broker that received it is upstream's rule.
 
   @spec @auth-1 @ep-create
   Scenario: The broker in the credentials becomes the owner
     When the owner creates a draft tender
     Then the response status is 201
     And the tender owner is the owner broker
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then the tender owner is the owner broker
 
   @spec @auth-2
@@ -26,7 +26,7 @@ Feature: Authentication and tokens
     Then the request is refused with an error
     And reading the tender shows the title unchanged
 
-  @spec @auth-2
+  @upstream @auth-2
   Scenario: Another broker cannot use the owner's token
     Given the owner has published a tender
     When another broker changes the tender title with the owner's token
@@ -35,6 +35,12 @@ Feature: Authentication and tokens
 
   @spec @auth-2 @ep-doc-post
   Scenario: A tender document upload needs the tender token
+    Given the owner has published a tender
+    When the owner uploads a PDF document to the tender without a token
+    Then the request is refused with an error
+
+  @upstream @auth-2 @ep-doc-post
+  Scenario: Another broker cannot upload a tender document with the owner's token
     Given the owner has published a tender
     When another broker uploads a PDF document to the tender with the owner's token
     Then the request is refused with an error

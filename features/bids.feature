@@ -56,7 +56,7 @@ Feature: Bids: step by step, in one batch, and their documents
     And the response field "data.status" is "active"
     And the bid has 1 document
 
-  @spec @ep-bid-get @res-participation @clock @serial
+  @upstream @ep-bid-get @res-participation @clock @serial
   Scenario: Before the auction a bid shows no participation address
     Given the owner has published a tender
     And the tender period has started
@@ -122,7 +122,7 @@ Feature: Bids: step by step, in one batch, and their documents
     When a bidder registers a draft bid
     Then the response is an error 403 at "body" named "data" saying "Can't add bid in current (active.enquiries) tender status"
 
-  @spec @phase-bids @clock @serial
+  @upstream @phase-bids @clock @serial
   Scenario: A bid after the tendering period is refused
     Given the owner has published a tender
     And the tender period has started

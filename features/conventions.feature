@@ -24,7 +24,7 @@ Feature: Conventions that hold for every endpoint
   @spec @conv-3 @ep-get
   Scenario: Convention 3: a read answers with a data envelope holding the object
     Given the owner has published a tender
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then the response status is 200
     And the response is a JSON data envelope holding an object
 
@@ -74,13 +74,13 @@ Feature: Conventions that hold for every endpoint
   @spec @conv-7 @ep-get
   Scenario: Convention 7: amounts stay decimal numbers on every read
     Given the owner has published a tender
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then every amount in the response is a decimal number
 
   @spec @conv-8 @ep-get
   Scenario: Convention 8: opt_pretty=1 is accepted on a read
     Given the owner has published a tender
-    When an anonymous client reads the tender with opt_pretty=1
+    When another broker reads the tender with opt_pretty=1
     Then the response status is 200
     And the response is a JSON data envelope holding an object
 
@@ -106,7 +106,7 @@ Feature: Conventions that hold for every endpoint
   Scenario: Convention 9: a client's item id is kept after publication and on reads
     Given the owner has created a draft tender with its own item id
     When the owner publishes the draft tender
-    And an anonymous client reads the tender
+    And another broker reads the tender
     Then the item id that was sent is kept
 
   @spec @conv-10 @ep-patch

@@ -19,7 +19,7 @@ Feature: Questions
   Scenario: The questions are listed without their authors
     Given the owner has published a tender
     And a participant has asked a question about the tender
-    When an anonymous client lists the questions
+    When another broker lists the questions
     Then the response status is 200
     And the question is listed
     And no listed question shows its author
@@ -28,7 +28,7 @@ Feature: Questions
   Scenario: A single question is read without its author
     Given the owner has published a tender
     And a participant has asked a question about the tender
-    When an anonymous client reads the question
+    When another broker reads the question
     Then the response status is 200
     And the response field "data.title" is the question's title
     And the question does not show its author
@@ -47,7 +47,7 @@ Feature: Questions
     Given the owner has published a tender
     And a participant has asked a question about the tender
     And the owner has answered the question
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then the tender shows the question with its answer
 
   @spec @res-question-author @clock @serial
@@ -55,7 +55,7 @@ Feature: Questions
     Given the owner has published a tender
     And a participant has asked a question about the tender
     And the tender period has started
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then no question of the tender shows its author
 
   @spec @phase-questions

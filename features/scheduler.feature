@@ -20,7 +20,7 @@ Feature: Scheduler transitions
   Scenario: The scheduler leaves a draft alone
     Given the owner has created a draft tender
     When the draft's tender period start has passed
-    And an anonymous client reads the tender
+    And another broker reads the tender
     Then the tender status is "draft"
     And the tender has no next_check
 

@@ -26,14 +26,14 @@ Feature: Tender documents
   Scenario: The list shows every document once, in its latest version
     Given the owner has uploaded a PDF document to the tender
     And the owner has uploaded a new version of the document
-    When an anonymous client lists the tender documents
+    When another broker lists the tender documents
     Then the response status is 200
     And the document is listed once, in its latest version
 
   @spec @ep-doc-get
   Scenario: A single document is read with its previousVersions
     Given the owner has uploaded a PDF document to the tender
-    When an anonymous client reads the document
+    When another broker reads the document
     Then the response status is 200
     And the document has the title, hash and format that were sent
     And the response field "data.previousVersions" is an empty list
@@ -58,7 +58,7 @@ Feature: Tender documents
   @spec @ep-get
   Scenario: The tender representation includes its documents
     Given the owner has uploaded a PDF document to the tender
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then the tender shows the document
 
   @upstream @ep-doc-get

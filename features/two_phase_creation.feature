@@ -17,8 +17,15 @@ Feature: Two-phase creation: a draft, then its publication
     When an anonymous client pages through the tender list from the tender's creation
     Then the tender is not listed
 
-  @upstream @state-draft
+  @spec @state-draft @ep-get
   Scenario: A draft tender can be read by its id
+    Given the owner has created a draft tender
+    When another broker reads the tender
+    Then the response status is 200
+    And the tender status is "draft"
+
+  @upstream @state-draft
+  Scenario: A draft tender can be read by its id without credentials
     Given the owner has created a draft tender
     When an anonymous client reads the tender
     Then the response status is 200
@@ -45,7 +52,7 @@ Feature: Two-phase creation: a draft, then its publication
     And the owner has changed the tender title
     And the owner has uploaded a PDF document to the tender
     And a participant has asked a question about the tender
-    When an anonymous client reads the tender
+    When another broker reads the tender
     Then the tender's date is the one its publication answered
 
   @spec @state-publish @ep-list
@@ -71,6 +78,13 @@ Feature: Two-phase creation: a draft, then its publication
     And the tender status is "active.enquiries"
 
   @spec @err-rule-3
+  Scenario: A repeated creation request is answered as a creation of its own
+    When the owner creates a draft tender
+    And the owner sends the same creation request again
+    Then the response status is 201
+    And the tender the repeated request names can be read
+
+  @upstream @err-rule-3
   Scenario: A repeated creation request creates a second tender
     When the owner creates a draft tender
     And the owner sends the same creation request again

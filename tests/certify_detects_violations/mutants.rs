@@ -164,8 +164,8 @@ pub struct Mutant {
     /// or besides `@upstream` for a mutant of contract management or the live auction.
     pub tags: &'static str,
     /// Whether `@upstream` scenarios judge it, run with `--strict`: what it breaks is
-    /// upstream's behaviour (contract management, the live auction), which no `@spec` scenario
-    /// states.
+    /// upstream's behaviour (contract management, the live auction, a token bound to its
+    /// broker, paging that shows each tender once), which no `@spec` scenario states.
     pub upstream: bool,
     pub request: proxy::RequestHook,
     pub response: proxy::ResponseHook,
@@ -189,10 +189,7 @@ pub const fn mutant(class: u8, endpoint: &'static str, what: &'static str) -> Mu
 /// A mutant of contract management: its scenarios move the clock, so it gets a server of its
 /// own, and the `@upstream @contracting` scenarios judge it.
 pub const fn contracting(class: u8, endpoint: &'static str, what: &'static str) -> Mutant {
-    Mutant {
-        upstream: true,
-        ..mutant(class, endpoint, what).alone()
-    }
+    mutant(class, endpoint, what).upstream()
 }
 
 /// A mutant of the live auction: its scenarios move the clock, so it gets a server of its own,
@@ -203,6 +200,16 @@ pub const fn live_auction(class: u8, endpoint: &'static str, what: &'static str)
 }
 
 impl Mutant {
+    /// Of upstream's behaviour, which the spec does not state: judged by the `@upstream`
+    /// scenarios `tags` selects, run with `--strict`, on a server of its own.
+    pub const fn upstream(self) -> Mutant {
+        Mutant {
+            upstream: true,
+            alone: true,
+            ..self
+        }
+    }
+
     /// On a server of its own.
     pub const fn alone(self) -> Mutant {
         Mutant {
@@ -418,7 +425,8 @@ pub fn mutants() -> Vec<Mutant> {
             "PATCH /tenders/{id}",
             "the tender token works for any broker",
         )
-        .tags("@ep-patch")
+        .upstream()
+        .tags("@auth-2")
         .requests(|m, r| {
             if r.endpoint() == PatchTender
                 && let Some(o) = m.tenders.get(&r.tender_id())
@@ -753,19 +761,6 @@ pub fn mutants() -> Vec<Mutant> {
         mutant(
             3,
             "GET /tenders/{id}",
-            "reads keep the first tender period start after the enquiry end moved",
-        )
-        .tags("@res-periods")
-        .answers(|m, r, a| {
-            if is_get_of_tender(r)
-                && let Some(first) = m.first_tendering_start.get(&r.tender_id())
-            {
-                a.edit(|v| v["data"]["tenderPeriod"]["startDate"] = first.clone());
-            }
-        }),
-        mutant(
-            3,
-            "GET /tenders/{id}",
             "reads drop next_check once tendering",
         )
         .alone()
@@ -921,7 +916,7 @@ pub fn mutants() -> Vec<Mutant> {
             "GET /tenders/{id}/bids/{bid}",
             "participationUrl shown before the auction exists",
         )
-        .alone()
+        .upstream()
         .tags("@ep-bid-get or @res-participation")
         .answers(|_, r, a| {
             if r.endpoint() == BidGet && a.status == 200 {
@@ -1299,7 +1294,7 @@ pub fn mutants() -> Vec<Mutant> {
             "GET /tenders",
             "every other tender created is listed twice in its page",
         )
-        .alone()
+        .upstream()
         .tags("@listing")
         .answers(|m, r, a| {
             if r.endpoint() == List {

@@ -250,8 +250,6 @@ pub struct Memory {
     pub bids: HashMap<String, Owned>,
     /// Drafts, as listing rows, until they are published.
     pub drafts: HashMap<String, Value>,
-    /// The tender period start each tender was created with.
-    pub first_tendering_start: HashMap<String, Value>,
     /// The dateModified each tender was created with.
     pub first_modified: HashMap<String, Value>,
     /// The date each tender was created with.
@@ -330,8 +328,6 @@ impl Memory {
             (Endpoint::Create, 201) => {
                 self.tenders.insert(id.clone(), owned(id.clone()));
                 self.created.push(id.clone());
-                self.first_tendering_start
-                    .insert(id.clone(), data["tenderPeriod"]["startDate"].clone());
                 self.first_modified
                     .insert(id.clone(), data["dateModified"].clone());
                 self.first_date.insert(id.clone(), data["date"].clone());

@@ -1,7 +1,9 @@
 //! Facts the spec states for the life of a tender and its records, learned when they are first
 //! shown and checked again on every later response, in every status the flow passes through:
 //! test-mode prefixes, a client's item ids, the tender's `date`, `tenderPeriod.startDate =
-//! enquiryPeriod.endDate`, `next_check`, hidden question authors, documents' `datePublished`.
+//! enquiryPeriod.endDate` as the service set it, `next_check`, the auction's period and address
+//! in `active.auction`, hidden question authors, documents' `datePublished`; and upstream's
+//! facts of a tender without lots (advisory).
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -38,8 +40,10 @@ const MOVE_DUE: [&str; 3] = ["active.enquiries", "active.tendering", "active.auc
 #[derive(Clone, Debug, Default)]
 struct TenderFacts {
     test_mode: bool,
-    /// Item ids the client supplied, by position.
-    item_ids: Vec<(usize, String)>,
+    /// Item ids the client supplied at the tender's creation, until a change sends items.
+    item_ids: Vec<String>,
+    /// A change sent either period: from then on the spec says nothing of how the two relate.
+    periods_changed: bool,
     /// `date` as last shown in a status where the spec states it, and whether the tender was a
     /// draft then.
     date: Option<(bool, String)>,
@@ -105,10 +109,16 @@ impl Facts {
         };
         if rest.is_empty() && data["id"] == id {
             if request.method == "PATCH"
-                && let (Some(items), Some(facts)) =
-                    (sent()["data"]["items"].as_array(), self.tenders.get_mut(id))
+                && let Some(facts) = self.tenders.get_mut(id)
             {
-                facts.item_ids = TenderFacts::client_ids(items);
+                let sent = sent();
+                let changed = |field: &str| sent["data"].get(field).is_some();
+                if changed("items") {
+                    facts.item_ids.clear();
+                }
+                if changed("enquiryPeriod") || changed("tenderPeriod") {
+                    facts.periods_changed = true;
+                }
             }
             self.tender(id, data, &mut found);
         }
@@ -117,8 +127,12 @@ impl Facts {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|v| v.get("participationUrl"));
-            for url in data.get("participationUrl").into_iter().chain(lot_urls) {
+                .filter_map(|v| v.get("participationUrl"))
+                .map(|url| (&rules::FACT_LOT_PARTICIPATION, url));
+            let own = data
+                .get("participationUrl")
+                .map(|url| (&rules::FACT_PARTICIPATION, url));
+            for (check, url) in own.into_iter().chain(lot_urls) {
                 let key = url
                     .as_str()
                     .and_then(|u| reqwest::Url::parse(u).ok())
@@ -129,7 +143,7 @@ impl Facts {
                     });
                 if key.as_deref() != Some(*bid) {
                     found.push(Violation::new(
-                        &rules::FACT_PARTICIPATION,
+                        check,
                         format!(
                             "bid {bid} shows participationUrl {url}, not one with key_for_bid={bid}"
                         ),
@@ -220,14 +234,18 @@ impl Facts {
             }
         }
         let items = tender["items"].as_array();
-        for (index, item_id) in &facts.item_ids {
-            let shown = items.and_then(|i| i.get(*index)).map(|i| &i["id"]);
-            if shown.and_then(Value::as_str) != Some(item_id.as_str()) {
+        for item_id in &facts.item_ids {
+            let kept = items.is_some_and(|items| items.iter().any(|i| i["id"] == item_id.as_str()));
+            if !kept {
                 found.push(Violation::new(
                     &rules::FACT_ITEM_ID,
                     format!(
-                        "item {index} was created with id {item_id:?}, now shows {}",
-                        shown.unwrap_or(&Value::Null)
+                        "the item created with id {item_id:?} is not among the items shown: {}",
+                        items.map_or("none".to_owned(), |i| i
+                            .iter()
+                            .map(|i| i["id"].to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "))
                     ),
                 ));
             }
@@ -251,14 +269,16 @@ impl Facts {
                 _ => facts.date = Some((draft, date.to_owned())),
             }
         }
-        if let (Some(start), Some(enquiry_end)) = (
-            tender
-                .pointer("/tenderPeriod/startDate")
-                .and_then(Value::as_str),
-            tender
-                .pointer("/enquiryPeriod/endDate")
-                .and_then(Value::as_str),
-        ) && !same_instant(start, enquiry_end)
+        if !facts.periods_changed
+            && let (Some(start), Some(enquiry_end)) = (
+                tender
+                    .pointer("/tenderPeriod/startDate")
+                    .and_then(Value::as_str),
+                tender
+                    .pointer("/enquiryPeriod/endDate")
+                    .and_then(Value::as_str),
+            )
+            && !same_instant(start, enquiry_end)
         {
             found.push(Violation::new(
                 &rules::FACT_PERIODS,
@@ -282,6 +302,25 @@ impl Facts {
                 &rules::FACT_NEXT_CHECK,
                 format!("the tender in {status} shows no next_check"),
             ));
+        }
+        if status == "active.auction" && facts.lots == Some(false) {
+            let missing: Vec<&str> = [
+                ("auctionPeriod", Value::is_object as fn(&Value) -> bool),
+                ("auctionUrl", Value::is_string),
+            ]
+            .into_iter()
+            .filter(|(field, shape)| !tender.get(field).is_some_and(shape))
+            .map(|(field, _)| field)
+            .collect();
+            if !missing.is_empty() {
+                found.push(Violation::new(
+                    &rules::FACT_AUCTION,
+                    format!(
+                        "the tender in active.auction shows no {}",
+                        missing.join(" and no ")
+                    ),
+                ));
+            }
         }
         if AUTHORS_HIDDEN.contains(&status)
             && let Some(questions) = tender["questions"].as_array()
@@ -316,17 +355,17 @@ impl TenderFacts {
                 .as_array()
                 .map(|items| TenderFacts::client_ids(items))
                 .unwrap_or_default(),
+            periods_changed: false,
             date: None,
             status: None,
             lots: Some(sent["lots"].as_array().is_some_and(|lots| !lots.is_empty())),
         }
     }
 
-    fn client_ids(items: &[Value]) -> Vec<(usize, String)> {
+    fn client_ids(items: &[Value]) -> Vec<String> {
         items
             .iter()
-            .enumerate()
-            .filter_map(|(i, item)| item["id"].as_str().map(|id| (i, id.to_owned())))
+            .filter_map(|item| item["id"].as_str().map(str::to_owned))
             .collect()
     }
 }
@@ -459,11 +498,11 @@ mod tests {
         let mut shown = tender("active.qualification");
         shown["awards"] = json!([{"id": D, "lotID": D}]);
         shown["lots"] = json!([]);
-        assert_eq!(read(&mut facts, shown), ["ep-get", "ep-get"]);
+        assert_eq!(read(&mut facts, shown), ["up-lots", "up-lots"]);
         let path = format!("/api/2.3/tenders/{T}/bids/{D}?acc_token=x");
         let bid = json!({"data": {"id": D, "lotValues": []}});
         let found = facts.observe(&request("GET", &path, None), 200, &bid);
-        assert_eq!(found[0].check.rule, "ep-get");
+        assert_eq!(found[0].check.rule, "up-lots");
 
         let mut lots = Facts::default();
         let sent = json!({"data": {"lots": [{"id": D}]}});
@@ -493,7 +532,50 @@ mod tests {
         let other = json!({"data": {"id": D, "lotValues": [
             {"relatedLot": T, "participationUrl": format!("http://auction/t_l?key_for_bid={T}")}]}});
         let found = facts.observe(&request("GET", &path, None), 200, &other);
-        assert_eq!(found[0].check.rule, "res-participation");
+        assert_eq!(found[0].check.rule, "up-lots");
+    }
+
+    #[test]
+    fn the_periods_are_the_services_until_a_change_sends_one() {
+        let mut facts = created();
+        let mut moved = tender("active.enquiries");
+        moved["enquiryPeriod"]["endDate"] = json!("2026-01-07T10:00:00.000000+02:00");
+        assert_eq!(read(&mut facts, moved.clone()), ["res-periods"]);
+        let sent = json!({"data": {"enquiryPeriod": {"endDate": "2026-01-07T10:00:00+02:00"}}});
+        let found = facts.observe(
+            &request("PATCH", &format!("/api/2.3/tenders/{T}"), Some(sent)),
+            200,
+            &json!({ "data": moved.clone() }),
+        );
+        assert!(found.is_empty(), "{found:?}");
+        assert!(read(&mut facts, moved).is_empty());
+    }
+
+    #[test]
+    fn a_client_item_id_is_looked_for_among_all_items_until_items_are_changed() {
+        let mut facts = created();
+        let mut reordered = tender("active.enquiries");
+        reordered["items"] = json!([{"id": T}, {"id": "my-item"}]);
+        assert!(read(&mut facts, reordered).is_empty());
+        let sent = json!({"data": {"items": [{"id": T}]}});
+        let mut replaced = tender("active.enquiries");
+        replaced["items"] = json!([{"id": T}]);
+        let found = facts.observe(
+            &request("PATCH", &format!("/api/2.3/tenders/{T}"), Some(sent)),
+            200,
+            &json!({ "data": replaced }),
+        );
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_tender_in_the_auction_shows_its_period_and_address() {
+        let mut facts = created();
+        let mut auction = tender("active.auction");
+        assert_eq!(read(&mut facts, auction.clone()), ["state-auction"]);
+        auction["auctionPeriod"] = json!({"startDate": "2026-01-20T11:00:00.000000+02:00"});
+        auction["auctionUrl"] = json!("http://auction/t");
+        assert!(read(&mut facts, auction).is_empty());
     }
 
     #[test]

@@ -98,29 +98,80 @@ pub fn is_interface(request: &SentRequest) -> bool {
     url_path(&request.url).starts_with("/api/")
 }
 
+/// Whether a path is one of the spec's endpoints: the tenders, one tender, its documents, its
+/// questions, its bids and their documents, its awards and contracts. The rest (lots,
+/// cancellations, claims, contract management) are upstream's.
+pub fn is_spec_route(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    if path == "/api/2.3/tenders" {
+        return true;
+    }
+    let Some((_, rest)) = tender_route(path) else {
+        return false;
+    };
+    matches!(
+        rest.as_slice(),
+        [] | ["documents"]
+            | ["documents", _]
+            | ["questions"]
+            | ["questions", _]
+            | ["bids"]
+            | ["bids", _]
+            | ["bids", _, "documents"]
+            | ["awards", _]
+            | ["contracts", _]
+    )
+}
+
+/// Whether the spec gives the members of a collection a read of their own: the tenders, a
+/// tender's documents, its questions and its bids (not a bid's documents, nor the records
+/// beyond the spec).
+pub fn reads_one_object(collection: &str) -> bool {
+    let collection = collection.trim_end_matches('/');
+    collection == "/api/2.3/tenders"
+        || matches!(
+            tender_route(collection).map(|(_, rest)| rest).as_deref(),
+            Some(["documents" | "questions" | "bids"])
+        )
+}
+
 /// The checks of every place in a successful body: the rule, what its breaches are, and where
 /// in the body they stand.
-type BodyCheck = (&'static Check, &'static str, fn(&Value) -> Vec<String>);
-const BODY_CHECKS: [BodyCheck; 4] = [
+type BodyCheck = (
+    &'static Check,
+    &'static str,
+    fn(&Value, bool) -> Vec<String>,
+);
+const BODY_CHECKS: [BodyCheck; 6] = [
     (
         &rules::CHECK_TIMESTAMPS,
         "timestamps without an offset or six fractional digits",
-        timestamps_in,
+        |body, _| timestamps_in(body),
     ),
     (
         &rules::CHECK_AMOUNTS,
         "amounts not written as decimal numbers",
-        amounts_in,
+        |body, _| amounts_in(body),
     ),
     (
         &rules::CHECK_VALUES,
         "Values without a boolean valueAddedTaxIncluded",
-        values_without_vat,
+        |body, spec| values_without_vat(body, spec).0,
+    ),
+    (
+        &rules::UP_VALUES,
+        "objects with an amount without a boolean valueAddedTaxIncluded",
+        |body, spec| values_without_vat(body, spec).1,
     ),
     (
         &rules::CHECK_IDS,
         "identifiers that are not 32 lowercase hexadecimal characters",
-        ids_in,
+        |body, spec| ids_in(body, spec).0,
+    ),
+    (
+        &rules::UP_IDS,
+        "identifiers that are not 32 lowercase hexadecimal characters",
+        |body, spec| ids_in(body, spec).1,
     ),
 ];
 
@@ -139,8 +190,9 @@ pub fn check(request: &SentRequest, response: &ReceivedResponse, body: &Value) -
     if let Err(e) = success_envelope(response, body) {
         found.push(Violation::new(&rules::CHECK_SUCCESS_ENVELOPE, e));
     }
+    let spec = is_spec_route(&url_path(&request.url));
     for (check, what, wrong_in) in BODY_CHECKS {
-        let wrong = wrong_in(body);
+        let wrong = wrong_in(body, spec);
         if !wrong.is_empty() {
             found.push(Violation::new(
                 check,
@@ -221,41 +273,64 @@ pub fn amounts_in(body: &Value) -> Vec<String> {
     wrong
 }
 
-/// A Value (an object with an `amount`) outputs `valueAddedTaxIncluded` as a boolean.
-pub fn values_without_vat(body: &Value) -> Vec<String> {
-    let mut wrong = Vec::new();
-    walk(body, &mut |path, _, v| {
+/// Members under which a body holds records beyond the spec (lots and their values,
+/// contract changes, cancellations, claims): what is inside them is upstream's.
+const BEYOND_SPEC: [&str; 5] = [
+    "lots",
+    "lotValues",
+    "changes",
+    "cancellations",
+    "complaints",
+];
+
+/// Where a Value of the spec sits: a tender's `value`, `minimalStep` and `guarantee`, and the
+/// `value` of a bid, an award and a contract.
+const SPEC_VALUES: [&str; 3] = ["value", "minimalStep", "guarantee"];
+
+/// Objects with an `amount` that do not output `valueAddedTaxIncluded` as a boolean: the spec's
+/// Values (on one of its endpoints), then the others.
+pub fn values_without_vat(body: &Value, spec_route: bool) -> (Vec<String>, Vec<String>) {
+    let (mut spec, mut other) = (Vec::new(), Vec::new());
+    walk(body, &mut |path, key, v| {
         if let Value::Object(map) = v
             && map.contains_key("amount")
             && !map
                 .get("valueAddedTaxIncluded")
                 .is_some_and(Value::is_boolean)
         {
-            wrong.push(format!("{path} = {v}"));
+            let stated = spec_route && SPEC_VALUES.contains(&key) && !path.within(&BEYOND_SPEC);
+            let wrong = format!("{path} = {v}");
+            if stated {
+                spec.push(wrong);
+            } else {
+                other.push(wrong);
+            }
         }
     });
-    wrong
+    (spec, other)
 }
 
-/// Collections whose members are records with 32-hex ids (convention 9); a lot's id may come
-/// from the client, and must have that form too.
-const RECORD_LISTS: [&str; 8] = [
-    "lots",
+/// Collections whose members are records of the spec with 32-hex ids (convention 9).
+const RECORD_LISTS: [&str; 6] = [
     "documents",
     "questions",
     "bids",
     "awards",
     "contracts",
-    "changes",
     "previousVersions",
 ];
-/// Fields that hold the id of another record.
-const RECORD_REFERENCES: [&str; 5] = ["bid_id", "awardID", "lotID", "relatedLot", "tender_id"];
+/// Fields that hold the id of a record of the spec.
+const RECORD_REFERENCES: [&str; 2] = ["bid_id", "awardID"];
+/// Collections of records beyond the spec, whose ids upstream made 32 hex too.
+const UPSTREAM_LISTS: [&str; 4] = ["lots", "changes", "cancellations", "complaints"];
+/// Fields that hold the id of a record beyond the spec, or of a tender from outside it.
+const UPSTREAM_REFERENCES: [&str; 3] = ["lotID", "relatedLot", "tender_id"];
 
-/// Convention 9: ids of tenders, lots, documents, questions, bids, awards, contracts and a
-/// contract's changes, and the references to them. Item ids are
-/// left out (a client may supply them), as are the ids of identifiers and classifications.
-pub fn ids_in(body: &Value) -> Vec<String> {
+/// Convention 9: ids of tenders, documents, questions, bids, awards and contracts, and the
+/// references to them (item ids are left out: a client may supply them, as are the ids of
+/// identifiers and classifications); then, upstream's, the ids of the records beyond the spec
+/// and the references to them.
+pub fn ids_in(body: &Value, spec_route: bool) -> (Vec<String>, Vec<String>) {
     fn record(v: &Value, path: &dyn Fn() -> String, wrong: &mut Vec<String>) {
         if let Some(id) = v.get("id")
             && !is_hex_id(id)
@@ -263,29 +338,39 @@ pub fn ids_in(body: &Value) -> Vec<String> {
             wrong.push(format!("{}.id = {id}", path()));
         }
     }
-    let mut wrong = Vec::new();
+    let (mut spec, mut other) = (Vec::new(), Vec::new());
+    let top = if spec_route { &mut spec } else { &mut other };
     match body.get("data") {
-        Some(data @ Value::Object(_)) => record(data, &|| ".data".into(), &mut wrong),
+        Some(data @ Value::Object(_)) => record(data, &|| ".data".into(), top),
         Some(Value::Array(rows)) => {
             for (i, row) in rows.iter().enumerate() {
-                record(row, &|| format!(".data[{i}]"), &mut wrong);
+                record(row, &|| format!(".data[{i}]"), top);
             }
         }
         _ => {}
     }
     walk(body, &mut |path, key, v| {
-        if RECORD_LISTS.contains(&key)
-            && let Value::Array(items) = v
-        {
+        let records = if RECORD_LISTS.contains(&key) {
+            Some(&mut spec)
+        } else if UPSTREAM_LISTS.contains(&key) {
+            Some(&mut other)
+        } else {
+            None
+        };
+        if let (Some(wrong), Value::Array(items)) = (records, v) {
             for (i, item) in items.iter().enumerate() {
-                record(item, &|| format!("{path}[{i}]"), &mut wrong);
+                record(item, &|| format!("{path}[{i}]"), wrong);
             }
         }
-        if RECORD_REFERENCES.contains(&key) && !is_hex_id(v) {
-            wrong.push(format!("{path} = {v}"));
+        if !is_hex_id(v) {
+            if RECORD_REFERENCES.contains(&key) {
+                spec.push(format!("{path} = {v}"));
+            } else if UPSTREAM_REFERENCES.contains(&key) {
+                other.push(format!("{path} = {v}"));
+            }
         }
     });
-    wrong
+    (spec, other)
 }
 
 fn is_hex_id(value: &Value) -> bool {
@@ -319,8 +404,17 @@ fn creation(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
     let Some(id) = created_id(body) else {
         return found;
     };
-    if let Err(e) = location_under(response, collection, id) {
+    // Every 201 names the full address of its object, ending with its id; that it lies under
+    // the collection posted to is stated for the spec's collections alone.
+    if let Err(e) = crate::checks::location_names(response, id) {
         found.push(Violation::new(&rules::CHECK_LOCATION, e));
+    } else if let Err(e) = location_under(response, collection, id) {
+        let check = if reads_one_object(collection) {
+            &rules::CHECK_LOCATION
+        } else {
+            &rules::UP_LOCATION
+        };
+        found.push(Violation::new(check, e));
     }
     found
 }
@@ -357,6 +451,16 @@ pub struct Path<'a> {
 enum Segment<'a> {
     Key(&'a str),
     Index(usize),
+}
+
+impl Path<'_> {
+    /// Whether the member lies inside one of `keys` (at any depth above it).
+    pub fn within(&self, keys: &[&str]) -> bool {
+        let above = self.segments.len().saturating_sub(1);
+        self.segments[..above]
+            .iter()
+            .any(|s| matches!(s, Segment::Key(k) if keys.contains(k)))
+    }
 }
 
 impl std::fmt::Display for Path<'_> {
@@ -508,20 +612,33 @@ mod tests {
         )
         .unwrap();
         assert_eq!(amounts_in(&body), [".data.value.amount = 500"]);
-        assert_eq!(values_without_vat(&body).len(), 1);
+        assert_eq!(values_without_vat(&body, true).0.len(), 1);
         assert!(amounts_in(&good_tender()).is_empty());
-        assert!(values_without_vat(&good_tender()).is_empty());
+        assert_eq!(values_without_vat(&good_tender(), true), (vec![], vec![]));
+        let paid = json!({"data": {"amountPaid": {"amount": 8.0},
+            "lots": [{"value": {"amount": 8.0}}]}});
+        let (spec, other) = values_without_vat(&paid, true);
+        assert!(spec.is_empty(), "{spec:?}");
+        assert_eq!(other.len(), 2, "upstream's Values: {other:?}");
+        assert_eq!(values_without_vat(&body, false).1.len(), 1);
     }
 
     #[test]
     fn record_ids_are_hex_but_item_and_identifier_ids_are_free() {
-        assert!(ids_in(&good_tender()).is_empty());
+        assert_eq!(ids_in(&good_tender(), true), (vec![], vec![]));
         let mut body = good_tender();
         body["data"]["documents"][0]["id"] = json!("DOC-1");
         body["data"]["awards"][0]["bid_id"] = json!(7);
-        assert_eq!(ids_in(&body).len(), 2);
+        assert_eq!(ids_in(&body, true).0.len(), 2);
         let rows = json!({"data": [{"id": "ABCDEF0123456789ABCDEF0123456789"}]});
-        assert_eq!(ids_in(&rows).len(), 1);
+        assert_eq!(ids_in(&rows, true).0.len(), 1);
+        assert_eq!(
+            ids_in(&rows, false),
+            (
+                vec![],
+                vec![".data[0].id = \"ABCDEF0123456789ABCDEF0123456789\"".to_owned()]
+            )
+        );
     }
 
     #[test]
@@ -530,22 +647,24 @@ mod tests {
         body["data"]["lots"] = json!([{"id": ID}]);
         body["data"]["items"][0]["relatedLot"] = json!(ID);
         body["data"]["awards"][0]["lotID"] = json!(ID);
-        assert!(ids_in(&body).is_empty());
+        assert_eq!(ids_in(&body, true), (vec![], vec![]));
         body["data"]["lots"][0]["id"] = json!("lot-1");
         body["data"]["items"][0]["relatedLot"] = json!("lot-1");
         body["data"]["awards"][0]["lotID"] = json!("lot-1");
-        assert_eq!(ids_in(&body).len(), 3);
+        let (spec, upstream) = ids_in(&body, true);
+        assert!(spec.is_empty(), "lots are not the spec's: {spec:?}");
+        assert_eq!(upstream.len(), 3);
     }
 
     #[test]
     fn a_contract_s_changes_and_its_tender_are_named_by_hex_ids() {
         let contract = json!({"data": {"id": ID, "tender_id": ID, "awardID": ID,
             "changes": [{"id": ID}], "items": [{"id": "client-item"}]}});
-        assert!(ids_in(&contract).is_empty());
+        assert_eq!(ids_in(&contract, false), (vec![], vec![]));
         let mut wrong = contract.clone();
         wrong["data"]["tender_id"] = json!("UA-2026-01-01-000001");
         wrong["data"]["changes"][0]["id"] = json!("change-1");
-        assert_eq!(ids_in(&wrong).len(), 2);
+        assert_eq!(ids_in(&wrong, false).1.len(), 2);
         assert_eq!(
             contract_route(&format!("/api/2.3/contracts/{ID}/changes")),
             Some((ID, vec!["changes"]))

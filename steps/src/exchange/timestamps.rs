@@ -7,9 +7,11 @@ use time::{
     macros::format_description,
 };
 
-/// Convention 6: an output timestamp carries an offset and six fractional digits.
+/// Convention 6: an output timestamp carries an offset (`±hh:mm`, as the examples show, or
+/// ISO 8601's `Z` for a zero one) and six fractional digits.
 static OUTPUT_FORM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}[+-]\d{2}:\d{2}$").expect("valid regex")
+    Regex::new(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(?:[+-]\d{2}:\d{2}|Z)$")
+        .expect("valid regex")
 });
 
 /// Does `text` have the output form of convention 6?
@@ -44,13 +46,10 @@ pub fn local_part(text: &str) -> &str {
     text.get(..19).unwrap_or(text)
 }
 
-/// Names of the fields that hold timestamps in this interface.
+/// Names of the fields that hold timestamps in this interface (`auctionPeriod`'s
+/// `shouldStartAfter` is not one: the spec gives it no type).
 pub fn is_timestamp_field(name: &str) -> bool {
-    name == "date"
-        || name == "next_check"
-        || name.starts_with("date")
-        || name.ends_with("Date")
-        || name == "shouldStartAfter"
+    name == "date" || name == "next_check" || name.starts_with("date") || name.ends_with("Date")
 }
 
 /// How far `to` lies from `from`, as a person reads it: `+2 years 276 days 18 h 30 min`, or to a
@@ -118,6 +117,7 @@ mod tests {
         assert!(!has_output_form("2026-11-21T10:27:24+02:00"));
         assert!(!has_output_form("2026-11-21T10:27:24.123456"));
         assert!(!has_output_form("2026-11-21T10:27:24.123Z"));
+        assert!(has_output_form("2026-11-21T08:27:24.123456Z"));
     }
 
     #[test]

@@ -98,7 +98,10 @@ impl RunReport {
         self.parsing_errors.is_empty()
             && !self.scenarios.is_empty()
             && self.blocking_failures().next().is_none()
-            && self.violations.iter().all(|t| !t.check.mandatory())
+            && self
+                .violations
+                .iter()
+                .all(|t| !t.check.mandatory() && !self.strict)
             && spec.skipped == 0
             && (!self.strict || upstream.skipped == 0)
             && (!self.fail_on_skip || self.counts().skipped == 0)

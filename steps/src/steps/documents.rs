@@ -61,6 +61,14 @@ async fn other_uploads(w: &mut TenderWorld) -> Result<(), String> {
     upload_to_tender(w, Actor::Other, body).await
 }
 
+#[when("the owner uploads a PDF document to the tender without a token")]
+async fn uploads_without_token(w: &mut TenderWorld) -> Result<(), String> {
+    let path = format!("{}/documents", w.tender_path()?);
+    let body = w.fakes.document();
+    w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
+        .await
+}
+
 #[when(expr = "the owner uploads a PDF document whose hash is {string}")]
 async fn uploads_with_hash(w: &mut TenderWorld, hash: String) -> Result<(), String> {
     let mut body = w.fakes.document();
@@ -123,17 +131,17 @@ async fn sets_document_type(w: &mut TenderWorld, document_type: String) -> Resul
     Ok(())
 }
 
-#[when("an anonymous client lists the tender documents")]
-async fn lists_documents(w: &mut TenderWorld) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) lists the tender documents$")]
+async fn lists_documents(w: &mut TenderWorld, reader: String) -> Result<(), String> {
     let path = format!("{}/documents", w.tender_path()?);
-    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+    w.send(Actor::reader(&reader)?, Method::GET, &path, Payload::None)
         .await
 }
 
-#[when("an anonymous client reads the document")]
-async fn reads_document(w: &mut TenderWorld) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) reads the document$")]
+async fn reads_document(w: &mut TenderWorld, reader: String) -> Result<(), String> {
     let path = document_path(w)?;
-    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+    w.send(Actor::reader(&reader)?, Method::GET, &path, Payload::None)
         .await?;
     adopt_document(w, None);
     Ok(())

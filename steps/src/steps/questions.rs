@@ -98,17 +98,17 @@ async fn answers_without_token(w: &mut TenderWorld) -> Result<(), String> {
     answer(w, false).await
 }
 
-#[when("an anonymous client lists the questions")]
-async fn lists_questions(w: &mut TenderWorld) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) lists the questions$")]
+async fn lists_questions(w: &mut TenderWorld, reader: String) -> Result<(), String> {
     let path = format!("{}/questions", w.tender_path()?);
-    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+    w.send(Actor::reader(&reader)?, Method::GET, &path, Payload::None)
         .await
 }
 
-#[when("an anonymous client reads the question")]
-async fn reads_question(w: &mut TenderWorld) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) reads the question$")]
+async fn reads_question(w: &mut TenderWorld, reader: String) -> Result<(), String> {
     let path = question_path(w)?;
-    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+    w.send(Actor::reader(&reader)?, Method::GET, &path, Payload::None)
         .await
 }
 

@@ -166,23 +166,22 @@ fn first_of(w: &TenderWorld, pointer: &str, status: Option<&str>) -> Result<Stri
         })
 }
 
-/// The reads that show everything the write could change: the tender, and the object itself.
+/// The reads that show everything the write could change: the tender, and the object itself,
+/// each with credentials (the spec shows only the listing read without them).
 fn reads_of(w: &TenderWorld, write: Write) -> Result<Vec<(Actor, String)>, String> {
     let tender = w.tender_path()?;
-    let mut reads = vec![(Actor::Anonymous, tender.clone())];
+    let mut reads = vec![(Actor::Owner, tender.clone())];
     match write {
-        Write::UploadTenderDocument => {
-            reads.push((Actor::Anonymous, format!("{tender}/documents")))
-        }
+        Write::UploadTenderDocument => reads.push((Actor::Owner, format!("{tender}/documents"))),
         Write::ReplaceTenderDocument | Write::DescribeTenderDocument => {
             reads.push((
-                Actor::Anonymous,
+                Actor::Owner,
                 format!("{tender}/documents/{}", w.document()?.id),
             ));
-            reads.push((Actor::Anonymous, format!("{tender}/documents")));
+            reads.push((Actor::Owner, format!("{tender}/documents")));
         }
         Write::AnswerQuestion => reads.push((
-            Actor::Anonymous,
+            Actor::Owner,
             format!("{tender}/questions/{}", w.question()?.id),
         )),
         Write::ActivateBid
@@ -281,7 +280,7 @@ fn request_of(w: &mut TenderWorld, write: Write) -> Result<(Method, String, Payl
             Method::PATCH,
             format!(
                 "{tender}/awards/{}",
-                first_of(w, "/awards", Some("pending"))?
+                checks::as_text(&super::awards::award_to_decide(w)?["id"])
             ),
             json_of(json!({"status": "active"})),
         ),

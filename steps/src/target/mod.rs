@@ -132,6 +132,8 @@ pub struct Target {
     pub connection: Connection,
     /// What every check applied to every exchange found, over the whole run.
     pub ledger: Ledger,
+    /// `--strict`: upstream's behaviour counts as the spec's does.
+    pub strict: bool,
     /// The run's settings, for naming the cause of a failed exchange.
     settings: Settings,
 }

@@ -63,6 +63,7 @@ impl Target {
             waits: Arc::new(Unseen),
             connection: Connection::default(),
             ledger: Ledger::default(),
+            strict: settings.strict,
             settings: settings.clone(),
         };
         // A target started just before the run may still be binding its socket; a certificate

@@ -41,6 +41,19 @@ pub enum Actor {
     Anonymous,
 }
 
+impl Actor {
+    /// The party a read step names: `an anonymous client` (no credentials at all) or `another
+    /// broker` (its credentials, no token). The spec shows only the listing read without
+    /// credentials, so its other public reads go as another broker.
+    pub fn reader(named: &str) -> Result<Actor, String> {
+        match named {
+            "an anonymous client" => Ok(Actor::Anonymous),
+            "another broker" => Ok(Actor::Other),
+            other => Err(format!("harness: unknown reader {other:?}")),
+        }
+    }
+}
+
 /// The body of a request.
 #[derive(Clone, Debug)]
 pub enum Payload {
@@ -572,11 +585,11 @@ impl TenderWorld {
             .collect())
     }
 
-    /// Reads the tender and keeps its representation.
+    /// Reads the tender and keeps its representation: as the owner, without a token (the spec
+    /// shows only the listing read without credentials).
     pub async fn refresh_tender(&mut self) -> Result<(), String> {
         let path = self.tender_path()?;
-        self.read("reading the tender", Actor::Anonymous, &path)
-            .await?;
+        self.read("reading the tender", Actor::Owner, &path).await?;
         let data = self.data().clone();
         self.tender_mut()?.data = data;
         Ok(())

@@ -50,6 +50,168 @@ pub fn editable(sent: &Value) -> Value {
     Value::Object(kept)
 }
 
+/// The resource a write's data belongs to, for telling the fields the spec's tables name from
+/// the rest (an extension's, or upstream's sandbox fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resource {
+    Tender,
+    Bid,
+    Document,
+    Question,
+    Award,
+    Contract,
+    /// A record the spec does not have (a lot, a contract under management, a change): every
+    /// field is upstream's.
+    BeyondSpec,
+}
+
+/// The fields of the spec's resource tables, by resource.
+const TENDER_FIELDS: [&str; 27] = [
+    "id",
+    "tenderID",
+    "status",
+    "procurementMethodType",
+    "procurementMethod",
+    "awardCriteria",
+    "submissionMethod",
+    "title",
+    "title_en",
+    "title_ru",
+    "value",
+    "minimalStep",
+    "guarantee",
+    "enquiryPeriod",
+    "tenderPeriod",
+    "auctionPeriod",
+    "auctionUrl",
+    "procuringEntity",
+    "items",
+    "features",
+    "mode",
+    "documents",
+    "questions",
+    "date",
+    "dateModified",
+    "next_check",
+    "owner",
+];
+const ITEM_FIELDS: [&str; 10] = [
+    "id",
+    "description",
+    "description_en",
+    "description_ru",
+    "classification",
+    "additionalClassifications",
+    "deliveryAddress",
+    "deliveryDate",
+    "unit",
+    "quantity",
+];
+const BID_FIELDS: [&str; 7] = [
+    "id",
+    "status",
+    "value",
+    "tenderers",
+    "documents",
+    "date",
+    "participationUrl",
+];
+const DOCUMENT_FIELDS: [&str; 11] = [
+    "id",
+    "title",
+    "url",
+    "hash",
+    "format",
+    "description",
+    "documentType",
+    "documentOf",
+    "datePublished",
+    "dateModified",
+    "previousVersions",
+];
+const QUESTION_FIELDS: [&str; 7] = [
+    "id",
+    "title",
+    "description",
+    "author",
+    "answer",
+    "date",
+    "questionOf",
+];
+const AWARD_FIELDS: [&str; 7] = [
+    "id",
+    "status",
+    "bid_id",
+    "suppliers",
+    "value",
+    "date",
+    "complaintPeriod",
+];
+const CONTRACT_FIELDS: [&str; 12] = [
+    "id",
+    "contractID",
+    "awardID",
+    "status",
+    "items",
+    "suppliers",
+    "value",
+    "contractNumber",
+    "dateSigned",
+    "period",
+    "documents",
+    "date",
+];
+
+/// What was sent, split into the fields the spec's table of `resource` names (an item's and a
+/// bid's documents by their own tables) and the rest, each with the shape of what was sent so
+/// that both compare with the stored object.
+pub fn split_by_spec(sent: &Value, resource: Resource) -> (Value, Value) {
+    let fields: &[&str] = match resource {
+        Resource::Tender => &TENDER_FIELDS,
+        Resource::Bid => &BID_FIELDS,
+        Resource::Document => &DOCUMENT_FIELDS,
+        Resource::Question => &QUESTION_FIELDS,
+        Resource::Award => &AWARD_FIELDS,
+        Resource::Contract => &CONTRACT_FIELDS,
+        Resource::BeyondSpec => return (Value::Object(Default::default()), sent.clone()),
+    };
+    let nested: Option<(&str, &[&str])> = match resource {
+        Resource::Tender | Resource::Contract => Some(("items", &ITEM_FIELDS)),
+        Resource::Bid => Some(("documents", &DOCUMENT_FIELDS)),
+        _ => None,
+    };
+    split_fields(sent, fields, nested)
+}
+
+fn split_fields(sent: &Value, fields: &[&str], nested: Option<(&str, &[&str])>) -> (Value, Value) {
+    let (mut spec, mut other) = (serde_json::Map::new(), serde_json::Map::new());
+    for (key, value) in sent.as_object().into_iter().flatten() {
+        if !fields.contains(&key.as_str()) {
+            other.insert(key.clone(), value.clone());
+            continue;
+        }
+        match (nested, value) {
+            (Some((list, own)), Value::Array(members)) if list == key => {
+                let (kept, rest): (Vec<Value>, Vec<Value>) = members
+                    .iter()
+                    .map(|member| split_fields(member, own, None))
+                    .unzip();
+                spec.insert(key.clone(), Value::Array(kept));
+                if rest
+                    .iter()
+                    .any(|r| r.as_object().is_some_and(|m| !m.is_empty()))
+                {
+                    other.insert(key.clone(), Value::Array(rest));
+                }
+            }
+            _ => {
+                spec.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    (Value::Object(spec), Value::Object(other))
+}
+
 /// Fields whose stored form legitimately differs from the sent one: a document's `url` (the
 /// service signs it or serves it itself) and a question's `author` (hidden on reads).
 const NOT_ECHOED: [&str; 2] = ["url", "author"];
@@ -233,6 +395,31 @@ pub fn member<'a>(tender: &'a Value, list: &str, id: &str) -> Option<&'a Value> 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn what_the_spec_names_is_told_from_the_rest() {
+        let sent = json!({"title": "Папір", "lots": [{"id": "l"}], "description": "d",
+            "procurementMethodDetails": "quick, accelerator=1440",
+            "items": [{"id": "i", "quantity": 1, "relatedLot": "l"}, {"id": "j"}]});
+        let (spec, other) = split_by_spec(&sent, Resource::Tender);
+        assert_eq!(
+            spec,
+            json!({"title": "Папір", "items": [{"id": "i", "quantity": 1}, {"id": "j"}]})
+        );
+        assert_eq!(
+            other,
+            json!({"lots": [{"id": "l"}], "description": "d",
+                "procurementMethodDetails": "quick, accelerator=1440",
+                "items": [{"relatedLot": "l"}, {}]})
+        );
+        let (spec, other) = split_by_spec(&json!({"value": {"amount": 1}}), Resource::Bid);
+        assert_eq!((spec, other), (json!({"value": {"amount": 1}}), json!({})));
+        let lot = json!({"title": "Лот"});
+        assert_eq!(
+            split_by_spec(&lot, Resource::BeyondSpec),
+            (json!({}), lot.clone())
+        );
+    }
 
     #[test]
     fn what_was_sent_must_be_stored() {

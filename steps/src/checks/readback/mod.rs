@@ -6,5 +6,5 @@
 mod compare;
 mod plan;
 
-pub use compare::{changed_besides, differences, editable, member};
+pub use compare::{Resource, changed_besides, differences, editable, member, split_by_spec};
 pub use plan::{Plan, plan};

@@ -3,7 +3,7 @@
 use reqwest::Url;
 use serde_json::Value;
 
-use super::compare::editable;
+use super::compare::{Resource, editable};
 use crate::{
     checks::rules::{self, Check},
     checks::shape::{contract_route, created_id, tender_route},
@@ -14,6 +14,11 @@ use crate::{
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub check: &'static Check,
+    /// The check its Location and its read alone answer to: the spec's for the objects it
+    /// gives a read of their own, upstream's for the rest.
+    pub located: &'static Check,
+    /// Whose table names the fields of what was sent.
+    pub resource: Resource,
     /// The id of the object written.
     pub id: String,
     /// The address that reads the object alone, with the token it needs; none for awards and
@@ -105,6 +110,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         }
         return Some(Plan {
             check: &rules::STORED_CREATE,
+            located: &rules::CHECK_LOCATION,
+            resource: Resource::Tender,
             holder: format!("{origin}/api/2.3/tenders/{created}"),
             object: location.and_then(|l| on_target(&origin, l, None)),
             location: location.and_then(|l| with_token(l, None)),
@@ -120,6 +127,8 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
     let tender = format!("{origin}/api/2.3/tenders/{tender_id}");
     let mut plan = Plan {
         check: &rules::STORED_PATCH,
+        located: &rules::CHECK_LOCATION,
+        resource: Resource::Tender,
         id: created.clone(),
         object: None,
         location: None,
@@ -143,20 +152,20 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
             } else {
                 "questions"
             };
-            plan.check = if list == "documents" {
-                &rules::STORED_DOC_POST
+            (plan.check, plan.resource) = if list == "documents" {
+                (&rules::STORED_DOC_POST, Resource::Document)
             } else {
-                &rules::STORED_Q_POST
+                (&rules::STORED_Q_POST, Resource::Question)
             };
             plan.object = location.and_then(|l| on_target(&origin, l, None));
             plan.location = location.and_then(|l| with_token(l, None));
             plan.in_holder = Some(list);
         }
         (_, ["documents", id]) | (_, ["questions", id]) if method == "PUT" || method == "PATCH" => {
-            plan.check = match (method, rest[0]) {
-                ("PUT", "documents") => &rules::STORED_DOC_PUT,
-                ("PATCH", "documents") => &rules::STORED_DOC_PATCH,
-                ("PATCH", _) => &rules::STORED_Q_PATCH,
+            (plan.check, plan.resource) = match (method, rest[0]) {
+                ("PUT", "documents") => (&rules::STORED_DOC_PUT, Resource::Document),
+                ("PATCH", "documents") => (&rules::STORED_DOC_PATCH, Resource::Document),
+                ("PATCH", _) => (&rules::STORED_Q_PATCH, Resource::Question),
                 _ => return None,
             };
             plan.id = (*id).to_owned();
@@ -169,40 +178,50 @@ pub fn plan(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
         }
         ("POST", ["bids"]) => {
             plan.check = &rules::STORED_BID_POST;
+            plan.resource = Resource::Bid;
             plan.object = location.and_then(|l| on_target(&origin, l, bid_token));
             plan.location = location.and_then(|l| with_token(l, bid_token));
         }
         ("PATCH", ["bids", id]) => {
             plan.check = &rules::STORED_BID_PATCH;
+            plan.resource = Resource::Bid;
             plan.id = (*id).to_owned();
             plan.object = token.and_then(|t| with_token(&here, Some(t)));
         }
+        // The spec lists a bid's documents; a read of one alone is upstream's.
         ("POST", ["bids", bid, "documents"]) => {
             plan.check = &rules::STORED_BIDDOC_POST;
-            plan.object = location.and_then(|l| on_target(&origin, l, token));
+            plan.located = &rules::UP_LOCATION;
+            plan.resource = Resource::Document;
             plan.location = location.and_then(|l| with_token(l, token));
             plan.listed =
                 token.and_then(|t| with_token(&format!("{tender}/bids/{bid}/documents"), Some(t)));
         }
         ("POST", ["lots"]) => {
             plan.check = &rules::STORED_LOT_POST;
+            plan.located = &rules::UP_LOCATION;
+            plan.resource = Resource::BeyondSpec;
             plan.object = location.and_then(|l| on_target(&origin, l, None));
             plan.location = location.and_then(|l| with_token(l, None));
             plan.in_holder = Some("lots");
         }
         ("PATCH", ["lots", id]) => {
             plan.check = &rules::STORED_LOT_PATCH;
+            plan.located = &rules::UP_LOCATION;
+            plan.resource = Resource::BeyondSpec;
             plan.id = (*id).to_owned();
             plan.object = with_token(&here, None);
             plan.in_holder = Some("lots");
         }
         ("PATCH", ["awards", id]) => {
             plan.check = &rules::STORED_AWARD;
+            plan.resource = Resource::Award;
             plan.id = (*id).to_owned();
             plan.in_holder = Some("awards");
         }
         ("PATCH", ["contracts", id]) => {
             plan.check = &rules::STORED_CONTRACT;
+            plan.resource = Resource::Contract;
             plan.id = (*id).to_owned();
             plan.in_holder = Some("contracts");
         }
@@ -238,6 +257,8 @@ fn contract_plan(write: Write<'_>, contract_id: &str, rest: &[&str]) -> Option<P
     let at_location = || location.and_then(|l| on_target(origin, l, None));
     let mut plan = Plan {
         check: &rules::STORED_MANAGED_PATCH,
+        located: &rules::UP_LOCATION,
+        resource: Resource::BeyondSpec,
         id: created_id(body).unwrap_or("").to_owned(),
         object: None,
         location: None,
@@ -385,10 +406,14 @@ mod tests {
         assert_eq!(
             (p.check.rule, p.in_holder, p.object.as_deref()),
             (
-                "conv-5",
+                "up-readback",
                 Some("lots"),
                 Some(format!("{base}/lots/{B}").as_str())
             )
+        );
+        assert_eq!(
+            (p.located.rule, p.resource),
+            ("up-location", Resource::BeyondSpec)
         );
         let p = plan(
             &request(
@@ -402,7 +427,27 @@ mod tests {
         .unwrap();
         assert_eq!(
             (p.check.rule, p.id.as_str(), p.object.as_deref()),
-            ("conv-10", B, Some(format!("{base}/lots/{B}").as_str()))
+            ("up-readback", B, Some(format!("{base}/lots/{B}").as_str()))
+        );
+
+        let p = plan(
+            &request(
+                "POST",
+                &format!("{base}/bids/{B}/documents?acc_token=bidtoken"),
+                json!({"title": "Offer.pdf"}),
+            ),
+            &ok(201, Some(format!("{base}/bids/{B}/documents/{T}"))),
+            &json!({"data": {"id": T}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.check.rule, p.located.rule, p.object, p.resource),
+            ("ep-biddoc-post", "up-location", None, Resource::Document),
+            "the spec lists a bid's documents; a read of one alone is upstream's"
+        );
+        assert_eq!(
+            p.listed.as_deref(),
+            Some(format!("{base}/bids/{B}/documents?acc_token=bidtoken").as_str())
         );
 
         let refused = plan(
@@ -438,7 +483,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             (p.check.rule, p.id.as_str(), p.object.as_deref()),
-            ("auth-2", T, Some(contract.as_str()))
+            ("up-readback", T, Some(contract.as_str()))
         );
         assert_eq!(p.secret.as_deref(), Some("secret"));
         assert_eq!(p.sent, json!({}));
@@ -460,14 +505,19 @@ mod tests {
                 p.holder.as_str(),
                 p.holder_name()
             ),
-            ("conv-5", Some("changes"), contract.as_str(), "contract")
+            (
+                "up-readback",
+                Some("changes"),
+                contract.as_str(),
+                "contract"
+            )
         );
         assert_eq!(
             p.object.as_deref(),
             Some(format!("{contract}/changes/{B}").as_str())
         );
 
-        for (method, rule) in [("PUT", "res-document"), ("PATCH", "conv-10")] {
+        for method in ["PUT", "PATCH"] {
             let p = plan(
                 &request(
                     method,
@@ -480,7 +530,7 @@ mod tests {
             .unwrap();
             assert_eq!(
                 (p.check.rule, p.id.as_str(), p.in_holder),
-                (rule, B, Some("documents"))
+                ("up-readback", B, Some("documents"))
             );
         }
         let read = plan(
@@ -508,7 +558,7 @@ mod tests {
             &json!({"data": {"id": T}}),
         )
         .unwrap();
-        assert_eq!((p.check.rule, p.id.as_str()), ("conv-10", T));
+        assert_eq!((p.check.rule, p.id.as_str()), ("up-readback", T));
         assert_eq!(
             p.sent,
             json!({"description": "d", "items": [{"id": "i", "quantity": 2}],

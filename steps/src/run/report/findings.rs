@@ -63,6 +63,15 @@ impl RunReport {
             .collect()
     }
 
+    /// Upstream's behaviour beyond the spec that the checks applied to every exchange judge,
+    /// with what they found (advisory unless `--strict`).
+    pub fn upstream_findings(&self) -> Vec<Finding<'_>> {
+        rules::UPSTREAM_RULES
+            .iter()
+            .map(|rule| self.finding(rule))
+            .collect()
+    }
+
     /// The rules the run found broken, in the catalogue's order.
     pub fn broken_rules(&self) -> Vec<&'static str> {
         self.findings()

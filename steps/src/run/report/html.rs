@@ -65,6 +65,62 @@ fn code(text: &str) -> String {
     format!("<code>{}</code>", escape(text))
 }
 
+/// A rule the run found broken, as the Markdown certificate shows it.
+fn broken_rule(out: &mut String, f: &Finding, source: &str) {
+    out.push_str("<section class=\"failure\">\n");
+    let _ = writeln!(
+        out,
+        "<h3>{} {}</h3>\n<blockquote>{}, {}</blockquote>\n<ul>",
+        code(f.rule.tag),
+        escape(f.rule.text),
+        escape(source),
+        code_spans(&escape(f.rule.spec))
+    );
+    for t in &f.tallies {
+        let _ = writeln!(
+            out,
+            "<li>Check: {}. Broken by {} exchange(s) in {} scenario(s).</li>\n<li>Example, in {} ({}: {}): {}</li>\n<li>Scenarios: {}</li>",
+            escape(t.check.text),
+            t.exchanges,
+            t.scenarios.len(),
+            code(&format!(
+                "features/{}:{}",
+                t.example.scenario.file, t.example.scenario.line
+            )),
+            escape(&t.example.scenario.feature),
+            escape(&t.example.scenario.name),
+            escape(&t.example.message),
+            escape(&listed(
+                t.scenarios
+                    .iter()
+                    .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
+            ))
+        );
+    }
+    if !f.assertions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<li>Assertions that failed: {}</li>",
+            escape(&listed(f.assertions.iter().map(|s| format!(
+                "{} ({})",
+                scenario_title(s),
+                place(s)
+            ))))
+        );
+    }
+    out.push_str("</ul>\n");
+    for t in &f.tallies {
+        exchange(out, &t.example.exchange);
+        if let Some(read) = &t.example.read {
+            pre(out, "Read that showed it", &read.request.to_string());
+            if let Some(r) = &read.response {
+                pre(out, "Its response", &r.to_string());
+            }
+        }
+    }
+    out.push_str("</section>\n");
+}
+
 /// One exchange: the request, and the response or why none came.
 fn exchange(out: &mut String, ex: &Exchange) {
     pre(out, "Request", &ex.request.to_string());
@@ -253,57 +309,27 @@ impl RunReport {
             out.push_str("<p>None.</p>\n");
         }
         for f in broken {
-            out.push_str("<section class=\"failure\">\n");
+            broken_rule(out, f, "The spec");
+        }
+        let upstream: Vec<Finding> = self
+            .upstream_findings()
+            .into_iter()
+            .filter(|f| f.standing == Standing::Broken)
+            .collect();
+        if !upstream.is_empty() {
             let _ = writeln!(
                 out,
-                "<h3>{} {}</h3>\n<blockquote>The spec, {}</blockquote>\n<ul>",
-                code(f.rule.tag),
-                escape(f.rule.text),
-                code_spans(&escape(f.rule.spec))
-            );
-            for t in &f.tallies {
-                let _ = writeln!(
-                    out,
-                    "<li>Check: {}. Broken by {} exchange(s) in {} scenario(s).</li>\n<li>Example, in {} ({}: {}): {}</li>\n<li>Scenarios: {}</li>",
-                    escape(t.check.text),
-                    t.exchanges,
-                    t.scenarios.len(),
-                    code(&format!(
-                        "features/{}:{}",
-                        t.example.scenario.file, t.example.scenario.line
-                    )),
-                    escape(&t.example.scenario.feature),
-                    escape(&t.example.scenario.name),
-                    escape(&t.example.message),
-                    escape(&listed(
-                        t.scenarios
-                            .iter()
-                            .map(|s| format!("{}:{} {}", s.file, s.line, s.name))
-                    ))
-                );
-            }
-            if !f.assertions.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "<li>Assertions that failed: {}</li>",
-                    escape(&listed(f.assertions.iter().map(|s| format!(
-                        "{} ({})",
-                        scenario_title(s),
-                        place(s)
-                    ))))
-                );
-            }
-            out.push_str("</ul>\n");
-            for t in &f.tallies {
-                exchange(out, &t.example.exchange);
-                if let Some(read) = &t.example.read {
-                    pre(out, "Read that showed it", &read.request.to_string());
-                    if let Some(r) = &read.response {
-                        pre(out, "Its response", &r.to_string());
-                    }
+                "<h2>Upstream's behaviour the target does not follow ({}, {})</h2>",
+                upstream.len(),
+                if self.strict {
+                    "counted with --strict"
+                } else {
+                    "advisory: the spec does not state it"
                 }
+            );
+            for f in &upstream {
+                broken_rule(out, f, "Why it is advisory");
             }
-            out.push_str("</section>\n");
         }
         out.push_str("<h3>Checks applied to every exchange</h3>\n");
         let checks = rules::GLOBAL_CHECKS

@@ -13,6 +13,56 @@ use crate::{
     run::outcome::{CHECKS_STEP, Class},
 };
 
+/// A rule the run found broken: the words it rests on, what each of its checks found (how
+/// many exchanges, one example with its read, the scenarios), the assertions that failed.
+fn broken_rule(md: &mut String, f: &Finding, source: &str) {
+    let _ = writeln!(md, "### `{}` {}\n", f.rule.tag, f.rule.text);
+    let _ = writeln!(md, "> {source}, {}\n", f.rule.spec);
+    for t in &f.tallies {
+        let _ = writeln!(
+            md,
+            "- Check: {}. Broken by {} exchange(s) in {} scenario(s).",
+            t.check.text,
+            t.exchanges,
+            t.scenarios.len()
+        );
+        let _ = writeln!(
+            md,
+            "- Example, in `features/{}:{}` ({}: {}): {}\n",
+            t.example.scenario.file,
+            t.example.scenario.line,
+            t.example.scenario.feature,
+            t.example.scenario.name,
+            t.example.message.replace('\n', " ")
+        );
+        exchange(md, &t.example.exchange);
+        if let Some(read) = &t.example.read {
+            let _ = writeln!(md, "Read that showed it:\n");
+            exchange(md, read);
+        }
+        let _ = writeln!(
+            md,
+            "- Scenarios: {}\n",
+            listed(
+                t.scenarios
+                    .iter()
+                    .map(|s| format!("`{}:{}` {}", s.file, s.line, s.name))
+            )
+        );
+    }
+    if !f.assertions.is_empty() {
+        let _ = writeln!(
+            md,
+            "- Assertions that failed: {}\n",
+            listed(
+                f.assertions
+                    .iter()
+                    .map(|s| format!("{} (`{}`)", scenario_title(s), place(s)))
+            )
+        );
+    }
+}
+
 /// One exchange: the request, and the response or why none came.
 fn exchange(md: &mut String, ex: &Exchange) {
     let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
@@ -153,50 +203,26 @@ impl RunReport {
             let _ = writeln!(md, "None.");
         }
         for f in broken {
-            let _ = writeln!(md, "### `{}` {}\n", f.rule.tag, f.rule.text);
-            let _ = writeln!(md, "> The spec, {}\n", f.rule.spec);
-            for t in &f.tallies {
-                let _ = writeln!(
-                    md,
-                    "- Check: {}. Broken by {} exchange(s) in {} scenario(s).",
-                    t.check.text,
-                    t.exchanges,
-                    t.scenarios.len()
-                );
-                let _ = writeln!(
-                    md,
-                    "- Example, in `features/{}:{}` ({}: {}): {}\n",
-                    t.example.scenario.file,
-                    t.example.scenario.line,
-                    t.example.scenario.feature,
-                    t.example.scenario.name,
-                    t.example.message.replace('\n', " ")
-                );
-                exchange(&mut md, &t.example.exchange);
-                if let Some(read) = &t.example.read {
-                    let _ = writeln!(md, "Read that showed it:\n");
-                    exchange(&mut md, read);
+            broken_rule(&mut md, f, "The spec");
+        }
+        let upstream: Vec<Finding> = self
+            .upstream_findings()
+            .into_iter()
+            .filter(|f| f.standing == Standing::Broken)
+            .collect();
+        if !upstream.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n## Upstream's behaviour the target does not follow ({}, {})\n",
+                upstream.len(),
+                if self.strict {
+                    "counted with `--strict`"
+                } else {
+                    "advisory: the spec does not state it"
                 }
-                let _ = writeln!(
-                    md,
-                    "- Scenarios: {}\n",
-                    listed(
-                        t.scenarios
-                            .iter()
-                            .map(|s| format!("`{}:{}` {}", s.file, s.line, s.name))
-                    )
-                );
-            }
-            if !f.assertions.is_empty() {
-                let _ = writeln!(
-                    md,
-                    "- Assertions that failed: {}\n",
-                    listed(f.assertions.iter().map(|s| format!(
-                        "{} (`{}`)",
-                        scenario_title(s),
-                        place(s)
-                    )))
-                );
+            );
+            for f in &upstream {
+                broken_rule(&mut md, f, "Why it is advisory");
             }
         }
         let _ = writeln!(md, "\n### Checks applied to every exchange\n");

@@ -2,7 +2,11 @@
 //! each, and the verdict.
 use std::fmt::Write as _;
 
-use super::{RunReport, class_tag, failure_rules, findings::Standing, is_not_offered};
+use super::{
+    RunReport, class_tag, failure_rules,
+    findings::{Finding, Standing},
+    is_not_offered,
+};
 use crate::run::outcome::{Class, Verdict};
 
 impl RunReport {
@@ -47,11 +51,14 @@ impl RunReport {
         if !not_offered.is_empty() {
             let _ = writeln!(out, "  not offered: {}", not_offered.join(", "));
         }
-        for f in self
+        let broken: Vec<(&str, Finding)> = self
             .findings()
-            .iter()
-            .filter(|f| f.standing == Standing::Broken)
-        {
+            .into_iter()
+            .map(|f| ("BROKEN ", f))
+            .chain(self.upstream_findings().into_iter().map(|f| ("ADVISE ", f)))
+            .filter(|(_, f)| f.standing == Standing::Broken)
+            .collect();
+        for (label, f) in &broken {
             let mut how = Vec::new();
             if !f.tallies.is_empty() {
                 let scenarios: std::collections::BTreeSet<_> =
@@ -67,7 +74,7 @@ impl RunReport {
             }
             let _ = writeln!(
                 out,
-                "  BROKEN  {} ({}): {}",
+                "  {label} {} ({}): {}",
                 f.rule.tag,
                 how.join(", "),
                 f.rule.text

@@ -1,5 +1,5 @@
-//! Reading a tender back: as its owner, anonymously, one that does not exist, and other
-//! methods sent to it.
+//! Reading a tender back: as its owner, as another broker, anonymously, one that does not
+//! exist, and other methods sent to it.
 use cucumber::when;
 use reqwest::Method;
 
@@ -13,13 +13,13 @@ async fn owner_reads(w: &mut TenderWorld) -> Result<(), String> {
     Ok(())
 }
 
-#[when(regex = r"^an anonymous client reads the tender( with opt_pretty=1)?$")]
-async fn anonymous_reads(w: &mut TenderWorld, pretty: String) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) reads the tender( with opt_pretty=1)?$")]
+async fn public_read(w: &mut TenderWorld, reader: String, pretty: String) -> Result<(), String> {
     let mut path = w.tender_path()?;
     if !pretty.is_empty() {
         path.push_str("?opt_pretty=1");
     }
-    w.send(Actor::Anonymous, Method::GET, &path, Payload::None)
+    w.send(Actor::reader(&reader)?, Method::GET, &path, Payload::None)
         .await?;
     w.adopt_tender();
     Ok(())

@@ -4,7 +4,12 @@ use cucumber::then;
 use serde_json::Value;
 use time::Duration;
 
-use crate::{checks, checks::ensure, exchange::timestamps, world::TenderWorld};
+use crate::{
+    checks,
+    checks::ensure,
+    exchange::timestamps,
+    world::{Actor, TenderWorld},
+};
 
 #[then(expr = "the tender status is {string}")]
 async fn tender_status(w: &mut TenderWorld, expected: String) -> Result<(), String> {
@@ -56,6 +61,8 @@ async fn next_check_is_period_end(w: &mut TenderWorld, period: String) -> Result
     })
 }
 
+/// Refreshed to the time of the change: later than before, or the same moment on a clock that
+/// stood still in between.
 #[then(expr = "the tender's {word} is later than before")]
 async fn later_than_before(w: &mut TenderWorld, field: String) -> Result<(), String> {
     let now = w.tender_instant(&format!("/{field}"))?;
@@ -63,13 +70,8 @@ async fn later_than_before(w: &mut TenderWorld, field: String) -> Result<(), Str
         .as_str()
         .and_then(timestamps::parse)
         .ok_or_else(|| format!("the tender had no {field} before"))?;
-    ensure(now > before, || {
-        format!(
-            "{field} is {}, not later than {}",
-            timestamps::format(now),
-            timestamps::format(before)
-        )
-    })
+    w.check_refreshed(&format!("the tender's {field}"), before, now)
+        .await
 }
 
 /// Publication refreshes `date` to its own moment: later than the draft's, or the same moment
@@ -197,6 +199,25 @@ async fn item_ids_hex(w: &mut TenderWorld) -> Result<(), String> {
     items
         .iter()
         .try_for_each(|item| checks::hex_id(&item["id"]))
+}
+
+#[then("the tender the repeated request names can be read")]
+async fn repeated_tender_reads(w: &mut TenderWorld) -> Result<(), String> {
+    let id = w
+        .created
+        .last()
+        .map(|t| t.id.clone())
+        .ok_or("the repeated request created nothing")?;
+    let path = format!("/api/2.3/tenders/{id}");
+    w.read(
+        "reading the tender the repeated request named",
+        Actor::Other,
+        &path,
+    )
+    .await?;
+    ensure(w.data()["id"] == id.as_str(), || {
+        format!("reading {path} answered another id: {}", w.data()["id"])
+    })
 }
 
 #[then("the two tenders have different ids")]
