@@ -12,6 +12,13 @@ Feature: Authentication and tokens
     When another broker reads the tender
     Then the tender owner is the owner broker
 
+  @spec @auth-1
+  Scenario: Two brokers' tenders carry two owners
+    Given the owner has created a draft tender
+    Then the tender owner is the owner broker
+    Given another broker has created a draft tender
+    Then the tender owner is the other broker
+
   @spec @auth-2
   Scenario: A tender change without a token is refused
     Given the owner has published a tender

@@ -105,6 +105,12 @@ struct CertifyArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// Upload every document's file to the document service at URL first, by upstream's
+    /// protocol (POST URL/upload, multipart; credentials in the URL's user part as curl takes
+    /// them, else the owner broker's). Without it: the target's root when it takes an upload
+    /// there, else documents carry unsigned addresses.
+    #[arg(long, value_name = "URL", env = "TENDER_CERTIFY_DOCUMENT_SERVICE")]
+    document_service: Option<String>,
     /// On a target that offers test clocks: the most the run makes, each scenario that moves
     /// time taking one while it runs (clocks whose tenders are still live stay on the target:
     /// a broker holds a bounded number). 0: move the broker's clock, one such scenario at a time.
@@ -160,6 +166,7 @@ fn main() -> ExitCode {
     settings.http2 = args.http2;
     settings.timeout = Duration::from_secs(args.timeout);
     settings.test_clocks = args.test_clocks;
+    settings.document_service = args.document_service;
     settings.tls = TlsOptions {
         cacert: args.cacert,
         insecure: args.insecure,

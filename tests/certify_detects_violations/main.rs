@@ -27,6 +27,7 @@ use test_support::certify;
 
 mod mutants;
 mod proxy;
+mod unlike_ours;
 
 use mutants::{Mutant, contracting, live_auction, mutant, mutants};
 use proxy::{Memory, Proxy, Route};

@@ -47,7 +47,7 @@ fn as_rightful(m: &Memory, req: &mut Req) {
     }
 }
 
-fn accept_any_on(endpoint: Endpoint, m: &Memory, req: &mut Req) -> Route {
+pub fn accept_any_on(endpoint: Endpoint, m: &Memory, req: &mut Req) -> Route {
     if req.endpoint() == endpoint {
         as_rightful(m, req);
     }
@@ -102,6 +102,16 @@ fn fake_created(req: &Req, made: Value) -> Route {
 
 /// `….123456+02:00` becomes `…+02:00`.
 fn drop_fractions(body: &str) -> String {
+    drop_fractions_where(body, |_| true)
+}
+
+/// Timestamps as Python's `isoformat()` writes them: without their fraction when it is zero.
+pub fn drop_zero_fractions(body: &str) -> String {
+    drop_fractions_where(body, |digits| digits.iter().all(|d| *d == b'0'))
+}
+
+/// `body` with the six fractional digits of each timestamp dropped where `drop` says so.
+fn drop_fractions_where(body: &str, drop: impl Fn(&[u8]) -> bool) -> String {
     let bytes = body.as_bytes();
     let mut out = String::with_capacity(body.len());
     let mut i = 0;
@@ -112,7 +122,7 @@ fn drop_fractions(body: &str) -> String {
             && bytes[i - 6] == b':'
             && bytes
                 .get(i + 1..i + 7)
-                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit) && drop(d))
             && matches!(bytes.get(i + 7), Some(b'+' | b'-' | b'Z'));
         if is_fraction {
             i += 7;
@@ -123,6 +133,32 @@ fn drop_fractions(body: &str) -> String {
         }
     }
     out
+}
+
+/// A bid's documents listed without the bid's token, answered as a refusal that carries them.
+pub fn refusal_carrying_bid_documents(m: &Memory, r: &Req, a: &mut Answer) {
+    if r.endpoint() == Endpoint::BidDocList && a.status == 200 && !m.is_rightful(r) {
+        let mut refusal = forbidden();
+        refusal.edit(|v| {
+            v["data"] = serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"].clone()
+        });
+        *a = refusal;
+    }
+}
+
+/// Every error's description as a list of strings, as upstream wrote its validation errors.
+pub fn list_descriptions(a: &mut Answer) {
+    if a.status >= 400 {
+        a.edit(|v| {
+            each_object(v, &mut |e| {
+                if let Some(Value::String(d)) = e.get("description").cloned()
+                    && e.contains_key("location")
+                {
+                    e.insert("description".into(), json!([d]));
+                }
+            })
+        });
+    }
 }
 
 fn integer_amounts(v: &mut Value) {
@@ -394,16 +430,7 @@ pub fn mutants() -> Vec<Mutant> {
         .alone()
         .tags("@ep-biddoc-list")
         .requests(|m, r| accept_any_on(BidDocList, m, r))
-        .answers(|m, r, a| {
-            if r.endpoint() == BidDocList && a.status == 200 && !m.is_rightful(r) {
-                let mut refusal = forbidden();
-                refusal.edit(|v| {
-                    v["data"] =
-                        serde_json::from_str::<Value>(&a.body).unwrap_or_default()["data"].clone()
-                });
-                *a = refusal;
-            }
-        }),
+        .answers(refusal_carrying_bid_documents),
         mutant(
             1,
             "PATCH /tenders/{id}/awards/{award}",
@@ -934,19 +961,7 @@ pub fn mutants() -> Vec<Mutant> {
         // ---- class 5: shapes, on every exchange ----
         mutant(5, "every error", "error descriptions are lists of strings")
             .tags("@errors")
-            .answers(|_, _, a| {
-                if a.status >= 400 {
-                    a.edit(|v| {
-                        each_object(v, &mut |e| {
-                            if let Some(Value::String(d)) = e.get("description").cloned()
-                                && e.contains_key("location")
-                            {
-                                e.insert("description".into(), json!([d]));
-                            }
-                        })
-                    });
-                }
-            }),
+            .answers(|_, _, a| list_descriptions(a)),
         mutant(
             5,
             "PATCH/GET /tenders/{id}",

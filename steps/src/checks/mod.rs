@@ -22,6 +22,12 @@ pub fn ensure(holds: bool, otherwise: impl FnOnce() -> String) -> Result<(), Str
     if holds { Ok(()) } else { Err(otherwise()) }
 }
 
+/// A step's failure that names the rule of the spec it found broken, so that the certificate
+/// counts it against that rule alone (not against every rule its scenario is tagged with).
+pub fn breach(tag: &str, what: impl std::fmt::Display) -> String {
+    format!("{}: {what}", rules::broken(tag))
+}
+
 /// The JSON kind expected under `data`.
 #[derive(Clone, Copy, Debug)]
 pub enum DataKind {

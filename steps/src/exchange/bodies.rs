@@ -19,6 +19,32 @@ const QUESTION: &str = include_str!("../../../scenarios/question.json");
 const DOCUMENT: &str = include_str!("../../../scenarios/document.json");
 const ANSWER: &str = include_str!("../../../scenarios/answer.json");
 
+/// The boundary of the multipart bodies the harness sends.
+const BOUNDARY: &str = "tender-certify-boundary";
+
+/// A `multipart/form-data` body with one `file` part (the form upstream's document service and
+/// the API's legacy uploads take): its Content-Type header and the body.
+pub fn multipart(file_name: &str, content_type: &str, content: &str) -> (String, String) {
+    let name = file_name.replace(['"', '\r', '\n'], "_");
+    let body = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
+         Content-Type: {content_type}\r\n\r\n{content}\r\n--{BOUNDARY}--\r\n"
+    );
+    (format!("multipart/form-data; boundary={BOUNDARY}"), body)
+}
+
+/// A one-page PDF (ASCII alone, so that it travels as text) whose trailer names `mark`, so that
+/// no two of a run's files are the same.
+pub fn pdf(mark: &str) -> String {
+    let mark: String = mark.chars().filter(char::is_ascii_alphanumeric).collect();
+    format!(
+        "%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n\
+         2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n\
+         3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 595 842]>> endobj\n\
+         trailer <</Root 1 0 R /ID [({mark})]>>\n%%EOF\n"
+    )
+}
+
 /// Generates the variable parts of bodies from one seeded random source.
 #[derive(Debug)]
 pub struct Fakes {

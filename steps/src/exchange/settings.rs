@@ -2,44 +2,76 @@
 //! that act on it, where reports go.
 use std::{path::PathBuf, str::FromStr, time::Duration};
 
-/// Basic-auth credentials of one broker: the user name identifies the broker, the password is
-/// usually empty.
+/// Basic-auth credentials of one broker: the user name is the broker's key (upstream's auth
+/// file names the broker beside it), the password usually empty; and, when the run is told,
+/// the name the target shows as the `owner` of what the broker creates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Broker {
+    /// The Basic-auth user name: the broker's key.
     pub name: String,
     pub password: String,
+    /// The `owner` the key stands for (`KEY=NAME`), when the run is told.
+    pub owner: Option<String>,
 }
 
 impl FromStr for Broker {
     type Err = String;
 
-    /// `NAME` or `NAME:PASSWORD`.
+    /// `KEY`, `KEY:PASSWORD`, `KEY=NAME` or `KEY=NAME:PASSWORD` (a name holds no `:`; a
+    /// password may hold anything).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (name, password) = s.split_once(':').unwrap_or((s, ""));
-        if name.is_empty() {
-            return Err("a broker needs a name".into());
+        let (key, rest) = match s.find([':', '=']) {
+            Some(at) => (&s[..at], Some(&s[at..])),
+            None => (s, None),
+        };
+        if key.is_empty() {
+            return Err("a broker needs a key (the Basic-auth user name)".into());
         }
+        let (owner, password) = match rest {
+            None => (None, ""),
+            Some(rest) => match rest.strip_prefix('=') {
+                Some(named) => {
+                    let (name, password) = named.split_once(':').unwrap_or((named, ""));
+                    if name.is_empty() {
+                        return Err(format!("{s:?}: KEY=NAME needs the name the key stands for"));
+                    }
+                    (Some(name.to_owned()), password)
+                }
+                None => (None, &rest[1..]),
+            },
+        };
         Ok(Broker {
-            name: name.into(),
+            name: key.into(),
             password: password.into(),
+            owner,
         })
     }
 }
 
 impl Broker {
+    fn keyed(name: &str) -> Broker {
+        Broker {
+            name: name.into(),
+            password: String::new(),
+            owner: None,
+        }
+    }
+
     /// `broker`, the default owner.
     pub fn default_owner() -> Broker {
-        Broker {
-            name: "broker".into(),
-            password: String::new(),
-        }
+        Broker::keyed("broker")
     }
 
     /// `broker1`, the default other party.
     pub fn default_other() -> Broker {
-        Broker {
-            name: "broker1".into(),
-            password: String::new(),
+        Broker::keyed("broker1")
+    }
+
+    /// The broker as a certificate names it: its key, and the name it stands for when told.
+    pub fn shown(&self) -> String {
+        match &self.owner {
+            Some(owner) => format!("{} (owner {owner})", self.name),
+            None => self.name.clone(),
         }
     }
 }
@@ -101,6 +133,10 @@ pub struct Settings {
     /// `--timeout SECONDS`: the longest one exchange may take; past it the exchange fails its
     /// scenario, naming the request.
     pub timeout: Duration,
+    /// `--document-service URL`: where the run uploads its documents' files (credentials in the
+    /// URL's user part, else the owner broker's); without it, the target's root when it is its
+    /// own document service.
+    pub document_service: Option<String>,
     /// `--test-clocks N`: on a target that offers test clocks, the most the run makes, one for
     /// each scenario that moves time while it runs; 0 moves the owner's clock instead, one such
     /// scenario at a time.
@@ -235,6 +271,7 @@ impl Settings {
             http2: false,
             timeout: Duration::from_secs(30),
             test_clocks: DEFAULT_TEST_CLOCKS,
+            document_service: None,
         }
     }
 }
@@ -248,6 +285,30 @@ pub fn default_features_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broker_is_a_key_with_its_password_and_the_name_it_stands_for() {
+        let parsed = |text: &str| text.parse::<Broker>();
+        let broker = |name: &str, password: &str, owner: Option<&str>| Broker {
+            name: name.into(),
+            password: password.into(),
+            owner: owner.map(str::to_owned),
+        };
+        assert_eq!(parsed("acme"), Ok(broker("acme", "", None)));
+        assert_eq!(parsed("7d1f:s=c:r"), Ok(broker("7d1f", "s=c:r", None)));
+        assert_eq!(parsed("7d1f=acme"), Ok(broker("7d1f", "", Some("acme"))));
+        assert_eq!(
+            parsed("7d1f=acme:s=cr:et"),
+            Ok(broker("7d1f", "s=cr:et", Some("acme")))
+        );
+        assert!(parsed("").is_err());
+        assert!(parsed(":pw").is_err());
+        assert!(parsed("7d1f=").is_err());
+        assert_eq!(
+            parsed("7d1f=acme").map(|b| b.shown()).as_deref(),
+            Ok("7d1f (owner acme)")
+        );
+    }
 
     fn proxies(vars: &[(&str, &str)]) -> Proxies {
         let vars: Vec<(String, String)> = vars

@@ -39,6 +39,8 @@ pub struct RunReport {
     pub features: String,
     /// Whether tenders carried the sandbox acceleration fields, and what the target made of them.
     pub acceleration: String,
+    /// Where the run's documents came from (a document service, or unsigned addresses).
+    pub documents: String,
     pub strict: bool,
     /// Every selected scenario must have been checked: a skipped one fails the run.
     pub fail_on_skip: bool,
@@ -442,6 +444,7 @@ mod tests {
             tags: None,
             features: "built-in set".into(),
             acceleration: "none asked for".into(),
+            documents: "addresses of a store that does not exist".into(),
             strict: false,
             fail_on_skip: false,
             elapsed_seconds: 0.0,

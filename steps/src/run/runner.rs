@@ -165,6 +165,10 @@ pub async fn certify<Custom: clap::Args>(
         );
     }
     println!(
+        "tender-certify: documents: {}",
+        target.documents.describe().replace('`', "")
+    );
+    println!(
         "tender-certify: features: {}",
         features.describe().replace('`', "")
     );
@@ -314,11 +318,12 @@ pub async fn certify<Custom: clap::Args>(
                 "behind"
             }
         ),
-        owner: target.owner.name.clone(),
-        other: target.other.name.clone(),
+        owner: target.owner.shown(),
+        other: target.other.shown(),
         tags: tags_text,
         features: features.describe(),
         acceleration: target.acceleration.describe(),
+        documents: target.documents.describe(),
         strict: settings.strict,
         fail_on_skip: settings.fail_on_skip,
         elapsed_seconds: started.elapsed().as_secs_f64(),

@@ -29,14 +29,14 @@ pub(super) fn require_registered(w: &TenderWorld, what: &str) -> Result<(), Stri
 }
 
 /// A batch bid: no status, the documents in the body.
-fn batch(w: &mut TenderWorld) -> Value {
+async fn batch(w: &mut TenderWorld) -> Result<Value, String> {
     let mut body = w.fakes.bid(None);
-    let document = w.fakes.document()["data"].clone();
+    let document = w.document_body().await?["data"].clone();
     if let Some(data) = body["data"].as_object_mut() {
         data.remove("status");
         data.insert("documents".into(), json!([document]));
     }
-    body
+    Ok(body)
 }
 
 #[when("a bidder registers a draft bid")]
@@ -53,7 +53,7 @@ async fn has_registered_draft(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("a bidder registers a bid with a PDF document in one batch request")]
 async fn registers_batch(w: &mut TenderWorld) -> Result<(), String> {
-    let body = batch(w);
+    let body = batch(w).await?;
     register(w, body).await
 }
 

@@ -400,7 +400,7 @@ async fn uploads(w: &mut TenderWorld, who: String) -> Result<(), String> {
         (Actor::Other, claimant_token)
     };
     let documents = format!("{path}/documents");
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     w.send(
         actor,
         Method::POST,

@@ -63,16 +63,19 @@ async fn data_envelope(w: &mut TenderWorld, kind: String) -> Result<(), String> 
         "array" => DataKind::Array,
         other => return Err(format!("harness: unknown data kind {other}")),
     };
-    checks::data_envelope(w.response()?, &w.body, kind)
+    checks::data_envelope(w.response()?, &w.body, kind).map_err(|e| checks::breach("conv-3", e))
 }
 
 #[then("the response carries an access token")]
 async fn access_token(w: &mut TenderWorld) -> Result<(), String> {
     match w.body.pointer("/access/token") {
         Some(serde_json::Value::String(token)) if !token.is_empty() => Ok(()),
-        _ => Err(format!(
-            "no access.token string at the top level of {}",
-            short(&w.body.to_string())
+        _ => Err(checks::breach(
+            "conv-4",
+            format!(
+                "no access.token string at the top level of {}",
+                short(&w.body.to_string())
+            ),
         )),
     }
 }
@@ -80,7 +83,9 @@ async fn access_token(w: &mut TenderWorld) -> Result<(), String> {
 #[then("the Location header is the full address of the created object")]
 async fn location_full(w: &mut TenderWorld) -> Result<(), String> {
     let id = checks::as_text(&w.data()["id"]);
-    checks::location_names(w.response()?, &id).map(drop)
+    checks::location_names(w.response()?, &id)
+        .map(drop)
+        .map_err(|e| checks::breach("conv-5", e))
 }
 
 #[then(expr = "the Location header ends with the {word} id")]
@@ -90,7 +95,9 @@ async fn location_ends_with_id(w: &mut TenderWorld, what: String) -> Result<(), 
         "document" | "question" | "bid" => checks::as_text(&w.data()["id"]),
         other => return Err(format!("harness: unknown object kind {other}")),
     };
-    checks::location_names(w.response()?, &id).map(drop)
+    checks::location_names(w.response()?, &id)
+        .map(drop)
+        .map_err(|e| checks::breach("conv-5", e))
 }
 
 #[then(expr = "the Location header points under {string}")]
@@ -113,12 +120,12 @@ async fn location_under(w: &mut TenderWorld, prefix: String) -> Result<(), Strin
 
 #[then("every timestamp in the response has a UTC offset and microseconds")]
 async fn timestamps_form(w: &mut TenderWorld) -> Result<(), String> {
-    checks::timestamps_have_output_form(w.data())
+    checks::timestamps_have_output_form(w.data()).map_err(|e| checks::breach("conv-6", e))
 }
 
 #[then("every amount in the response is a decimal number")]
 async fn amounts_decimal(w: &mut TenderWorld) -> Result<(), String> {
-    checks::amounts_are_decimal(w.data())
+    checks::amounts_are_decimal(w.data()).map_err(|e| checks::breach("conv-7", e))
 }
 
 fn response_field<'a>(w: &'a TenderWorld, path: &str) -> Result<&'a serde_json::Value, String> {
@@ -159,7 +166,7 @@ async fn field_empty_list(w: &mut TenderWorld, path: String) -> Result<(), Strin
 
 #[then(expr = "the response field {string} is a 32-character lowercase hexadecimal identifier")]
 async fn field_hex_id(w: &mut TenderWorld, path: String) -> Result<(), String> {
-    checks::hex_id(response_field(w, &path)?)
+    checks::hex_id(response_field(w, &path)?).map_err(|e| checks::breach("conv-9", e))
 }
 
 #[then(expr = "the response has Content-Type {string}")]

@@ -9,22 +9,19 @@ use serde_json::json;
 
 use crate::{
     checks,
+    exchange::bodies,
     exchange::short,
     target::offered::NOT_OFFERED,
     world::{Actor, Payload, TenderWorld},
 };
 
-const BOUNDARY: &str = "tender-certify-boundary";
 /// md5 of `hello`, announced by a registration whose upload then sends something else.
 const HELLO_MD5: &str = "5d41402abc4b2a76b9719d911017c592";
 
 fn multipart(file_name: &str, content: &str) -> Payload {
-    let text = format!(
-        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
-         Content-Type: text/plain\r\n\r\n{content}\r\n--{BOUNDARY}--\r\n"
-    );
+    let (content_type, text) = bodies::multipart(file_name, "text/plain", content);
     Payload::Raw {
-        content_type: Some(format!("multipart/form-data; boundary={BOUNDARY}")),
+        content_type: Some(content_type),
         text,
     }
 }

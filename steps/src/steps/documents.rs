@@ -38,14 +38,14 @@ pub(super) async fn upload_to_tender(
 /// presenting the tender's token.
 pub(super) async fn owner_uploads_pdf_to(w: &mut TenderWorld, object: &str) -> Result<(), String> {
     let path = format!("{object}/documents?acc_token={}", w.tender_token()?);
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
         .await
 }
 
 #[when("the owner uploads a PDF document to the tender")]
 async fn uploads(w: &mut TenderWorld) -> Result<(), String> {
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     upload_to_tender(w, Actor::Owner, body).await
 }
 
@@ -57,21 +57,21 @@ async fn has_uploaded(w: &mut TenderWorld) -> Result<(), String> {
 
 #[when("another broker uploads a PDF document to the tender with the owner's token")]
 async fn other_uploads(w: &mut TenderWorld) -> Result<(), String> {
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     upload_to_tender(w, Actor::Other, body).await
 }
 
 #[when("the owner uploads a PDF document to the tender without a token")]
 async fn uploads_without_token(w: &mut TenderWorld) -> Result<(), String> {
     let path = format!("{}/documents", w.tender_path()?);
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     w.send(Actor::Owner, Method::POST, &path, Payload::Json(body))
         .await
 }
 
 #[when(expr = "the owner uploads a PDF document whose hash is {string}")]
 async fn uploads_with_hash(w: &mut TenderWorld, hash: String) -> Result<(), String> {
-    let mut body = w.fakes.document();
+    let mut body = w.document_body().await?;
     body["data"]["hash"] = json!(hash);
     upload_to_tender(w, Actor::Owner, body).await
 }
@@ -101,7 +101,7 @@ fn adopt_document(w: &mut TenderWorld, sent: Option<Value>) {
 #[when("the owner uploads a new version of the document")]
 async fn uploads_new_version(w: &mut TenderWorld) -> Result<(), String> {
     w.document_before = w.document()?.data.clone();
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     let path = format!("{}?acc_token={}", document_path(w)?, w.tender_token()?);
     w.send(
         Actor::Owner,
@@ -162,7 +162,7 @@ async fn upload_to_bid(w: &mut TenderWorld, token: Option<String>) -> Result<(),
     if let Some(token) = token {
         path = format!("{path}?acc_token={token}");
     }
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     w.send(
         Actor::Other,
         Method::POST,
@@ -255,9 +255,12 @@ async fn shows_no_bid_document(w: &mut TenderWorld) -> Result<(), String> {
         for key in ["id", "title", "url"] {
             let value = checks::as_text(&document[key]);
             if !value.is_empty() && body.contains(&value) {
-                return Err(format!(
-                    "the response shows the first bid's document {key} {value:?}: {}",
-                    short(body)
+                return Err(checks::breach(
+                    "auth-2",
+                    format!(
+                        "the response shows the first bid's document {key} {value:?}: {}",
+                        short(body)
+                    ),
                 ));
             }
         }

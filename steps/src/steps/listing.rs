@@ -119,7 +119,12 @@ async fn offset_output_form(w: &mut TenderWorld) -> Result<(), String> {
     let offset = checks::as_text(&w.body["next_page"]["offset"]);
     ensure(
         offset.is_empty() || timestamps::has_output_form(&offset),
-        || format!("next_page.offset {offset:?} is neither empty nor in the output form"),
+        || {
+            checks::breach(
+                "conv-6",
+                format!("next_page.offset {offset:?} is neither empty nor in the output form"),
+            )
+        },
     )
 }
 

@@ -169,7 +169,7 @@ async fn has_bid_at(
     let mut body = if of == "value of every lot" {
         let count = lots::lots(w)?.len();
         let ns: Vec<usize> = (1..=count).collect();
-        let mut body = lots::bid_on(w, &ns, None)?;
+        let mut body = lots::bid_on(w, &ns, None).await?;
         for (i, n) in ns.iter().enumerate() {
             body["data"]["lotValues"][i]["value"]["amount"] = json!(share(w, percent, Some(*n))?);
         }

@@ -212,7 +212,7 @@ async fn uploads_protocol(w: &mut TenderWorld, which: String) -> Result<(), Stri
     } else {
         noted_award_id(w)?
     };
-    let (token, body) = (w.tender_token()?, w.fakes.document());
+    let (token, body) = (w.tender_token()?, w.document_body().await?);
     upload_protocol(w, Actor::Owner, &award, &token, body).await
 }
 
@@ -226,14 +226,14 @@ async fn has_uploaded_protocol(w: &mut TenderWorld) -> Result<(), String> {
 async fn bidder_uploads_protocol(w: &mut TenderWorld) -> Result<(), String> {
     let award = checks::as_text(&award_in(w, "pending").await?["id"]);
     let token = w.bid(0)?.token.clone().ok_or("the bid has no token")?;
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     upload_protocol(w, Actor::Other, &award, &token, body).await
 }
 
 #[when(expr = "the owner uploads a decision protocol whose hash is {string}")]
 async fn uploads_bad_protocol(w: &mut TenderWorld, hash: String) -> Result<(), String> {
     let award = checks::as_text(&award_in(w, "pending").await?["id"]);
-    let mut body = w.fakes.document();
+    let mut body = w.document_body().await?;
     body["data"]["hash"] = json!(hash);
     let token = w.tender_token()?;
     upload_protocol(w, Actor::Owner, &award, &token, body).await

@@ -216,7 +216,10 @@ async fn snapshot(w: &mut TenderWorld, reads: &[(Actor, String)]) -> Result<Vec<
 }
 
 /// The request of one write, with a body that would change what it is sent to.
-fn request_of(w: &mut TenderWorld, write: Write) -> Result<(Method, String, Payload), String> {
+async fn request_of(
+    w: &mut TenderWorld,
+    write: Write,
+) -> Result<(Method, String, Payload), String> {
     let tender = w.tender_path()?;
     let json_of = |v: Value| Payload::Json(json!({ "data": v }));
     Ok(match write {
@@ -238,12 +241,12 @@ fn request_of(w: &mut TenderWorld, write: Write) -> Result<(Method, String, Payl
         Write::UploadTenderDocument => (
             Method::POST,
             format!("{tender}/documents"),
-            Payload::Json(w.fakes.document()),
+            Payload::Json(w.document_body().await?),
         ),
         Write::ReplaceTenderDocument => (
             Method::PUT,
             format!("{tender}/documents/{}", w.document()?.id),
-            Payload::Json(w.fakes.document()),
+            Payload::Json(w.document_body().await?),
         ),
         Write::DescribeTenderDocument => (
             Method::PATCH,
@@ -264,7 +267,7 @@ fn request_of(w: &mut TenderWorld, write: Write) -> Result<(Method, String, Payl
         Write::UploadBidDocument => (
             Method::POST,
             format!("{tender}/bids/{}/documents", w.bid(0)?.id),
-            Payload::Json(w.fakes.document()),
+            Payload::Json(w.document_body().await?),
         ),
         Write::ReadBid => (
             Method::GET,
@@ -354,7 +357,7 @@ async fn attempt(
         Some((same, shown)) if same == reads => shown,
         _ => snapshot(w, &reads).await?,
     };
-    let (method, mut path, payload) = request_of(w, write)?;
+    let (method, mut path, payload) = request_of(w, write).await?;
     if let Some(token) = token {
         path = format!("{path}?acc_token={token}");
     }

@@ -10,8 +10,10 @@
 
 pub mod acceleration;
 pub mod clock_pool;
+pub mod documents;
 pub mod ledger;
 pub mod offered;
+pub mod owners;
 mod probe;
 mod test_clocks;
 pub mod waits;
@@ -34,7 +36,9 @@ use crate::{
     exchange::timestamps,
     target::acceleration::Acceleration,
     target::clock_pool::{TestClockRecord, TestClocks},
+    target::documents::Documents,
     target::ledger::Ledger,
+    target::owners::OwnersSeen,
     target::waits::WaitBoard,
 };
 
@@ -134,6 +138,10 @@ pub struct Target {
     pub ledger: Ledger,
     /// `--strict`: upstream's behaviour counts as the spec's does.
     pub strict: bool,
+    /// The owner each broker's tenders show.
+    pub owners: OwnersSeen,
+    /// Where the run's documents come from.
+    pub documents: Documents,
     /// The run's settings, for naming the cause of a failed exchange.
     settings: Settings,
 }

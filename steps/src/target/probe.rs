@@ -24,6 +24,7 @@ use crate::{
         acceleration::{Acceleration, FAST_FORWARD, LIVE, QUICK_AUCTION_LEAD, sandbox_fields},
         clock_pool::TestClocks,
         date_header,
+        documents::{self, Documents},
         ledger::Ledger,
         waits::Unseen,
     },
@@ -64,6 +65,8 @@ impl Target {
             connection: Connection::default(),
             ledger: Ledger::default(),
             strict: settings.strict,
+            owners: Default::default(),
+            documents: Documents::Unsigned("not looked for yet".into()),
             settings: settings.clone(),
         };
         // A target started just before the run may still be binding its socket; a certificate
@@ -101,9 +104,13 @@ impl Target {
         ] {
             target.knows(broker, option).await?;
         }
+        target.documents = documents::find(&target, settings.document_service.as_deref()).await?;
         if let Ok((reading, broker)) = target.clock_read().await {
             target.clock_api = true;
-            target.own_clock = broker.filter(|b| *b == target.owner.name);
+            // A clock read with the owner's credentials that names a broker is that broker's own;
+            // told the name the owner's key stands for, the run checks it is that one.
+            target.own_clock =
+                broker.filter(|b| target.owner.owner.as_deref().is_none_or(|name| name == b));
             target.clock_at_start = Some(reading);
             if !settings.keep_clock {
                 target.clock = ClockMode::ControlApi;

@@ -111,9 +111,9 @@ pub struct TenderWorld {
     pub facts: Facts,
     /// Where the scenario is written, as the run's ledger names it.
     place: ScenarioRef,
-    /// What the scenario's exchanges broke, one line per violation: it fails the scenario
-    /// once its steps are done (each is in the run's ledger too).
-    broken: Vec<String>,
+    /// What the scenario's exchanges broke, by check: the first message and how many exchanges
+    /// broke it. It fails the scenario once its steps are done (the run's ledger has it too).
+    broken: Vec<(&'static crate::checks::rules::Check, String, usize)>,
     /// The test clock the scenario runs on, taken at its first need (a scenario that moves
     /// time, on a target that offers test clocks).
     clock: tokio::sync::OnceCell<Lease>,
@@ -159,9 +159,19 @@ impl TenderWorld {
         self.place = place;
     }
 
-    /// What the scenario's exchanges broke, one line per violation (each naming its rule).
-    pub fn broken(&self) -> &[String] {
-        &self.broken
+    /// What the scenario's exchanges broke, one line per check, each naming its rule.
+    pub fn broken(&self) -> Vec<String> {
+        self.broken
+            .iter()
+            .map(|(check, first, count)| {
+                format!(
+                    "{} by {count} exchange(s) ({}): {}",
+                    crate::checks::rules::broken(check.rule),
+                    check.text,
+                    crate::exchange::short(first)
+                )
+            })
+            .collect()
     }
 
     /// Gives the scenario's test clock back to the run, for the next scenario that moves time.
@@ -568,6 +578,22 @@ impl TenderWorld {
         } else {
             Ok((now + week, now + week * 2))
         }
+    }
+
+    /// A `{"data": {url, title, hash, format}}` body of a new PDF document: a file uploaded to
+    /// the run's document service (its answer gives the address, hash and format), or, without
+    /// one, an address of a store that does not exist.
+    pub async fn document_body(&mut self) -> Result<Value, String> {
+        let mut body = self.fakes.document();
+        let title = crate::checks::as_text(&body["data"]["title"]);
+        if let Some(uploaded) = self.target()?.upload_document(&title).await? {
+            for field in ["url", "hash", "format", "title"] {
+                if let Some(value) = uploaded.get(field) {
+                    body["data"][field] = value.clone();
+                }
+            }
+        }
+        Ok(body)
     }
 
     /// A tender body with periods from [`Self::period_ends`], dates written with offsets.

@@ -39,14 +39,20 @@ impl TenderWorld {
             return;
         };
         target.ledger.record(&self.place, exchange, &found);
-        // What upstream did beyond the spec fails a scenario only under `--strict`.
+        // What upstream did beyond the spec fails a scenario only under `--strict`. Each check
+        // counts the exchange once, as the ledger does.
+        let mut counted: Vec<&'static str> = Vec::new();
         for v in found
             .iter()
             .filter(|v| v.check.mandatory() || target.strict)
         {
-            let line = v.to_string();
-            if !self.broken.contains(&line) {
-                self.broken.push(line);
+            if counted.contains(&v.check.text) {
+                continue;
+            }
+            counted.push(v.check.text);
+            match self.broken.iter_mut().find(|b| b.0.text == v.check.text) {
+                Some(seen) => seen.2 += 1,
+                None => self.broken.push((v.check, v.message.clone(), 1)),
             }
         }
     }

@@ -201,6 +201,7 @@ impl RunReport {
         }
         rows.extend([
             ("Acceleration", code_spans(&escape(&self.acceleration))),
+            ("Documents", code_spans(&escape(&self.documents))),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (
                 "Brokers",

@@ -115,6 +115,7 @@ impl RunReport {
             "| Acceleration | {} |",
             self.acceleration.replace('|', "\\|")
         );
+        let _ = writeln!(md, "| Documents | {} |", self.documents.replace('|', "\\|"));
         let _ = writeln!(md, "| Server-versus-local clock skew | {} |", self.skew);
         let _ = writeln!(
             md,

@@ -19,6 +19,7 @@ impl RunReport {
             "  connection: {}",
             self.connection.describe().replace(['`', '*'], "")
         );
+        let _ = writeln!(out, "  documents: {}", self.documents.replace('`', ""));
         let _ = writeln!(
             out,
             "  target clock: {}",

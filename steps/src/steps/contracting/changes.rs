@@ -42,7 +42,7 @@ fn change_id(w: &TenderWorld) -> Result<String, String> {
 
 #[when(regex = r"^the owner uploads (?:a|another) PDF document to the contract$")]
 async fn uploads_document(w: &mut TenderWorld) -> Result<(), String> {
-    let body = w.fakes.document();
+    let body = w.document_body().await?;
     let token = w.recall_text(TOKEN)?;
     let path = format!("{}/documents", contract_path(w)?);
     send(
@@ -77,7 +77,7 @@ async fn binds_document(w: &mut TenderWorld) -> Result<(), String> {
 #[when("the owner uploads a new version of the contract document")]
 async fn uploads_version(w: &mut TenderWorld) -> Result<(), String> {
     let document = w.recall_text(DOCUMENT)?;
-    let data = w.fakes.document()["data"].clone();
+    let data = w.document_body().await?["data"].clone();
     write(w, Method::PUT, &format!("/documents/{document}"), data).await
 }
 

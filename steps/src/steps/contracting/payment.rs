@@ -94,12 +94,12 @@ async fn try_write(w: &mut TenderWorld, write_name: &str) -> Result<(), String> 
             write(w, Method::POST, "/changes", data).await
         }
         "upload a contract document" => {
-            let data = w.fakes.document()["data"].clone();
+            let data = w.document_body().await?["data"].clone();
             write(w, Method::POST, "/documents", data).await
         }
         "replace the contract document" => {
             let path = format!("/documents/{}", document()?);
-            let data = w.fakes.document()["data"].clone();
+            let data = w.document_body().await?["data"].clone();
             write(w, Method::PUT, &path, data).await
         }
         "describe the contract document" => {

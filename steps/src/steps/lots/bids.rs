@@ -8,7 +8,7 @@ use super::reading::{amount, lot, lots};
 use crate::{checks, world::TenderWorld};
 
 /// A bid of a new firm on the lots `ns` (from 1), each 80–98 % of the lot's value.
-pub(crate) fn bid_on(
+pub(crate) async fn bid_on(
     w: &mut TenderWorld,
     ns: &[usize],
     status: Option<&str>,
@@ -35,7 +35,7 @@ pub(crate) fn bid_on(
         }
         None => {
             data.remove("status");
-            let document = w.fakes.document()["data"].clone();
+            let document = w.document_body().await?["data"].clone();
             body["data"]["documents"] = json!([document]);
         }
     }
@@ -51,14 +51,14 @@ async fn has_bid(w: &mut TenderWorld, which: String, n: String) -> Result<(), St
     } else {
         vec![n.parse().map_err(|_| format!("harness: lot {n:?}"))?]
     };
-    let body = bid_on(w, &ns, None)?;
+    let body = bid_on(w, &ns, None).await?;
     bids::register(w, body).await?;
     bids::require_registered(w, "registering an active bid on lots")
 }
 
 #[when(regex = r"^a bidder registers a bid on the lots (.+)$")]
 async fn bids_wrong(w: &mut TenderWorld, case: String) -> Result<(), String> {
-    let mut body = bid_on(w, &[1], Some("draft"))?;
+    let mut body = bid_on(w, &[1], Some("draft")).await?;
     let first = body["data"]["lotValues"][0].clone();
     let mut wrong = first.clone();
     match case.as_str() {

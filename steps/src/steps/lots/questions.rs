@@ -34,6 +34,6 @@ async fn asks_about(w: &mut TenderWorld, which: String, n: String) -> Result<(),
 )]
 async fn uploads_about(w: &mut TenderWorld, which: String, n: String) -> Result<(), String> {
     let lot = named_lot(w, &which, &n)?;
-    let body = about_lot(w.fakes.document(), "documentOf", lot);
+    let body = about_lot(w.document_body().await?, "documentOf", lot);
     documents::upload_to_tender(w, Actor::Owner, body).await
 }

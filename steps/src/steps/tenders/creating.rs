@@ -118,10 +118,19 @@ pub(super) async fn has_created_draft(w: &mut TenderWorld) -> Result<(), String>
     require_created(w, "creating a draft tender")
 }
 
-#[when("an anonymous client creates a draft tender")]
-async fn anonymous_creates(w: &mut TenderWorld) -> Result<(), String> {
+#[when(regex = r"^(an anonymous client|another broker) creates a draft tender$")]
+async fn other_creates(w: &mut TenderWorld, who: String) -> Result<(), String> {
     let body = draft(w.tender_body().await?);
-    create(w, Actor::Anonymous, body).await
+    create(w, Actor::reader(&who)?, body).await
+}
+
+#[given("another broker has created a draft tender")]
+async fn other_has_created(w: &mut TenderWorld) -> Result<(), String> {
+    other_creates(w, "another broker".into()).await?;
+    require_created(
+        w,
+        "creating a draft tender as the other broker (--other-broker must be one that may create tenders)",
+    )
 }
 
 #[when("the owner creates a tender in one request")]

@@ -95,13 +95,39 @@ async fn date_modified_unchanged(w: &mut TenderWorld) -> Result<(), String> {
     })
 }
 
-#[then("the tender owner is the owner broker")]
-async fn owner_is_broker(w: &mut TenderWorld) -> Result<(), String> {
-    let expected = w.target()?.owner.name.clone();
-    let owner = checks::as_text(&w.tender_field("/owner")?);
-    ensure(owner == expected, || {
-        format!("owner is {owner:?}, expected {expected:?}")
-    })
+/// Authentication 1: the broker in the credentials becomes the owner. Told the name the key
+/// stands for (`--broker KEY=NAME`), the owner is that name; else the run holds the target to
+/// what both readings (the key, or an auth file's name for it) agree on: one broker's tenders
+/// share one non-empty owner, another's differ, and the owner never shows the password.
+#[then(regex = r"^the tender owner is the (owner|other) broker$")]
+async fn owner_is_broker(w: &mut TenderWorld, which: String) -> Result<(), String> {
+    let target = w.target()?;
+    let of_owner = which == "owner";
+    let broker = if of_owner {
+        &target.owner
+    } else {
+        &target.other
+    };
+    let breach = |what: String| checks::breach("auth-1", what);
+    let owner = match w.tender_field("/owner")? {
+        Value::String(owner) if !owner.is_empty() => owner,
+        other => return Err(breach(format!("the tender's owner is {other}, not a name"))),
+    };
+    if let Some(expected) = &broker.owner {
+        return ensure(&owner == expected, || {
+            breach(format!(
+                "owner is {owner:?}, but the key {} stands for {expected:?}",
+                broker.name
+            ))
+        });
+    }
+    if !broker.password.is_empty() && owner.contains(broker.password.as_str()) {
+        return Err(breach(format!(
+            "the owner {owner:?} shows the password of broker {}",
+            broker.name
+        )));
+    }
+    target.owners.note(of_owner, &owner).map_err(breach)
 }
 
 #[then("the tenderID has the form UA-YYYY-MM-DD-NNNNNN")]
