@@ -74,6 +74,9 @@ async fn front(upstream: String, mutant: &Mutant) -> Front {
         request: mutant.request,
         response: mutant.response,
         memory: Mutex::new(Memory::default()),
+        one_at_a_time: mutant
+            .one_at_a_time
+            .map(|each| (tokio::sync::Mutex::new(()), each)),
     };
     let router = Router::with_path("{**rest}").goal(proxy);
     let server = Server::new(acceptor);

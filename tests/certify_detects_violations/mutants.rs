@@ -205,6 +205,8 @@ pub struct Mutant {
     pub upstream: bool,
     pub request: proxy::RequestHook,
     pub response: proxy::ResponseHook,
+    /// Serves one request at a time, each taking at least this long.
+    pub one_at_a_time: Option<std::time::Duration>,
 }
 
 /// A mutant of `class` at `endpoint` that does `what`: as made here it passes requests and
@@ -219,6 +221,7 @@ pub const fn mutant(class: u8, endpoint: &'static str, what: &'static str) -> Mu
         upstream: false,
         request: forward,
         response: untouched,
+        one_at_a_time: None,
     }
 }
 
@@ -262,6 +265,14 @@ impl Mutant {
     /// Changes or answers requests with `request`.
     pub const fn requests(self, request: proxy::RequestHook) -> Mutant {
         Mutant { request, ..self }
+    }
+
+    /// Serves one request at a time, each taking at least `each`.
+    pub const fn one_at_a_time(self, each: std::time::Duration) -> Mutant {
+        Mutant {
+            one_at_a_time: Some(each),
+            ..self
+        }
     }
 
     /// Changes answers with `response`.

@@ -432,6 +432,9 @@ pub struct Proxy {
     pub request: RequestHook,
     pub response: ResponseHook,
     pub memory: Mutex<Memory>,
+    /// A target that serves one request at a time, each taking at least this long: requests
+    /// that pile up wait in line.
+    pub one_at_a_time: Option<(tokio::sync::Mutex<()>, Duration)>,
 }
 
 impl Proxy {
@@ -509,6 +512,14 @@ impl Proxy {
     }
 
     async fn answer(&self, original: Req) -> Answer {
+        let _turn = match &self.one_at_a_time {
+            Some((line, each)) => {
+                let turn = line.lock().await;
+                tokio::time::sleep(*each).await;
+                Some(turn)
+            }
+            None => None,
+        };
         let mut req = original.clone();
         let route = (self.request)(&self.memory(), &mut req);
         let mut answer = match route {

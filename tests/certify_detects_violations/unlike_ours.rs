@@ -187,3 +187,31 @@ async fn one_run_names_every_rule_a_target_breaks_and_no_other() {
         "every @spec scenario ran to its end: {summary}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_that_slows_as_requests_pile_up_is_never_overloaded() {
+    // One request at a time, 50 ms each: with 64 exchanges in flight an answer would take over
+    // three seconds, past the timeout this run is given.
+    let serial = mutant(0, "every request", "one at a time, 50 ms each")
+        .alone()
+        .one_at_a_time(Duration::from_millis(50));
+    let (report, markdown) = certify_behind(
+        &serial,
+        "@spec and (@questions or @conventions) and not @clock",
+        |s| s.timeout = Duration::from_secs(3),
+    )
+    .await;
+    let summary = report.terminal_summary();
+    assert!(report.certified(), "{summary}");
+    assert_eq!(report.pace.timeouts, 0, "{summary}");
+    assert!(
+        report.pace.settled <= 8 && report.pace.peak < 64,
+        "the pace settled where answers stay quick: {summary}"
+    );
+    assert!(markdown.contains("| Pace | settled on "), "{markdown}");
+    assert!(
+        markdown.contains("## How long the target took")
+            && markdown.contains("| `POST /api/2.3/tenders` | "),
+        "{markdown}"
+    );
+}

@@ -70,21 +70,24 @@ pub fn data_envelope(
     }
 }
 
-/// Convention 9: a 32-character lowercase hexadecimal identifier.
+/// Convention 9: whether `value` is a 32-character lowercase hexadecimal identifier.
+pub fn is_hex_id(value: &Value) -> bool {
+    value.as_str().is_some_and(|text| {
+        text.len() == 32
+            && text
+                .bytes()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+    })
+}
+
+/// Convention 9: a 32-character lowercase hexadecimal identifier, or what it is instead.
 pub fn hex_id(value: &Value) -> Result<(), String> {
-    let text = value
-        .as_str()
-        .ok_or_else(|| format!("{value} is not a string"))?;
-    if text.len() == 32
-        && text
-            .chars()
-            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-    {
-        Ok(())
-    } else {
-        Err(format!(
+    match value.as_str() {
+        _ if is_hex_id(value) => Ok(()),
+        Some(text) => Err(format!(
             "{text:?} is not 32 lowercase hexadecimal characters"
-        ))
+        )),
+        None => Err(format!("{value} is not a string")),
     }
 }
 

@@ -362,19 +362,24 @@ pub fn ids_in(body: &Value, spec_route: bool) -> (Vec<String>, Vec<String>) {
                 record(item, &|| format!("{path}[{i}]"), wrong);
             }
         }
-        if !is_hex_id(v) {
-            if RECORD_REFERENCES.contains(&key) {
-                spec.push(format!("{path} = {v}"));
-            } else if UPSTREAM_REFERENCES.contains(&key) {
-                other.push(format!("{path} = {v}"));
-            }
+        let references = if RECORD_REFERENCES.contains(&key) {
+            Some(&mut spec)
+        } else if UPSTREAM_REFERENCES.contains(&key) {
+            Some(&mut other)
+        } else {
+            None
+        };
+        if let Some(wrong) = references
+            && !is_hex_id(v)
+        {
+            wrong.push(format!("{path} = {v}"));
         }
     });
     (spec, other)
 }
 
 fn is_hex_id(value: &Value) -> bool {
-    crate::checks::hex_id(value).is_ok()
+    crate::checks::is_hex_id(value)
 }
 
 /// The id a 201 answered with.

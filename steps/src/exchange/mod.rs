@@ -6,6 +6,7 @@
 
 pub mod bodies;
 pub mod client;
+pub mod pace;
 pub mod settings;
 pub mod timestamps;
 #[path = "../../../scenarios/vocabulary.rs"]

@@ -9,6 +9,7 @@ use std::{collections::BTreeMap, fmt::Write as _};
 
 use crate::{
     exchange::client::Connection,
+    exchange::pace::PaceRecord,
     exchange::timestamps,
     run::outcome::{Class, ScenarioOutcome, Verdict},
     target::ledger::Tally,
@@ -41,6 +42,8 @@ pub struct RunReport {
     pub acceleration: String,
     /// Where the run's documents came from (a document service, or unsigned addresses).
     pub documents: String,
+    /// How many exchanges the run kept in flight, and how long the target took to answer.
+    pub pace: PaceRecord,
     pub strict: bool,
     /// Every selected scenario must have been checked: a skipped one fails the run.
     pub fail_on_skip: bool,
@@ -279,6 +282,23 @@ impl RunReport {
         Some(story)
     }
 
+    /// The run's pace, as one phrase.
+    pub fn pace_story(&self) -> String {
+        let p = &self.pace;
+        let mut story = format!(
+            "settled on {} exchange(s) in flight (started at {}, grew to {}, at least {}, at most {} allowed) over {} exchange(s)",
+            p.settled, p.start, p.peak, p.least, p.most, p.exchanges
+        );
+        if p.timeouts > 0 {
+            let _ = write!(
+                story,
+                "; {} exchange(s) timed out and slowed the pace (a read was then asked again, a write never)",
+                p.timeouts
+            );
+        }
+        story
+    }
+
     /// The waits the target asked for, as one phrase.
     pub fn asked_waits_story(&self) -> String {
         match self.asked_waits.reads {
@@ -445,6 +465,7 @@ mod tests {
             features: "built-in set".into(),
             acceleration: "none asked for".into(),
             documents: "addresses of a store that does not exist".into(),
+            pace: PaceRecord::default(),
             strict: false,
             fail_on_skip: false,
             elapsed_seconds: 0.0,

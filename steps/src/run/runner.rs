@@ -324,6 +324,7 @@ pub async fn certify<Custom: clap::Args>(
         features: features.describe(),
         acceleration: target.acceleration.describe(),
         documents: target.documents.describe(),
+        pace: target.pace.record(),
         strict: settings.strict,
         fail_on_skip: settings.fail_on_skip,
         elapsed_seconds: started.elapsed().as_secs_f64(),

@@ -16,6 +16,7 @@ pub mod offered;
 pub mod owners;
 mod probe;
 mod test_clocks;
+mod uploads;
 pub mod waits;
 
 use std::{
@@ -32,6 +33,7 @@ use time::OffsetDateTime;
 
 use crate::{
     exchange::client::{self, Connection},
+    exchange::pace::Pace,
     exchange::settings::{Broker, Settings},
     exchange::timestamps,
     target::acceleration::Acceleration,
@@ -142,6 +144,8 @@ pub struct Target {
     pub owners: OwnersSeen,
     /// Where the run's documents come from.
     pub documents: Documents,
+    /// How many exchanges the run keeps in flight on the target, and how long they took.
+    pub pace: Pace,
     /// The run's settings, for naming the cause of a failed exchange.
     settings: Settings,
 }
@@ -162,6 +166,26 @@ impl Target {
         self.clock_read().await.map(|(reading, _)| reading)
     }
 
+    /// Sends one request of the run's own (a clock read, a test clock's move, an upload) at the
+    /// run's pace, as the scenarios' exchanges go.
+    pub async fn paced(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let request = request.build()?;
+        let flight = self
+            .pace
+            .begin(request.method().as_str(), request.url().as_str())
+            .await;
+        let answer = self.client.execute(request).await;
+        match &answer {
+            Ok(_) => self.pace.answered(flight),
+            Err(e) if e.is_timeout() => self.pace.timed_out(flight),
+            Err(_) => self.pace.failed(flight),
+        }
+        answer
+    }
+
     /// The clock the owner broker reads, and the broker it says it belongs to (a target that
     /// gives each broker a clock of its own names it).
     async fn clock_read(&self) -> Result<(ClockReading, Option<String>), String> {
@@ -169,7 +193,7 @@ impl Target {
             .client
             .get(self.url("/testing/clock"))
             .basic_auth(&self.owner.name, Some(&self.owner.password));
-        let (reading, body) = read_clock(request, "/testing/clock").await?;
+        let (reading, body) = self.read_clock(request, "/testing/clock").await?;
         let broker = body
             .pointer("/data/broker")
             .and_then(Value::as_str)
@@ -183,21 +207,30 @@ impl Target {
         if !self.clock_api {
             return self.now().await;
         }
-        read_clock(
+        self.read_clock(
             self.client.get(self.url("/testing/clock")),
             "/testing/clock",
         )
         .await
         .map(|(reading, _)| reading.now)
     }
+
+    /// A clock's answer to `GET path`: its reading and the whole body.
+    pub(crate) async fn read_clock(
+        &self,
+        request: reqwest::RequestBuilder,
+        path: &str,
+    ) -> Result<(ClockReading, Value), String> {
+        read_clock_answer(self.paced(request).await, path).await
+    }
 }
 
-/// A clock's answer to `GET path`: its reading and the whole body.
-async fn read_clock(
-    request: reqwest::RequestBuilder,
+/// A clock's reading out of its answer to `GET path`, and the whole body.
+async fn read_clock_answer(
+    answer: Result<reqwest::Response, reqwest::Error>,
     path: &str,
 ) -> Result<(ClockReading, Value), String> {
-    let response = request.send().await.map_err(|e| e.to_string())?;
+    let response = answer.map_err(|e| e.to_string())?;
     if !response.status().is_success() {
         return Err(format!("GET {path} answered {}", response.status()));
     }
@@ -225,9 +258,7 @@ impl Target {
             true => self.clock_now().await,
             false => {
                 let response = self
-                    .client
-                    .get(self.url("/api/2.3/tenders"))
-                    .send()
+                    .paced(self.client.get(self.url("/api/2.3/tenders")))
                     .await
                     .map_err(|e| e.to_string())?;
                 date_header(response.headers())

@@ -16,6 +16,7 @@ use crate::{
     exchange::{
         bodies::Fakes,
         client::{self, Connection},
+        pace::{self, Pace},
         settings::{Broker, Settings},
         short, timestamps,
     },
@@ -24,7 +25,7 @@ use crate::{
         acceleration::{Acceleration, FAST_FORWARD, LIVE, QUICK_AUCTION_LEAD, sandbox_fields},
         clock_pool::TestClocks,
         date_header,
-        documents::{self, Documents},
+        documents::Documents,
         ledger::Ledger,
         waits::Unseen,
     },
@@ -67,6 +68,7 @@ impl Target {
             strict: settings.strict,
             owners: Default::default(),
             documents: Documents::Unsigned("not looked for yet".into()),
+            pace: Pace::new(pace::MOST),
             settings: settings.clone(),
         };
         // A target started just before the run may still be binding its socket; a certificate
@@ -104,7 +106,8 @@ impl Target {
         ] {
             target.knows(broker, option).await?;
         }
-        target.documents = documents::find(&target, settings.document_service.as_deref()).await?;
+        target.documents =
+            super::uploads::find(&target, settings.document_service.as_deref()).await?;
         if let Ok((reading, broker)) = target.clock_read().await {
             target.clock_api = true;
             // A clock read with the owner's credentials that names a broker is that broker's own;

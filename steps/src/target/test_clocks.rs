@@ -9,7 +9,6 @@ use crate::{
     target::{
         ClockReading, Target,
         clock_pool::{CLOCKS, Lease, TestClockRecord, TestClocks},
-        read_clock,
     },
 };
 
@@ -136,8 +135,8 @@ impl Target {
         if let Some(body) = body {
             request = request.json(body);
         }
-        let response = request
-            .send()
+        let response = self
+            .paced(request)
             .await
             .map_err(|e| format!("{method} {path}: {}", self.failure(&e).line))?;
         let status = response.status().as_u16();
@@ -152,7 +151,9 @@ impl Target {
             .client
             .get(self.url(&path))
             .basic_auth(&self.owner.name, Some(&self.owner.password));
-        read_clock(request, &path).await.map(|(reading, _)| reading)
+        self.read_clock(request, &path)
+            .await
+            .map(|(reading, _)| reading)
     }
 
     /// Whether the owner may make test clocks here: `GET /testing/clocks` with its credentials

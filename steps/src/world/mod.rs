@@ -456,53 +456,60 @@ impl TenderWorld {
             }
         }
         // A read the target asks to repeat later (429 or 503 with `Retry-After`) is repeated
-        // after the wait it names, a few times at most; a write never is: a 5xx may have
-        // succeeded, and repeating it could do twice what was asked once.
+        // after the wait it names, and a read that timed out is asked again once the pace has
+        // slowed, a few times at most; a write never is: a 5xx may have succeeded, and
+        // repeating it could do twice what was asked once.
         let reads = method == Method::GET || method == Method::HEAD;
-        let mut repeats = 0;
+        let (mut asked, mut timed_out) = (0, 0);
         let answer = loop {
-            let again = if reads && repeats < ASKED_REPEATS {
+            let again = if reads && (asked < ASKED_REPEATS || timed_out < TIMEOUT_REPEATS) {
                 request.try_clone()
             } else {
                 None
             };
-            let answer = request.send().await;
-            let wait = match (&answer, again) {
-                (Ok(response), Some(again)) => asked_wait(response).map(|w| (w, again)),
-                _ => None,
-            };
-            match wait {
-                Some((wait, again)) => {
-                    target.waited_as_asked(wait);
-                    tokio::time::sleep(wait).await;
-                    request = again;
-                    repeats += 1;
+            let flight = target.pace.begin(method.as_str(), &url).await;
+            let answer = match request.send().await {
+                Ok(response) => {
+                    let got = Got::read(response).await;
+                    target.pace.answered(flight);
+                    Ok(got)
                 }
-                None => break answer,
+                Err(e) => {
+                    if e.is_timeout() {
+                        target.pace.timed_out(flight);
+                    } else {
+                        target.pace.failed(flight);
+                    }
+                    Err(e)
+                }
+            };
+            let Some(again) = again else {
+                break answer;
+            };
+            match &answer {
+                Ok(got) if asked < ASKED_REPEATS => match got.asked_wait() {
+                    Some(wait) => {
+                        target.waited_as_asked(wait);
+                        tokio::time::sleep(wait).await;
+                        asked += 1;
+                    }
+                    None => break answer,
+                },
+                Err(e) if e.is_timeout() && timed_out < TIMEOUT_REPEATS => timed_out += 1,
+                _ => break answer,
             }
+            request = again;
         };
         match answer {
-            Ok(response) => {
-                let status = response.status();
-                let headers = response
-                    .headers()
-                    .iter()
-                    .map(|(n, v)| {
-                        (
-                            n.to_string(),
-                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                        )
-                    })
-                    .collect();
-                let text = response.text().await.unwrap_or_default();
-                let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+            Ok(got) => {
+                let body = serde_json::from_str(&got.text).unwrap_or(Value::Null);
                 let exchange = Exchange {
                     request: sent,
                     response: Some(ReceivedResponse {
-                        status: status.as_u16(),
-                        reason: status.canonical_reason().unwrap_or("").to_owned(),
-                        headers,
-                        body: text,
+                        status: got.status.as_u16(),
+                        reason: got.status.canonical_reason().unwrap_or("").to_owned(),
+                        headers: got.headers,
+                        body: got.text,
                     }),
                     transport_error: None,
                 };
@@ -514,8 +521,13 @@ impl TenderWorld {
                     response: None,
                     transport_error: Some(if e.is_timeout() {
                         format!(
-                            "no answer within {} s (--timeout)",
-                            target.timeout.as_secs()
+                            "no answer within {} s (--timeout){}",
+                            target.timeout.as_secs(),
+                            if timed_out > 0 {
+                                format!(", asked {} time(s) at a slower pace", timed_out + 1)
+                            } else {
+                                String::new()
+                            }
                         )
                     } else {
                         e.to_string()
@@ -725,28 +737,59 @@ impl TenderWorld {
 
 /// How many times a read is repeated after a `Retry-After`.
 const ASKED_REPEATS: u32 = 3;
+/// How many times a read that timed out is asked again, at the slower pace the timeout left.
+const TIMEOUT_REPEATS: u32 = 2;
 /// A longer `Retry-After` is not waited for: the answer stands, and the scenario judges it.
 const LONGEST_ASKED_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The wait a `429` or `503` asks for in `Retry-After` (seconds, or an HTTP date), when it is
-/// one the run may honour.
-fn asked_wait(response: &reqwest::Response) -> Option<std::time::Duration> {
-    let status = response.status().as_u16();
-    if status != 429 && status != 503 {
-        return None;
+/// A response read whole: its status, headers and body.
+struct Got {
+    status: reqwest::StatusCode,
+    headers: Vec<(String, String)>,
+    text: String,
+}
+
+impl Got {
+    async fn read(response: reqwest::Response) -> Got {
+        let status = response.status();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let text = response.text().await.unwrap_or_default();
+        Got {
+            status,
+            headers,
+            text,
+        }
     }
-    let text = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim();
-    let wait = match text.parse::<u64>() {
-        Ok(seconds) => std::time::Duration::from_secs(seconds),
-        Err(_) => httpdate::parse_http_date(text)
-            .ok()?
-            .duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
-    };
-    (wait <= LONGEST_ASKED_WAIT).then_some(wait)
+
+    /// The wait a `429` or `503` asks for in `Retry-After` (seconds, or an HTTP date), when it
+    /// is one the run may honour.
+    fn asked_wait(&self) -> Option<std::time::Duration> {
+        let status = self.status.as_u16();
+        if status != 429 && status != 503 {
+            return None;
+        }
+        let text = self
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("retry-after"))?
+            .1
+            .trim();
+        let wait = match text.parse::<u64>() {
+            Ok(seconds) => std::time::Duration::from_secs(seconds),
+            Err(_) => httpdate::parse_http_date(text)
+                .ok()?
+                .duration_since(std::time::SystemTime::now())
+                .unwrap_or_default(),
+        };
+        (wait <= LONGEST_ASKED_WAIT).then_some(wait)
+    }
 }

@@ -102,10 +102,7 @@ impl RunReport {
             Standing::Broken
         } else if covering.is_empty() && (checks == 0 || self.scenarios.is_empty()) {
             Standing::NotCovered
-        } else if covering
-            .iter()
-            .any(|s| s.verdict == Verdict::Skipped || s.verdict == Verdict::Failed)
-        {
+        } else if covering.iter().any(|s| stopped_early(s)) {
             Standing::NotFullyChecked
         } else {
             Standing::Holds
@@ -118,6 +115,16 @@ impl RunReport {
             assertions,
             standing,
         }
+    }
+}
+
+/// Whether a scenario ended before its assertions were all made: skipped, or failed by a step
+/// (a scenario failed only by the checks applied to every exchange ran to its end).
+fn stopped_early(s: &ScenarioOutcome) -> bool {
+    match s.verdict {
+        Verdict::Skipped => true,
+        Verdict::Failed => s.failure.as_ref().is_none_or(|f| f.step != CHECKS_STEP),
+        Verdict::Passed => false,
     }
 }
 

@@ -162,6 +162,7 @@ impl RunReport {
         );
         self.html_run(&mut body);
         self.html_counts(&mut body);
+        self.html_latencies(&mut body);
         self.html_rules(&mut body);
         self.html_failures(&mut body);
         self.html_skips(&mut body);
@@ -202,6 +203,7 @@ impl RunReport {
         rows.extend([
             ("Acceleration", code_spans(&escape(&self.acceleration))),
             ("Documents", code_spans(&escape(&self.documents))),
+            ("Pace", escape(&self.pace_story())),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (
                 "Brokers",
@@ -267,6 +269,27 @@ impl RunReport {
             ],
             features,
         );
+    }
+
+    fn html_latencies(&self, out: &mut String) {
+        if self.pace.latencies.is_empty() {
+            return;
+        }
+        out.push_str("<h2>How long the target took</h2>\n<p>Per operation, the most frequent first: every exchange of the run, from its request to the end of its answer.</p>\n");
+        let rows = self
+            .pace
+            .latencies
+            .iter()
+            .take(super::markdown::LATENCY_ROWS)
+            .map(|(op, n, p50, p95)| {
+                vec![
+                    format!("<td>{}</td>", code(op)),
+                    number(*n),
+                    cell(&super::markdown::ms(*p50)),
+                    cell(&super::markdown::ms(*p95)),
+                ]
+            });
+        table(out, &["Operation", "Exchanges", "p50", "p95"], rows);
     }
 
     fn html_rules(&self, out: &mut String) {

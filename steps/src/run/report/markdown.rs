@@ -63,6 +63,14 @@ fn broken_rule(md: &mut String, f: &Finding, source: &str) {
     }
 }
 
+/// The operations the certificate shows the times of.
+pub(super) const LATENCY_ROWS: usize = 20;
+
+/// A duration in milliseconds, as the certificate writes it.
+pub(super) fn ms(d: std::time::Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
 /// One exchange: the request, and the response or why none came.
 fn exchange(md: &mut String, ex: &Exchange) {
     let _ = writeln!(md, "Request:\n\n```http\n{}```\n", ex.request);
@@ -139,6 +147,7 @@ impl RunReport {
             "| Waits the target asked for | {} |",
             self.asked_waits_story()
         );
+        let _ = writeln!(md, "| Pace | {} |", self.pace_story());
         let _ = writeln!(md, "| Duration | {:.1} s |\n", self.elapsed_seconds);
 
         let _ = writeln!(md, "## Counts per class\n");
@@ -171,6 +180,21 @@ impl RunReport {
                 "| {feature} | {} | {} | {} | {} | {} |",
                 r[0], r[1], r[2], r[3], r[4]
             );
+        }
+
+        if !self.pace.latencies.is_empty() {
+            let _ = writeln!(md, "\n## How long the target took\n");
+            let _ = writeln!(
+                md,
+                "Per operation, the most frequent first: every exchange of the run, from its request to the end of its answer.\n"
+            );
+            let _ = writeln!(
+                md,
+                "| Operation | Exchanges | p50 | p95 |\n|---|---|---|---|"
+            );
+            for (op, n, p50, p95) in self.pace.latencies.iter().take(LATENCY_ROWS) {
+                let _ = writeln!(md, "| `{op}` | {n} | {} | {} |", ms(*p50), ms(*p95));
+            }
         }
 
         let findings = self.findings();

@@ -20,6 +20,7 @@ impl RunReport {
             self.connection.describe().replace(['`', '*'], "")
         );
         let _ = writeln!(out, "  documents: {}", self.documents.replace('`', ""));
+        let _ = writeln!(out, "  pace: {}", self.pace_story());
         let _ = writeln!(
             out,
             "  target clock: {}",
