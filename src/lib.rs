@@ -12,6 +12,7 @@ pub mod faults;
 pub mod files;
 pub mod http;
 mod kept;
+pub mod limits;
 #[cfg(test)]
 mod rooms;
 pub mod routes;
@@ -216,6 +217,10 @@ impl Application {
                 )
             }
         };
+        let limits = settings.limits.resolve(settings.sandbox);
+        let throttle = limits
+            .rate
+            .map(|rate| limits::rate::Limiter::new(rate, brokers.names()));
         let app = App {
             store,
             clocks,
@@ -231,6 +236,8 @@ impl Application {
             files: Arc::new(files),
             refuse_foreign_documents: settings.refuse_foreign_documents,
             faults: faults::Faults::new(),
+            limits,
+            throttle,
         };
         Ok(Application {
             addr,

@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tender_registry::domain::time::Zone;
+use tender_registry::limits::{self, Limit, Per};
 use tender_registry::{Application, Settings};
 
 /// The server allocates many small strings per request; mimalloc serves them faster than the
@@ -86,6 +87,30 @@ struct Cli {
         requires = "tls_cert"
     )]
     tls_key: Option<PathBuf>,
+    /// Requests each broker may send (and each client address without a broker's
+    /// credentials): N a second, or N/s, N/min, N/h; `off` for no rate. A request past it
+    /// answers 429 with Retry-After. Default with --sandbox: 100 (a second); else off.
+    #[arg(long, env = "TENDER_RATE", value_name = "N[/PERIOD]", value_parser = limits::parse_rate)]
+    rate: Option<Limit<(u32, Per)>>,
+    /// Requests a broker's full bucket gives at once, above the rate. Default: five seconds'
+    /// worth of the rate (500 at 100 a second). Given alone, turns the default rate on.
+    #[arg(long, env = "TENDER_BURST", value_name = "N", value_parser = limits::parse_burst)]
+    burst: Option<u32>,
+    /// Tenders a broker may keep live (not yet complete, cancelled or unsuccessful; drafts
+    /// count); a creation past it answers 409. Default with --sandbox: 5000; else off.
+    #[arg(long, env = "TENDER_LIVE_TENDERS", value_name = "N", value_parser = limits::parse_count)]
+    live_tenders: Option<Limit<u64>>,
+    /// Test clocks a broker may keep (not deleted); one more answers 409. Default: 100.
+    #[arg(long, env = "TENDER_TEST_CLOCKS", value_name = "N", value_parser = limits::parse_count)]
+    test_clocks: Option<Limit<u64>>,
+    /// Files a broker (or a document service user) may keep on the document service, which
+    /// keeps every file for good; one more answers 409. Default with --sandbox: 20000; else off.
+    #[arg(long, env = "TENDER_UPLOADS", value_name = "N", value_parser = limits::parse_count)]
+    uploads: Option<Limit<u64>>,
+    /// Bytes of those files (a number, or with KiB, MiB, GiB); a file that would pass it
+    /// answers 409. Default with --sandbox: 512MiB; else off.
+    #[arg(long, env = "TENDER_UPLOAD_BYTES", value_name = "BYTES", value_parser = limits::parse_bytes)]
+    upload_bytes: Option<Limit<u64>>,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -128,6 +153,14 @@ async fn main() -> ExitCode {
         refuse_foreign_documents: cli.refuse_foreign_documents,
         tls_cert: cli.tls_cert,
         tls_key: cli.tls_key,
+        limits: limits::Options {
+            rate: cli.rate,
+            burst: cli.burst,
+            live_tenders: cli.live_tenders,
+            test_clocks: cli.test_clocks,
+            uploads: cli.uploads,
+            upload_bytes: cli.upload_bytes,
+        },
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

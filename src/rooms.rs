@@ -10,15 +10,16 @@
 const ROOMS: &[(&str, &[&str])] = &[
     ("domain::values", &[]),
     ("domain", &["domain::values"]),
-    ("settings", &[]),
+    ("limits", &[]),
+    ("settings", &["limits"]),
     ("tls", &[]),
-    ("clock", &["domain", "domain::values"]),
+    ("clock", &["domain", "domain::values", "limits"]),
     ("faults", &["domain", "domain::values"]),
-    ("files", &["domain", "domain::values"]),
+    ("files", &["domain", "domain::values", "limits"]),
     ("contracting", &["domain", "domain::values"]),
     (
         "store",
-        &["domain", "domain::values", "clock", "contracting"],
+        &["domain", "domain::values", "clock", "contracting", "limits"],
     ),
     ("kept", &["domain", "domain::values", "clock", "store"]),
     ("scheduler", &["domain", "domain::values", "clock", "store"]),
@@ -32,6 +33,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "files",
             "store",
             "contracting",
+            "limits",
         ],
     ),
     (
@@ -45,6 +47,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "files",
             "store",
             "contracting",
+            "limits",
         ],
     ),
     (
@@ -86,6 +89,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "files",
             "store",
             "contracting",
+            "limits",
         ],
     ),
 ];

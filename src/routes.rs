@@ -7,6 +7,7 @@ use crate::api::{
     awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, faults,
     listing, lots, openapi, questions, tenders, test_clocks, test_tenders,
 };
+use crate::http::throttle::Throttle;
 use crate::http::{App, error, pages};
 use salvo::catcher::Catcher;
 use salvo::http::header::HeaderValue;
@@ -201,7 +202,9 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
 }
 
 /// The service the test helper sends its own requests through: the same, without the fault
-/// layer, so that faults set for a broker's requests never break a helper's procurement halfway.
+/// layer, so that faults set for a broker's requests never break a helper's procurement halfway,
+/// and without the rate, which the request to the helper met (the bounds on what a broker
+/// keeps hold for the helper's records as for any).
 fn driven(app: Arc<App>) -> Service {
     Service::new(router(app.sandbox, app.sandbox))
         .hoop(InjectApp(app))
@@ -209,12 +212,17 @@ fn driven(app: Arc<App>) -> Service {
         .catcher(Catcher::default().hoop(error::catcher))
 }
 
-/// The service: the router with the shared state, the access log, the fault layer (inside the
-/// log, so that the log line names the rule that hit a request) and JSON errors.
+/// The service: the router with the shared state, the access log, the rate of requests on a
+/// server with one, the fault layer (inside the log, so that the log line names the rule that
+/// hit a request; behind the rate, so that a refused request meets no fault) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
-    Service::new(router(app.sandbox, app.sandbox))
+    let mut service = Service::new(router(app.sandbox, app.sandbox))
         .hoop(InjectApp(app.clone()))
-        .hoop(access_log)
+        .hoop(access_log);
+    if app.throttle.is_some() {
+        service = service.hoop(Throttle(app.clone()));
+    }
+    service
         .hoop(faults::Layer(app))
         .catcher(Catcher::default().hoop(error::catcher))
 }

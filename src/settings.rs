@@ -1,4 +1,5 @@
 //! Server settings: what the CLI parses and what tests set directly.
+use crate::limits;
 use std::path::PathBuf;
 use time::OffsetDateTime;
 
@@ -31,6 +32,9 @@ pub struct Settings {
     pub tls_cert: Option<PathBuf>,
     /// The private key of `tls_cert` (PEM: PKCS#8, PKCS#1 or SEC1).
     pub tls_key: Option<PathBuf>,
+    /// What each broker may take: a rate of requests and a bound on each kind of record it
+    /// keeps live, as given (the mode decides the rest: see [`limits::Options::resolve`]).
+    pub limits: limits::Options,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             refuse_foreign_documents: false,
             tls_cert: None,
             tls_key: None,
+            limits: limits::Options::default(),
         }
     }
 }

@@ -3,8 +3,8 @@
 //! `POST /upload`, `POST /upload/{key}`, `GET /get/{key}`, and the public key of every
 //! signature at `GET /keys`. Its status probe, `GET /`, is the server's index.
 
-use crate::files::address;
 use crate::files::signing::SignatureFault;
+use crate::files::{Uploader, address};
 use crate::http::error::{ApiError, write_json};
 use crate::http::{App, app, reply, upload};
 use salvo::http::StatusCode;
@@ -26,13 +26,16 @@ fn signature_error(fault: SignatureFault) -> ApiError {
 }
 
 /// Uploads need a broker's credentials, as writes to the API do, or those of one of the
-/// service's own uploading users.
-fn uploader(app: &App, req: &Request) -> Result<(), ApiError> {
-    let user = || crate::http::auth::basic(req).filter(|(u, p)| app.ds_users.may_upload(u, p));
-    if app.brokers.identify(req).is_some() || user().is_some() {
-        Ok(())
-    } else {
-        Err(ApiError::forbidden())
+/// service's own uploading users: the one the files count against.
+fn uploader(app: &App, req: &Request) -> Result<Uploader, ApiError> {
+    if let Some(broker) = app.brokers.identify(req) {
+        return Ok(Uploader::Broker(broker.name.clone()));
+    }
+    match crate::http::auth::basic(req) {
+        Some((user, password)) if app.ds_users.may_upload(&user, &password) => {
+            Ok(Uploader::User(user))
+        }
+        _ => Err(ApiError::forbidden()),
     }
 }
 
@@ -107,15 +110,15 @@ pub async fn register(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    uploader(&app, req)?;
+    let uploader = uploader(&app, req)?;
     let hash = registered_hash(req, app.max_body)
         .await
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "body", "hash", "Not Found"))?;
     let md5 = check_md5(&hash)?;
     let key = app
         .files
-        .register(&md5)
-        .map_err(|e| upload::storage_failed(&e))?;
+        .register(&md5, &uploader, &upload::bounds_of(&app))
+        .map_err(|r| upload::refused(&app, &uploader, r))?;
     let root = app.base_url(req);
     let upload_url = address::upload(&root, &app.signer, &key);
     let url = address::permanent(&root, &app.signer, &key, &md5);
@@ -148,8 +151,8 @@ pub async fn upload_new(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    uploader(&app, req)?;
-    let (key, content) = upload::receive(req, &app, None).await?;
+    let uploader = uploader(&app, req)?;
+    let (key, content) = upload::receive(req, &app, None, &uploader).await?;
     uploaded(&app, req, res, &key, &content);
     Ok(())
 }
@@ -161,7 +164,7 @@ pub async fn upload_registered(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    uploader(&app, req)?;
+    let uploader = uploader(&app, req)?;
     let key = crate::http::param(req, "key");
     let (signature, key_id) = (
         req.query::<String>("Signature"),
@@ -170,7 +173,7 @@ pub async fn upload_registered(
     app.signer
         .verify(&key, signature.as_deref(), key_id.as_deref())
         .map_err(signature_error)?;
-    let (key, content) = upload::receive(req, &app, Some(&key)).await?;
+    let (key, content) = upload::receive(req, &app, Some(&key), &uploader).await?;
     uploaded(&app, req, res, &key, &content);
     Ok(())
 }

@@ -7,7 +7,8 @@ use crate::domain::views;
 use crate::http::auth::Level;
 use crate::http::error::{ApiError, write_json};
 use crate::http::reply::{self, wants_pretty};
-use crate::http::{app, body, guard, param};
+use crate::http::{app, body, bounds, guard, param};
+use crate::limits::Kind;
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde_json::json;
@@ -40,6 +41,20 @@ pub async fn create(
     let data = body.data()?;
     let test_mode = data.get("mode").and_then(|m| m.as_str()) == Some("test");
     broker.may_create(Level::Tenders, test_mode, "tender")?;
+    // A place among the broker's live tenders is held first (a creation at the bound is
+    // refused before anything is read into a tender or a tenderID is used up).
+    let most = app.limits.live_tenders;
+    let hold = app.store.hold_live(&broker.name, most).map_err(|held| {
+        let holder = format!("Broker {}", broker.name);
+        bounds::refused(
+            &app,
+            &holder,
+            Kind::LiveTenders,
+            held,
+            most.unwrap_or(held),
+            1,
+        )
+    })?;
     // A new tender lives on its owner's clock from the start, or on the test clock it names
     // (held until the tender is stored, so that the clock is not deleted meanwhile).
     let on = test_clocks::chosen(&app, req, data, &broker.name).await?;
@@ -61,7 +76,7 @@ pub async fn create(
     let pretty = wants_pretty(req);
     let (id, text) = app
         .store
-        .insert(tender, now, |t| {
+        .insert(tender, now, hold, |t| {
             (
                 t.id.clone(),
                 reply::render(views::tender(t), Some(&token), pretty),

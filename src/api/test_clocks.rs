@@ -7,19 +7,18 @@
 //! `/testing/clock` takes and answers once every transition due on the clock is applied.
 //! A deletion waits for the clock's records to finish (409 naming the live ones); its finished
 //! records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
-//! and reading the clock then shows `deleted`. A broker holds at most
-//! [`MOST_PER_BROKER`] live clocks: one more is refused with 409.
+//! and reading the clock then shows `deleted`. A broker holds at most `--test-clocks` live
+//! clocks (100 by default): one more is refused with 409.
 
 use super::clock::Move;
-use crate::clock::test_clocks::{
-    Attached, LONGEST_NAME, MOST_PER_BROKER, TestClockError, TestReading,
-};
+use crate::clock::test_clocks::{Attached, LONGEST_NAME, TestClockError, TestReading};
 use crate::domain::Refusal;
 use crate::domain::input::Input;
 use crate::domain::parse::{Obj, Problem};
 use crate::domain::time::Timestamp;
 use crate::http::error::ApiError;
-use crate::http::{App, app, body, param, reply};
+use crate::http::{App, app, body, bounds, param, reply};
+use crate::limits::Kind;
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 use serde_json::{Value as Json, json};
@@ -51,8 +50,8 @@ fn broker(app: &App, req: &Request) -> Result<String, ApiError> {
     }
 }
 
-/// The refusal of a request about the clock `id`.
-fn refused(id: &str, error: TestClockError) -> ApiError {
+/// The refusal of a request about the clock `id` of `owner`.
+fn refused(app: &App, owner: &str, id: &str, error: TestClockError) -> ApiError {
     match error {
         TestClockError::Unknown => ApiError::not_found("clock_id"),
         TestClockError::Foreign => ApiError::forbidden(),
@@ -62,7 +61,11 @@ fn refused(id: &str, error: TestClockError) -> ApiError {
             "clock_id",
             format!("The test clock {id} was deleted: it is no longer moved nor given records."),
         ),
-        TestClockError::TooMany => too_many(),
+        TestClockError::TooMany(held) => {
+            let most = app.limits.test_clocks.unwrap_or(held);
+            let holder = format!("Broker {owner}");
+            bounds::refused(app, &holder, Kind::TestClocks, held, most, 1)
+        }
         TestClockError::Move(crate::clock::ClockError::Unavailable(reason)) => {
             Refusal::Unavailable(reason).into()
         }
@@ -70,17 +73,6 @@ fn refused(id: &str, error: TestClockError) -> ApiError {
             Refusal::field("now", Problem::msg("The clock cannot move that far.")).into()
         }
     }
-}
-
-fn too_many() -> ApiError {
-    ApiError::new(
-        StatusCode::CONFLICT,
-        "body",
-        "data",
-        format!(
-            "A broker holds at most {MOST_PER_BROKER} test clocks; delete one it no longer needs first."
-        ),
-    )
 }
 
 #[handler]
@@ -109,12 +101,17 @@ pub async fn create(
     o.done(|| Some(())).map_err(Refusal::from)?;
     let made = app
         .clocks
-        .create_test(&owner, name, now.map(|t| t.instant()))
+        .create_test(
+            &owner,
+            name,
+            now.map(|t| t.instant()),
+            app.limits.test_clocks,
+        )
         .map_err(|e| match e {
             TestClockError::Move(crate::clock::ClockError::OutOfRange) => {
                 Refusal::field("now", Problem::msg("The clock cannot stand that far on.")).into()
             }
-            other => refused("", other),
+            other => refused(&app, &owner, "", other),
         })?;
     let location = format!("{}/testing/clocks/{}", app.base_url(req), made.id);
     let shown = shown(&app, &made, Some(&owner));
@@ -183,7 +180,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
             };
             return Err(wanted.refused(error, now));
         }
-        Err(other) => return Err(refused(&id, other)),
+        Err(other) => return Err(refused(&app, &mover, &id, other)),
     }
     app.store.run_due(Some(&id)).await;
     let reading = app
@@ -207,7 +204,9 @@ pub async fn remove(
     let tests = app.clocks.tests();
     // Refused as a deletion would be, before creations on test clocks are held for it and
     // the records are looked at; the deletion checks again under that hold.
-    tests.check(&id, &mover).map_err(|e| refused(&id, e))?;
+    tests
+        .check(&id, &mover)
+        .map_err(|e| refused(&app, &mover, &id, e))?;
     let deleting = tests.deleting().await;
     let live = app.store.live_on(&id);
     if !live.is_empty() {
@@ -223,7 +222,7 @@ pub async fn remove(
     }
     let gone = tests
         .delete(&deleting, &id, &mover)
-        .map_err(|e| refused(&id, e))?;
+        .map_err(|e| refused(&app, &mover, &id, e))?;
     drop(deleting);
     reply::ok(req, res, shown(&app, &gone, Some(&mover)));
     Ok(())

@@ -153,15 +153,16 @@ impl Clocks {
     }
 
     /// A new test clock of `owner` standing still at `start`, by default where `owner`'s
-    /// own clock (or the server's) stands now.
+    /// own clock (or the server's) stands now, when `owner` holds fewer than `most`.
     pub fn create_test(
         &self,
         owner: &str,
         name: Option<String>,
         start: Option<OffsetDateTime>,
+        most: Option<u64>,
     ) -> Result<TestReading, TestClockError> {
         let start = start.unwrap_or_else(|| self.of(owner).now());
-        self.tests.create(owner, name, start)
+        self.tests.create(owner, name, start, most)
     }
 
     /// Moves the test clock `id` for `mover`, its owner (see [`TestClocks::set`]).
@@ -261,7 +262,7 @@ mod tests {
         let c = clocks();
         let server = c.reading(None).now;
         let made = c
-            .create_test("broker", None, None)
+            .create_test("broker", None, None, Some(100))
             .expect("a clock is made");
         assert_eq!(made.now, server.instant(), "made at the broker's now");
         assert!(c.has_own(&made.id) && !c.has_own("broker"));
@@ -275,7 +276,7 @@ mod tests {
             c.set_test(&made.id, "broker1", None, Some(Duration::days(1)), None),
             Err(TestClockError::Foreign)
         );
-        let second = c.create_test("broker", None, None).unwrap();
+        let second = c.create_test("broker", None, None, Some(100)).unwrap();
         assert_eq!(c.now_for(&second.id), server, "a second one stands apart");
     }
 

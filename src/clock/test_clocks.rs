@@ -18,8 +18,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 use time::{Duration, OffsetDateTime};
 
-/// The live test clocks a broker may hold at once.
-pub const MOST_PER_BROKER: usize = 100;
 /// The longest name a test clock may have, in characters.
 pub const LONGEST_NAME: usize = 200;
 
@@ -81,8 +79,8 @@ pub enum TestClockError {
     Foreign,
     /// The clock was deleted: it is no longer moved nor given records.
     Deleted,
-    /// The broker already holds [`MOST_PER_BROKER`] live clocks.
-    TooMany,
+    /// The broker already holds as many live clocks as it may (how many it holds).
+    TooMany(u64),
     Move(ClockError),
 }
 
@@ -172,12 +170,14 @@ impl TestClocks {
         mine.into_iter().map(|(id, c)| reading(id, c)).collect()
     }
 
-    /// A new clock of `owner`, standing still at `start`.
+    /// A new clock of `owner`, standing still at `start`, when `owner` holds fewer than `most`
+    /// live ones.
     pub fn create(
         &self,
         owner: &str,
         name: Option<String>,
         start: OffsetDateTime,
+        most: Option<u64>,
     ) -> Result<TestReading, TestClockError> {
         if start > crate::domain::time::LATEST {
             return Err(ClockError::OutOfRange.into());
@@ -186,9 +186,9 @@ impl TestClocks {
         let held = clocks
             .values()
             .filter(|c| c.owner == owner && !c.deleted)
-            .count();
-        if held >= MOST_PER_BROKER {
-            return Err(TestClockError::TooMany);
+            .count() as u64;
+        if most.is_some_and(|most| held >= most) {
+            return Err(TestClockError::TooMany(held));
         }
         let id = crate::domain::ids::new_id();
         let clock = TestClock {
@@ -303,13 +303,15 @@ mod tests {
     use time::macros::datetime;
 
     const START: OffsetDateTime = datetime!(2026-11-23 07:00 UTC);
+    /// The bound the tests hold a broker to.
+    const MOST: u64 = 100;
 
     #[test]
     fn a_new_clock_stands_still_where_it_was_made_until_its_owner_moves_it() {
         let clocks = TestClocks::default();
         let past = START - Duration::days(400);
         let made = clocks
-            .create("broker", Some("nightly".into()), past)
+            .create("broker", Some("nightly".into()), past, Some(MOST))
             .unwrap();
         assert_eq!((made.now, made.frozen, made.deleted), (past, true, false));
         assert_eq!(made.id.len(), 32);
@@ -343,20 +345,27 @@ mod tests {
     #[test]
     fn a_broker_holds_a_bounded_number_of_live_clocks_listed_in_order() {
         let clocks = TestClocks::default();
-        let ids: Vec<String> = (0..MOST_PER_BROKER)
-            .map(|_| clocks.create("broker", None, START).unwrap().id)
+        let ids: Vec<String> = (0..MOST)
+            .map(|_| clocks.create("broker", None, START, Some(MOST)).unwrap().id)
             .collect();
         assert_eq!(
-            clocks.create("broker", None, START),
-            Err(TestClockError::TooMany)
+            clocks.create("broker", None, START, Some(MOST)),
+            Err(TestClockError::TooMany(MOST))
         );
-        assert!(clocks.create("broker1", None, START).is_ok(), "per broker");
+        assert!(
+            clocks.create("broker1", None, START, Some(MOST)).is_ok(),
+            "per broker"
+        );
         let listed: Vec<String> = clocks
             .of_owner("broker")
             .into_iter()
             .map(|r| r.id)
             .collect();
         assert_eq!(listed, ids);
+        assert!(
+            clocks.create("broker", None, START, None).is_ok(),
+            "no bound, no refusal"
+        );
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -364,8 +373,11 @@ mod tests {
         let gone = clocks.delete(&deleting, &ids[0], "broker").unwrap();
         assert!(gone.deleted && gone.frozen);
         drop(deleting);
-        assert_eq!(clocks.of_owner("broker").len(), MOST_PER_BROKER - 1);
-        assert!(clocks.create("broker", None, START).is_ok(), "room again");
+        assert_eq!(clocks.of_owner("broker").len() as u64, MOST);
+        assert!(
+            clocks.create("broker", None, START, Some(MOST + 1)).is_ok(),
+            "room again"
+        );
         assert_eq!(
             clocks.set(&ids[0], "broker", None, Some(Duration::days(1)), None),
             Err(TestClockError::Deleted)
@@ -392,7 +404,7 @@ mod tests {
                 Ok(())
             })),
         );
-        let made = clocks.create("broker", None, START).unwrap();
+        let made = clocks.create("broker", None, START, Some(MOST)).unwrap();
         clocks
             .set(
                 &made.id,
@@ -408,7 +420,7 @@ mod tests {
         let again = TestClocks::restore(rows, None);
         let read = again.reading(&made.id).unwrap();
         assert!(!read.frozen && read.now >= START + Duration::hours(1));
-        assert!(again.create("broker", None, START).is_ok());
+        assert!(again.create("broker", None, START, Some(MOST)).is_ok());
         let numbers: Vec<u64> = again
             .read()
             .values()
@@ -420,7 +432,7 @@ mod tests {
 
         let failing = TestClocks::restore(Vec::new(), Some(Box::new(|_| Err("disk full".into()))));
         assert!(matches!(
-            failing.create("broker", None, START),
+            failing.create("broker", None, START, Some(MOST)),
             Err(TestClockError::Move(ClockError::Unavailable(_)))
         ));
         assert!(failing.of_owner("broker").is_empty(), "not made");

@@ -8,7 +8,7 @@ use super::guard::{self, Kept};
 use super::upload as files_in;
 use super::{App, body};
 use crate::domain::Refusal;
-use crate::files::address;
+use crate::files::{Uploader, address};
 use salvo::http::StatusCode;
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
@@ -74,7 +74,8 @@ pub async fn document_data<K: Kept>(
     if takes_files && files_in::is_multipart(req) {
         guard::found_in(app, id, &exists)?;
         guard::permitted_in(app, req, id, None, &allowed)?;
-        let received = files_in::receive(req, app, None).await;
+        let uploader = uploader(app, req)?;
+        let received = files_in::receive(req, app, None, &uploader).await;
         return Ok((uploaded(req, app, received)?, None));
     }
     if takes_files && body::check_content_type(req).is_err() {
@@ -84,12 +85,22 @@ pub async fn document_data<K: Kept>(
             return Err(files_in::no_file());
         }
         guard::permitted_in(app, req, id, None, &allowed)?;
+        let uploader = uploader(app, req)?;
         let title = K::read(app, id, title).flatten().unwrap_or_default();
-        let received = files_in::receive_raw(req, app, &title).await;
+        let received = files_in::receive_raw(req, app, &title, &uploader).await;
         return Ok((uploaded(req, app, received)?, None));
     }
     let body: body::Body = guard::write_in(req, app, id, &exists, &allowed).await?;
     Ok((body.data()?.to_value(), body.token().map(str::to_string)))
+}
+
+/// The broker whose credentials a file sent to the API came with (a document write is
+/// permitted to a broker only): the file counts against its bounds.
+fn uploader(app: &App, req: &Request) -> Result<Uploader, ApiError> {
+    app.brokers
+        .identify(req)
+        .map(|b| Uploader::Broker(b.name.clone()))
+        .ok_or_else(ApiError::forbidden)
 }
 
 /// A received file as a document's `data`: its title, format, md5 and permanent address.

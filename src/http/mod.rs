@@ -6,12 +6,14 @@
 
 pub mod auth;
 pub mod body;
+pub mod bounds;
 pub mod documents;
 pub mod error;
 pub mod guard;
 pub mod pages;
 pub mod reads;
 pub mod reply;
+pub mod throttle;
 pub mod upload;
 pub mod writes;
 
@@ -22,6 +24,8 @@ use crate::domain::time::{Timestamp, Zone};
 use crate::faults::Faults;
 use crate::files::Files;
 use crate::files::signing::Signer;
+use crate::limits::Limits;
+use crate::limits::rate::Limiter;
 use crate::store::Store;
 use auth::Brokers;
 use error::ApiError;
@@ -57,6 +61,10 @@ pub struct App {
     pub refuse_foreign_documents: bool,
     /// Fault rules set through the fault API (with `--testing`).
     pub faults: Faults,
+    /// What each broker may take of the server.
+    pub limits: Limits,
+    /// The buckets of the rate, when the server has one.
+    pub throttle: Option<Limiter>,
 }
 
 impl App {
@@ -69,6 +77,15 @@ impl App {
         Cx {
             zone: self.zone,
             testing: self.sandbox,
+        }
+    }
+
+    /// Where the limits hold, in a refusal's words.
+    pub fn place(&self) -> &'static str {
+        if self.sandbox {
+            "this sandbox"
+        } else {
+            "this server"
         }
     }
 

@@ -3,8 +3,9 @@
 //! the way. The document service's uploads and the API's legacy uploads both come here.
 
 use super::App;
+use super::bounds;
 use super::error::ApiError;
-use crate::files::{Content, Refused};
+use crate::files::{Bounds, Content, Refused, Uploader};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use salvo::http::StatusCode;
@@ -76,7 +77,37 @@ pub fn as_api_upload(e: ApiError) -> ApiError {
     }
 }
 
+/// `uploader` in a refusal's words.
+pub fn holder(uploader: &Uploader) -> String {
+    match uploader {
+        Uploader::Broker(name) => format!("Broker {name}"),
+        Uploader::User(name) => format!("The document service's user {name}"),
+    }
+}
+
+/// The bounds of the server on what one uploader keeps.
+pub fn bounds_of(app: &App) -> Bounds {
+    Bounds {
+        files: app.limits.uploads,
+        bytes: app.limits.upload_bytes,
+    }
+}
+
+/// The refusal of an upload of `uploader`.
+pub fn refused(app: &App, uploader: &Uploader, r: Refused) -> ApiError {
+    match r {
+        Refused::Full {
+            kind,
+            held,
+            most,
+            adding,
+        } => bounds::refused(app, &holder(uploader), kind, held, most, adding),
+        other => ApiError::from(other),
+    }
+}
+
 impl From<Refused> for ApiError {
+    /// A refusal that names no uploader's bounds ([`refused`] words those).
     fn from(r: Refused) -> ApiError {
         match r {
             Refused::Unknown => ApiError::new(StatusCode::NOT_FOUND, "url", "doc_id", "Not Found"),
@@ -90,6 +121,17 @@ impl From<Refused> for ApiError {
                 ApiError::new(StatusCode::FORBIDDEN, "body", "file", "Invalid checksum")
             }
             Refused::Storage(e) => storage_failed(&e),
+            Refused::Full {
+                kind, held, most, ..
+            } => ApiError::new(
+                StatusCode::CONFLICT,
+                "body",
+                "data",
+                format!(
+                    "The uploader holds {}, the most it may keep.",
+                    crate::limits::Kind::amount(kind, held.max(most))
+                ),
+            ),
         }
     }
 }
@@ -100,14 +142,21 @@ pub async fn receive_raw(
     req: &mut Request,
     app: &App,
     title: &str,
+    uploader: &Uploader,
 ) -> Result<(String, Content), ApiError> {
     let max = app.max_upload;
+    let bounds = bounds_of(app);
+    let full = |r| refused(app, uploader, r);
+    let room = app.files.room(uploader, None, &bounds).map_err(full)?;
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
         return Err(too_large(max));
+    }
+    if let (Some(n), Some(room)) = (declared, room) {
+        past_room(room, n, &bounds, app, uploader).map_err(full)?;
     }
     let format = match content_type(req).split(';').next().map(str::trim) {
         Some(m) if !m.is_empty() => m.to_string(),
@@ -122,9 +171,41 @@ pub async fn receive_raw(
         if sink.size() + chunk.len() as u64 > max as u64 {
             return Err(too_large(max));
         }
+        if let Some(room) = room {
+            past_room(
+                room,
+                sink.size() + chunk.len() as u64,
+                &bounds,
+                app,
+                uploader,
+            )
+            .map_err(full)?;
+        }
         sink.write(&chunk).await.map_err(|e| storage_failed(&e))?;
     }
-    Ok(app.files.commit(None, sink, title, &format).await?)
+    app.files
+        .commit(None, sink, title, &format, uploader, &bounds)
+        .await
+        .map_err(full)
+}
+
+/// Refused when a file of `size` bytes passes the `room` the uploader had left.
+fn past_room(
+    room: u64,
+    size: u64,
+    bounds: &Bounds,
+    app: &App,
+    uploader: &Uploader,
+) -> Result<(), Refused> {
+    match bounds.bytes {
+        Some(most) if size > room => Err(Refused::Full {
+            kind: crate::limits::Kind::UploadBytes,
+            held: app.files.held(uploader).bytes,
+            most,
+            adding: size,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Streams the body's `file` part into the store, under the registered `key` or a new one;
@@ -133,6 +214,7 @@ pub async fn receive(
     req: &mut Request,
     app: &App,
     key: Option<&str>,
+    uploader: &Uploader,
 ) -> Result<(String, Content), ApiError> {
     let max = app.max_upload;
     if !is_multipart(req) {
@@ -140,6 +222,9 @@ pub async fn receive(
     }
     let boundary = multra::parse_boundary(content_type(req)).map_err(|_| undecodable())?;
     app.files.may_upload(key)?;
+    let bounds = bounds_of(app);
+    let full = |r| refused(app, uploader, r);
+    let room = app.files.room(uploader, key, &bounds).map_err(full)?;
     // Room for the parts' headers and boundaries around a file of the largest size.
     let slack = 64 * 1024;
     let declared = req
@@ -180,10 +265,17 @@ pub async fn receive(
             if sink.size() + chunk.len() as u64 > max as u64 {
                 return Err(too_large(max));
             }
+            if let Some(room) = room {
+                let size = sink.size() + chunk.len() as u64;
+                past_room(room, size, &bounds, app, uploader).map_err(full)?;
+            }
             sink.write(&chunk).await.map_err(|e| storage_failed(&e))?;
         }
         received = Some((sink, title, format));
     }
     let (sink, title, format) = received.ok_or_else(no_file)?;
-    Ok(app.files.commit(key, sink, &title, &format).await?)
+    app.files
+        .commit(key, sink, &title, &format, uploader, &bounds)
+        .await
+        .map_err(full)
 }

@@ -21,6 +21,14 @@ pub struct Indexes {
     /// The records created on each test clock, by its id: a clock's deletion waits for them
     /// to finish.
     pub on_test_clocks: HashMap<String, OnClock>,
+    /// Each owner's live tenders (not in a terminal status; drafts count), with the creations
+    /// under way that hold a place among them.
+    live: HashMap<String, u64>,
+}
+
+/// Whether a tender counts among its owner's live tenders.
+fn live(tender: &Tender) -> bool {
+    !tender.status.is_terminal()
 }
 
 /// The records of one test clock: its tenders and their contracts under management.
@@ -47,6 +55,42 @@ impl Indexes {
         let n = self.daily.entry(date).or_default();
         *n += 1;
         *n
+    }
+
+    /// How many live tenders `owner` holds (creations under way included).
+    pub fn live_of(&self, owner: &str) -> u64 {
+        self.live.get(owner).copied().unwrap_or(0)
+    }
+
+    /// A place among `owner`'s live tenders for a tender being created, when it holds fewer
+    /// than `most`; else how many it holds.
+    pub fn reserve_live(&mut self, owner: &str, most: Option<u64>) -> Result<(), u64> {
+        let held = self.live_of(owner);
+        if most.is_some_and(|most| held >= most) {
+            return Err(held);
+        }
+        *self.live.entry(owner.to_string()).or_default() += 1;
+        Ok(())
+    }
+
+    /// Gives back a place [`Indexes::reserve_live`] took for a tender that was not made.
+    pub fn release_live(&mut self, owner: &str) {
+        if let Some(n) = self.live.get_mut(owner) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.live.remove(owner);
+            }
+        }
+    }
+
+    /// Counts a change of a tender already made (`old`) to `new`, or a tender of an earlier
+    /// run (`old` none), among its owner's live tenders.
+    pub fn count_live(&mut self, old: Option<&Tender>, new: &Tender) {
+        match (old.is_some_and(live), live(new)) {
+            (false, true) => *self.live.entry(new.owner.to_string()).or_default() += 1,
+            (true, false) => self.release_live(&new.owner),
+            _ => {}
+        }
     }
 
     /// The records of the test clock `clock`, each noted once as it is made.

@@ -155,6 +155,24 @@ impl Store {
         )
     }
 
+    /// A place among `owner`'s live tenders for a tender about to be created, refused with
+    /// how many it holds when that is `most` already. Taken before the tender gets its
+    /// tenderID, so a refused creation uses none up; the place is the tender's once it is
+    /// stored ([`Store::insert`]) and given back if it is not.
+    pub fn hold_live(self: &Arc<Self>, owner: &str, most: Option<u64>) -> Result<LiveHold, u64> {
+        lock(&self.indexes).reserve_live(owner, most)?;
+        Ok(LiveHold {
+            store: self.clone(),
+            owner: owner.to_string(),
+            taken: false,
+        })
+    }
+
+    /// How many live tenders `owner` holds (those being created included).
+    pub fn live_tenders_of(&self, owner: &str) -> u64 {
+        lock(&self.indexes).live_of(owner)
+    }
+
     /// Reads a tender under its lock.
     pub fn read<R>(&self, id: &str, f: impl FnOnce(&Tender) -> R) -> Option<R> {
         self.tenders.read(id, f)
@@ -243,6 +261,29 @@ impl Store {
     /// A page of the listing, with the listed fields of each row when the request wants fields.
     pub fn page(&self, request: &PageRequest) -> Page {
         lock(&self.indexes).page(request)
+    }
+}
+
+/// A place among a broker's live tenders, held for a tender being created (see
+/// [`Store::hold_live`]).
+pub struct LiveHold {
+    store: Arc<Store>,
+    owner: String,
+    taken: bool,
+}
+
+impl LiveHold {
+    /// The tender is stored: the place is its own now.
+    fn taken(mut self) {
+        self.taken = true;
+    }
+}
+
+impl Drop for LiveHold {
+    fn drop(&mut self) {
+        if !self.taken {
+            lock(&self.store.indexes).release_live(&self.owner);
+        }
     }
 }
 

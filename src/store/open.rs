@@ -72,6 +72,7 @@ impl Store {
                 last_row = last_row.max(row);
                 last_bid_row = bid_rows.last().max(last_bid_row);
                 indexes.restore(&tender);
+                indexes.count_live(None, &tender);
                 indexes.put(&tender, fields, None);
                 let id = tender.id.clone();
                 if map.insert(id, Place::new(tender, row, bid_rows)).is_some() {

@@ -20,7 +20,8 @@ async fn holding_a_tender(
     let opened = Store::open_limited(zone, dir.path(), max_pages);
     let store = at(opened.unwrap(), now);
     let id = tender.id.clone();
-    store.insert(tender, now, |_| ()).await.unwrap();
+    let hold = store.hold_live(&tender.owner, None).unwrap();
+    store.insert(tender, now, hold, |_| ()).await.unwrap();
     (dir, store, id.to_string(), now)
 }
 
@@ -415,4 +416,50 @@ async fn a_write_the_file_cannot_take_is_refused_and_changes_nothing() {
     drop(store);
     let store = reopen(dir.path());
     assert_eq!(stored_form(&store, &id), after);
+}
+
+#[tokio::test]
+async fn each_owner_s_live_tenders_are_counted_through_changes_failures_and_a_restart() {
+    let (dir, store, id, now) = holding_a_tender(Some(32)).await;
+    assert_eq!(store.live_tenders_of("broker"), 1);
+    assert_eq!(
+        store.hold_live("broker", Some(1)).err(),
+        Some(1),
+        "at the bound"
+    );
+    let other = store.hold_live("broker1", Some(1)).unwrap();
+    assert_eq!(store.live_tenders_of("broker1"), 1, "each owner apart");
+    drop(other);
+    assert_eq!(
+        store.live_tenders_of("broker1"),
+        0,
+        "a hold let go gives its place back"
+    );
+
+    // A creation the file cannot take gives its place back.
+    let (mut huge, _, _) = published();
+    Arc::make_mut(&mut huge.terms).description = Some("x".repeat(1 << 20).as_str().into());
+    let hold = store.hold_live("broker", None).unwrap();
+    assert_eq!(store.live_tenders_of("broker"), 2);
+    let refused = store.insert(huge, now, hold, |_| ()).await;
+    assert!(
+        matches!(refused, Err(Refusal::Unavailable(_))),
+        "{refused:?}"
+    );
+    assert_eq!(store.live_tenders_of("broker"), 1);
+
+    // Another tender, live; the first one finished no longer counts, nor after a restart.
+    let (second, _, _) = published();
+    let hold = store.hold_live("broker", Some(2)).unwrap();
+    store.insert(second, now, hold, |_| ()).await.unwrap();
+    assert_eq!(store.live_tenders_of("broker"), 2);
+    changed(&store, &id, now, |t| {
+        t.status = crate::domain::tender::TenderStatus::Cancelled;
+    })
+    .await;
+    assert_eq!(store.live_tenders_of("broker"), 1);
+    drop(store);
+    let store = reopen(dir.path());
+    assert_eq!(store.live_tenders_of("broker"), 1);
+    assert!(store.hold_live("broker", Some(2)).is_ok());
 }

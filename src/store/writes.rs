@@ -8,7 +8,7 @@ use super::listed::ListedFields;
 use super::listing::{Listing, OwnTime, Stamp};
 use super::runs_to_end::RunsToEnd;
 use super::shelf::lock;
-use super::{CALENDAR, Place, Slot, Store, Turn, listed_fields};
+use super::{CALENDAR, LiveHold, Place, Slot, Store, Turn, listed_fields};
 use crate::domain::lifecycle;
 use crate::domain::stored;
 use crate::domain::tender::{Tender, TenderStatus};
@@ -67,6 +67,10 @@ impl Store {
             indexes.listing.release(tender.listing_key());
         }
         committed?;
+        // A new tender was counted among its owner's live ones when its creation began.
+        if old.is_some() {
+            indexes.count_live(old, tender);
+        }
         let earlier = indexes.put(tender, fields, old);
         drop(indexes);
         if earlier {
@@ -76,11 +80,14 @@ impl Store {
     }
 
     /// Stores a new tender, stamping its `dateModified`, and returns `view` of it. The tender
-    /// lives on the clock it names (see [`Tender::clock_key`]); `now` is that clock's.
+    /// lives on the clock it names (see [`Tender::clock_key`]); `now` is that clock's. It takes
+    /// the place `hold` holds among its owner's live tenders, which is given back if it is not
+    /// stored.
     pub async fn insert<V>(
         self: &Arc<Self>,
         mut tender: Tender,
         now: Timestamp,
+        hold: LiveHold,
         view: impl FnOnce(&Tender) -> V,
     ) -> Result<V, Refusal> {
         let stamp = {
@@ -90,16 +97,16 @@ impl Store {
         (tender.date_modified, tender.listed_at) = (stamp.date_modified, stamp.listed_at());
         let result = view(&tender);
         if self.durable.is_none() {
-            self.place_new(tender).await?;
+            self.place_new(tender, hold).await?;
         } else {
             let store = self.clone();
-            RunsToEnd::new(async move { store.place_new(tender).await }).await?;
+            RunsToEnd::new(async move { store.place_new(tender, hold).await }).await?;
         }
         Ok(result)
     }
 
     /// Commits a new tender, indexes it and makes it known.
-    async fn place_new(&self, mut tender: Tender) -> Result<(), Refusal> {
+    async fn place_new(&self, mut tender: Tender, hold: LiveHold) -> Result<(), Refusal> {
         let row = self
             .durable
             .as_ref()
@@ -109,6 +116,7 @@ impl Store {
             .commit(row, &mut tender, None, &mut bid_rows, Vec::new())
             .await;
         self.index(&tender, None, true, committed)?;
+        hold.taken();
         let id = tender.id.clone();
         self.tenders.add(id, Place::new(tender, row, bid_rows));
         Ok(())

@@ -592,6 +592,11 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
     );
 }
 
+/// The refusal of a broker's 101st clock.
+const HUNDRED_CLOCKS: &str = "Broker broker holds 100 live test clocks, the most a broker keeps \
+    on this sandbox: delete one it no longer needs (a clock is deleted once its records are \
+    finished).";
+
 #[tokio::test]
 async fn a_broker_holds_at_most_a_hundred_clocks() {
     let s = TestServer::start().await;
@@ -603,12 +608,7 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
         }
     }
     let refused = try_new_clock(&s, "broker", json!({})).await;
-    refused.assert_refused(
-        409,
-        "body",
-        "data",
-        "A broker holds at most 100 test clocks; delete one it no longer needs first.",
-    );
+    refused.assert_refused(409, "body", "data", HUNDRED_CLOCKS);
     // The test helper, which makes each tender a clock of its own, says so too, and makes
     // nothing.
     let helped = s
@@ -619,7 +619,7 @@ async fn a_broker_holds_at_most_a_hundred_clocks() {
         409,
         "body",
         "data",
-        "The test helper makes the tender a test clock of its own: A broker holds at most 100 test clocks; delete one it no longer needs first.",
+        format!("The test helper makes the tender a test clock of its own: {HUNDRED_CLOCKS}"),
     );
     let none = s.get("/api/2.3/tenders?mode=_all_").send().await;
     assert_eq!(none.body["data"], json!([]), "{}", none.text);
