@@ -89,11 +89,12 @@ struct Cli {
     tls_key: Option<PathBuf>,
     /// Requests each broker may send (and each client address without a broker's
     /// credentials): N a second, or N/s, N/min, N/h; `off` for no rate. A request past it
-    /// answers 429 with Retry-After. Default with --sandbox: 100 (a second); else off.
+    /// answers 429 with Retry-After (after a second). Default with --sandbox: 1000 (a
+    /// second); else off.
     #[arg(long, env = "TENDER_RATE", value_name = "N[/PERIOD]", value_parser = limits::parse_rate)]
     rate: Option<Limit<(u32, Per)>>,
-    /// Requests a broker's full bucket gives at once, above the rate. Default: five seconds'
-    /// worth of the rate (500 at 100 a second). Given alone, turns the default rate on.
+    /// Requests a broker's full bucket gives at once, above the rate. Default: a period's
+    /// worth of the rate (1000 at 1000 a second). Given alone, turns the default rate on.
     #[arg(long, env = "TENDER_BURST", value_name = "N", value_parser = limits::parse_burst)]
     burst: Option<u32>,
     /// Tenders a broker may keep live (not yet complete, cancelled or unsuccessful; drafts

@@ -3,6 +3,14 @@
 //! its broker's rate (or, without a broker's credentials, its client address's) answers 429
 //! with `Retry-After` and the envelope, and is not handled at all: a refused request changes
 //! nothing.
+//!
+//! The refusal is answered after a hold of about a second ([`hold`]), not at once. Refusing
+//! costs the server little, but a client that does not wait as `Retry-After` asks would
+//! otherwise be refused as fast as the server can answer, and its refusals alone would take
+//! the cores from every other broker; held, each of its connections sends about one request a
+//! second. A client that waits as asked loses nothing by it: it would not have sent again
+//! sooner. The holds differ (half a second to a second and a half), so that the connections
+//! of one client held together do not all come back in the same instant.
 
 use super::App;
 use super::error::ApiError;
@@ -13,6 +21,13 @@ use salvo::http::header::{HeaderValue, RETRY_AFTER};
 use salvo::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// How long a request refused at `now` (nanoseconds of the limiter's time) waits for its
+/// answer, no thread held meanwhile: from half a second to a second and a half, spread by the
+/// moment of the refusal.
+pub fn hold(now: u64) -> Duration {
+    Duration::from_millis(500 + (now / 1000) % 1000)
+}
 
 /// The hoop, holding the server's state (whose limiter it takes tokens from).
 pub struct Throttle(pub Arc<App>);
@@ -54,10 +69,15 @@ impl Handler for Throttle {
             Some(broker) => Caller::Broker(&broker.name),
             None => Caller::Address(req.remote_addr().ip()),
         };
-        let Err(wait) = limiter.take(caller, limiter.now()) else {
+        let now = limiter.now();
+        let Err(wait) = limiter.take(caller, now) else {
             return;
         };
-        refusal(limiter, caller, wait).render(res);
+        let hold = hold(now);
+        let wait = wait.saturating_sub(hold);
+        let refused = refusal(limiter, caller, wait);
+        tokio::time::sleep(hold).await;
+        refused.render(res);
         let seconds = retry_after_seconds(wait).to_string();
         if let Ok(value) = HeaderValue::from_str(&seconds) {
             res.headers_mut().insert(RETRY_AFTER, value);

@@ -36,6 +36,15 @@ impl Per {
             Per::Hour => "hour",
         }
     }
+
+    /// "a second", "a minute", "an hour".
+    pub fn each(self) -> &'static str {
+        match self {
+            Per::Second => "a second",
+            Per::Minute => "a minute",
+            Per::Hour => "an hour",
+        }
+    }
 }
 
 /// At most `requests` a `per`, with `burst` taken at once from a full bucket.
