@@ -151,10 +151,16 @@ fn mover(
     named: Option<String>,
 ) -> Result<Option<String>, ApiError> {
     match (caller, named) {
-        (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
+        (Some(me), Some(other)) if other != me => Err(ApiError::forbidden_because(format!(
+            "a broker moves its own clock alone, and the body names {other}'s; leave broker \
+             out to move {me}'s"
+        ))),
         (Some(me), _) => Ok(Some(me.to_string())),
         (None, named) if app.testing => known(app, named),
-        (None, _) => Err(ApiError::forbidden()),
+        (None, _) => Err(ApiError::forbidden_because(
+            "on a public sandbox the server's clock runs with the wall clock; move your \
+             broker's own clock with your credentials",
+        )),
     }
 }
 

@@ -35,6 +35,18 @@ fn uploader(app: &App, req: &Request) -> Result<Uploader, ApiError> {
         Some((user, password)) if app.ds_users.may_upload(&user, &password) => {
             Ok(Uploader::User(user))
         }
+        // Upstream's service read its users' names in lower case, so a name written with
+        // capitals never matched; the refusal says so rather than leave it a puzzle.
+        Some((user, password))
+            if user != user.to_lowercase()
+                && app.ds_users.may_upload(&user.to_lowercase(), &password) =>
+        {
+            Err(ApiError::forbidden_because(format!(
+                "the document service knows its users by their names in lower case, as \
+                 upstream's did: sign in as {}, not {user}",
+                user.to_lowercase()
+            )))
+        }
         _ => Err(ApiError::forbidden()),
     }
 }

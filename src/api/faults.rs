@@ -39,10 +39,16 @@ impl Asker {
     fn rule_broker(&self, named: Option<&str>) -> Result<Option<String>, ApiError> {
         match (&self.broker, named) {
             (Some(me), None) => Ok(Some(me.clone())),
-            (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
+            (Some(me), Some(other)) if other != me => Err(ApiError::forbidden_because(format!(
+                "a broker's fault rules hit its own requests alone, and match.broker names \
+                 {other}; leave it out, or name {me}"
+            ))),
             (Some(me), Some(_)) => Ok(Some(me.clone())),
             (None, named) if self.owns_server => Ok(named.map(str::to_string)),
-            (None, _) => Err(ApiError::forbidden()),
+            (None, _) => Err(ApiError::forbidden_because(
+                "on a public sandbox a fault rule hits one broker's own requests: set it with \
+                 your broker's credentials",
+            )),
         }
     }
 

@@ -46,7 +46,10 @@ pub fn shown(app: &App, r: &TestReading, caller: Option<&str>) -> Json {
 fn broker(app: &App, req: &Request) -> Result<String, ApiError> {
     match app.brokers.caller(req)? {
         Some(broker) => Ok(broker.name.clone()),
-        None => Err(ApiError::forbidden()),
+        None => Err(ApiError::forbidden_because(
+            "test clocks are each a broker's own: call with your broker's credentials (HTTP \
+             Basic, its key as the user name)",
+        )),
     }
 }
 
@@ -54,7 +57,9 @@ fn broker(app: &App, req: &Request) -> Result<String, ApiError> {
 fn refused(app: &App, owner: &str, id: &str, error: TestClockError) -> ApiError {
     match error {
         TestClockError::Unknown => ApiError::not_found("clock_id"),
-        TestClockError::Foreign => ApiError::forbidden(),
+        TestClockError::Foreign => ApiError::forbidden_because(format!(
+            "the test clock {id} is another broker's: its owner alone moves or deletes it"
+        )),
         TestClockError::Deleted => ApiError::new(
             StatusCode::CONFLICT,
             "url",

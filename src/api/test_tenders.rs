@@ -546,7 +546,11 @@ async fn create(
     let body = body::read(req, app.max_body).await?;
     let (caller, owner_key) = match app.brokers.caller(req)? {
         Some(broker) => (broker.name.clone(), app.brokers.key_of(&broker.name)),
-        None => return Err(ApiError::forbidden()),
+        None => {
+            return Err(ApiError::forbidden_because(
+                "the test helper makes a broker's tender: call with your broker's credentials",
+            ));
+        }
     };
     let owner_key = owner_key.ok_or_else(ApiError::forbidden)?.to_string();
     let data = body.data()?.to_value();

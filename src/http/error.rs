@@ -47,6 +47,17 @@ impl ApiError {
         ApiError::new(StatusCode::FORBIDDEN, "url", "permission", "Forbidden")
     }
 
+    /// The same refusal (403 `url`/`permission`, which clients match), saying why: the
+    /// description reads "Forbidden: " and the reason.
+    pub fn forbidden_because(reason: impl std::fmt::Display) -> ApiError {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "url",
+            "permission",
+            format!("Forbidden: {reason}"),
+        )
+    }
+
     pub fn not_found(name: &str) -> ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "url", name, "Not Found")
     }

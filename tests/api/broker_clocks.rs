@@ -140,7 +140,13 @@ async fn nobody_moves_a_broker_s_clock_but_that_broker_and_the_server_s_owner() 
         .by("broker1")
         .move_clock(json!({"advance": "P1D", "broker": "broker"}))
         .await;
-    other.assert_refused_on(403, "permission");
+    other.assert_refused(
+        403,
+        "url",
+        "permission",
+        "Forbidden: a broker moves its own clock alone, and the body names broker's; leave \
+         broker out to move broker1's",
+    );
     assert_eq!(clock_of(&s, "broker").await["own"], false, "nothing made");
     let unknown = s
         .anyone()
@@ -323,4 +329,51 @@ async fn a_key_that_names_no_broker_moves_no_clock_and_sets_no_fault() {
         let own = s.by("broker1").move_clock(json!({"advance": "PT2H"})).await;
         assert_eq!(own.status, 200, "{mode}: {}", own.text);
     }
+}
+
+/// On a public sandbox the refusals of the testing routes keep upstream's triple (403
+/// url/permission) and say why in the description: the server's clock moved without
+/// credentials, a fault rule without them, test clocks listed without them.
+#[tokio::test]
+async fn on_a_sandbox_a_refused_move_says_why() {
+    let s = TestServer::sandbox().await;
+    let before = s.get("/testing/clock").send().await.body["data"].clone();
+    s.anyone()
+        .move_clock(json!({"advance": "P1D"}))
+        .await
+        .assert_refused(
+            403,
+            "url",
+            "permission",
+            "Forbidden: on a public sandbox the server's clock runs with the wall clock; move \
+             your broker's own clock with your credentials",
+        );
+    s.anyone()
+        .post(
+            "/testing/faults",
+            json!({"fault": "error-before-commit", "status": 503}),
+        )
+        .await
+        .assert_refused(
+            403,
+            "url",
+            "permission",
+            "Forbidden: on a public sandbox a fault rule hits one broker's own requests: set it \
+             with your broker's credentials",
+        );
+    s.anyone().get("/testing/clocks").await.assert_refused(
+        403,
+        "url",
+        "permission",
+        "Forbidden: test clocks are each a broker's own: call with your broker's credentials \
+         (HTTP Basic, its key as the user name)",
+    );
+    let after = s.get("/testing/clock").send().await.body["data"].clone();
+    let moved = crate::common::moment(after["now"].as_str().unwrap_or_default())
+        - crate::common::moment(before["now"].as_str().unwrap_or_default());
+    assert!(moved < time::Duration::minutes(1), "not moved: {moved}");
+    assert_eq!(
+        s.by("broker").get("/testing/faults").await.body["data"],
+        json!([])
+    );
 }

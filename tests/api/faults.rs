@@ -242,7 +242,13 @@ async fn a_brokers_rule_never_hits_another_brokers_request() {
         json!({"match": {"path": "/api/2.3/tenders", "broker": "broker"}, "fault": "error-before-commit"}),
     )
     .await;
-    naming_another.assert_refused(403, "url", "permission", "Forbidden");
+    naming_another.assert_refused(
+        403,
+        "url",
+        "permission",
+        "Forbidden: a broker's fault rules hit its own requests alone, and match.broker names \
+         broker; leave it out, or name broker1",
+    );
     set(
         &s,
         Some("broker1"),

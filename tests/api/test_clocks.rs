@@ -290,13 +290,19 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         ),
     );
     // Another broker's: read, never moved nor deleted.
+    let foreign = format!(
+        "Forbidden: the test clock {id} is another broker's: its owner alone moves or deletes it"
+    );
     move_test_clock(&s, "broker1", &id, json!({"advance": "P1D"}))
         .await
-        .assert_refused(403, "url", "permission", "Forbidden");
-    delete_clock(&s, "broker1", &id)
-        .await
-        .assert_refused(403, "url", "permission", "Forbidden");
-    // Without credentials a clock has no owner; a key that names no broker is refused.
+        .assert_refused(403, "url", "permission", foreign.as_str());
+    delete_clock(&s, "broker1", &id).await.assert_refused(
+        403,
+        "url",
+        "permission",
+        foreign.as_str(),
+    );
+    // Without credentials a clock has no owner, and the refusal says so.
     for r in [
         s.anyone().post("/testing/clocks", json!({})).await,
         s.anyone().get("/testing/clocks").await,
@@ -304,6 +310,17 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
             .post(&format!("/testing/clocks/{id}"), json!({"advance": "P1D"}))
             .await,
         s.anyone().delete(&format!("/testing/clocks/{id}")).await,
+    ] {
+        r.assert_refused(
+            403,
+            "url",
+            "permission",
+            "Forbidden: test clocks are each a broker's own: call with your broker's \
+             credentials (HTTP Basic, its key as the user name)",
+        );
+    }
+    // A key that names no broker is refused.
+    for r in [
         try_new_clock(&s, "brokr1", json!({})).await,
         s.by("brokr1").get("/testing/clocks").await,
         s.by("brokr1").get(&format!("/testing/clocks/{id}")).await,

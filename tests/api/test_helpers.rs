@@ -404,7 +404,13 @@ async fn no_credentials_or_unknown_ones_are_refused() {
     s.anyone()
         .post("/testing/tenders", json!({"status": "draft"}))
         .await
-        .assert_refused(403, "url", "permission", "Forbidden");
+        .assert_refused(
+            403,
+            "url",
+            "permission",
+            "Forbidden: the test helper makes a broker's tender: call with your broker's \
+             credentials",
+        );
     s.by("stranger")
         .post("/testing/tenders", json!({"status": "draft"}))
         .await
