@@ -3,7 +3,8 @@
 //! one by one, through the server's service as the brokers involved would send them.
 //!
 //! Nothing is written directly: the clock is created, the tender created and published, bids
-//! placed by the other brokers, the clock moved past each date the tender announces, awards
+//! placed (by the other brokers on a server its runner owns; on a public sandbox by the
+//! caller alone, each for a tenderer of its own), the clock moved past each date the tender announces, awards
 //! decided, contracts signed and handed over, each by a request every rule and token check of
 //! the API judges. The shape is checked before anything is made, so a refused shape leaves
 //! nothing behind; a tender the API refuses to create takes its new clock with it. The
@@ -98,6 +99,105 @@ fn count(data: &Map<String, Json>, name: &str) -> Result<Option<u64>, ApiError> 
     }
 }
 
+/// The names `bidders` holds, if given (a list of strings), in order.
+fn listed_bidders(data: &Map<String, Json>) -> Result<Option<Vec<&str>>, ApiError> {
+    match data.get("bidders") {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Array(names)) => names
+            .iter()
+            .map(|name| {
+                name.as_str()
+                    .ok_or_else(|| refuse("bidders", "Should hold brokers' names."))
+            })
+            .collect::<Result<Vec<&str>, ApiError>>()
+            .map(Some),
+        Some(_) => Err(refuse("bidders", "Should hold brokers' names.")),
+    }
+}
+
+/// The bidder of each of `bids` bids on a public sandbox: the caller, every time. `bidders`
+/// may name the caller; any other name is refused (403) without saying whether a broker of
+/// that name exists.
+fn own_bidders(
+    data: &Map<String, Json>,
+    caller: &str,
+    bids: usize,
+) -> Result<Vec<String>, ApiError> {
+    if let Some(names) = listed_bidders(data)?
+        && let Some(other) = names.iter().find(|n| **n != caller)
+    {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "body",
+            "bidders",
+            format!(
+                "On a public sandbox the test helper bids in its caller's name alone, and \
+                 {other} is not {caller}: nobody acts as another broker here. Leave bidders \
+                 out, or name only {caller}: the bids are then {caller}'s own, each from a \
+                 tenderer of its own."
+            ),
+        ));
+    }
+    Ok(vec![caller.to_string(); bids])
+}
+
+/// The bidders of `bids` bids on a server its runner owns: one bid per broker, those
+/// `bidders` names or by default the other known brokers in name order.
+fn named_bidders(
+    app: &App,
+    data: &Map<String, Json>,
+    caller: &str,
+    bids: usize,
+) -> Result<Vec<String>, ApiError> {
+    let bidders: Vec<String> = match listed_bidders(data)? {
+        None => {
+            let mut others: Vec<String> = app
+                .brokers
+                .names()
+                .into_iter()
+                .filter(|n| *n != caller)
+                .map(str::to_string)
+                .collect();
+            others.sort();
+            others
+        }
+        Some(names) => {
+            let mut bidders: Vec<String> = Vec::new();
+            for name in names {
+                if !app.brokers.knows(name) {
+                    return Err(refuse("bidders", format!("No broker is named {name}.")));
+                }
+                if bidders.iter().any(|b| b == name) {
+                    return Err(refuse(
+                        "bidders",
+                        format!("{name} is named twice: each bidder places one bid."),
+                    ));
+                }
+                bidders.push(name.to_string());
+            }
+            bidders
+        }
+    };
+    if bids > bidders.len() {
+        return Err(refuse(
+            "bids",
+            format!(
+                "{bids} bids need {bids} bidders, one bid each; {} {} known: {}.",
+                bidders.len(),
+                if bidders.len() == 1 { "is" } else { "are" },
+                if bidders.is_empty() {
+                    "none".to_string()
+                } else {
+                    bidders.join(", ")
+                }
+            ),
+        ));
+    }
+    let mut bidders = bidders;
+    bidders.truncate(bids);
+    Ok(bidders)
+}
+
 impl Shape {
     /// Reads and checks the shape for `caller`: every refusal here comes before anything is
     /// made.
@@ -178,56 +278,15 @@ impl Shape {
                  complete.",
             ));
         }
-        let bidders: Vec<String> = match data.get("bidders") {
-            None | Some(Json::Null) => {
-                let mut others: Vec<String> = app
-                    .brokers
-                    .names()
-                    .into_iter()
-                    .filter(|n| *n != caller)
-                    .map(str::to_string)
-                    .collect();
-                others.sort();
-                others
-            }
-            Some(Json::Array(names)) => {
-                let mut bidders = Vec::new();
-                for name in names {
-                    let name = name
-                        .as_str()
-                        .ok_or_else(|| refuse("bidders", "Should hold brokers' names."))?;
-                    if !app.brokers.knows(name) {
-                        return Err(refuse("bidders", format!("No broker is named {name}.")));
-                    }
-                    if bidders.iter().any(|b| b == name) {
-                        return Err(refuse(
-                            "bidders",
-                            format!("{name} is named twice: each bidder places one bid."),
-                        ));
-                    }
-                    bidders.push(name.to_string());
-                }
-                bidders
-            }
-            Some(_) => return Err(refuse("bidders", "Should hold brokers' names.")),
+        // On a public sandbox nobody acts as another broker, the helper included: its bids
+        // are the caller's own, each from a tenderer of its own. A server its runner owns
+        // (`--testing`) lets it place them in the other brokers' names.
+        let public = app.sandbox && !app.testing;
+        let bidders = if public {
+            own_bidders(data, caller, bids)?
+        } else {
+            named_bidders(app, data, caller, bids)?
         };
-        if bids > bidders.len() {
-            return Err(refuse(
-                "bids",
-                format!(
-                    "{bids} bids need {bids} bidders, one bid each; {} {} known: {}.",
-                    bidders.len(),
-                    if bidders.len() == 1 { "is" } else { "are" },
-                    if bidders.is_empty() {
-                        "none".to_string()
-                    } else {
-                        bidders.join(", ")
-                    }
-                ),
-            ));
-        }
-        let mut bidders = bidders;
-        bidders.truncate(bids);
         for name in &bidders {
             if !app
                 .brokers
@@ -801,17 +860,25 @@ async fn place_bids(
     t: &Json,
 ) -> Result<Vec<Json>, ApiError> {
     let mut placed = Vec::new();
+    // A broker placing several bids (the caller's own, on a public sandbox) places each for a
+    // tenderer of its own.
+    let several = |bidder: &String| shape.bidders.iter().filter(|b| *b == bidder).count() > 1;
     for (i, bidder) in shape.bidders.iter().enumerate() {
+        let tenderer = if several(bidder) {
+            format!("Учасник {} {bidder}", i + 1)
+        } else {
+            format!("Учасник {bidder}")
+        };
         let below = |value: &Json| {
             let amount = value["amount"].as_f64().unwrap_or(0.0);
             // Always above zero, however many bidders a brokers file names.
             (amount * 0.96f64.powi(i as i32 + 1) * 100.0).round() / 100.0
         };
         let mut bid = json!({"tenderers": [{
-            "name": format!("Учасник {bidder}"),
+            "name": tenderer,
             "identifier": {"scheme": "UA-EDR", "id": format!("{:08}", 10_000_000 + i)},
             "address": {"countryName": "Україна", "postalCode": "01001", "region": "м. Київ", "streetAddress": "вул. Хрещатик, 1", "locality": "м. Київ"},
-            "contactPoint": {"name": format!("Учасник {bidder}"), "telephone": "0440000001"}
+            "contactPoint": {"name": tenderer, "telephone": "0440000001"}
         }]});
         match t["lots"].as_array() {
             Some(lots) if !lots.is_empty() => {

@@ -474,3 +474,67 @@ async fn faults_set_for_a_broker_s_requests_never_hit_the_helper_s_own() {
         .await;
     assert_eq!(own.status, 503, "the broker's own request meets its fault");
 }
+
+/// On a public sandbox nobody acts as another broker, the test helper included: a shape
+/// naming another broker among the bidders (or a name no broker has: a sandbox does not say
+/// which names exist) is refused before anything is made.
+#[tokio::test]
+async fn on_a_sandbox_naming_another_broker_among_the_bidders_is_refused_and_nothing_is_made() {
+    let s = TestServer::sandbox().await;
+    for other in ["broker1", "stranger"] {
+        let r = s
+            .by("broker")
+            .post(
+                "/testing/tenders",
+                json!({"status": "active.tendering", "bidders": ["broker", other]}),
+            )
+            .await;
+        r.assert_refused(
+            403,
+            "body",
+            "bidders",
+            format!(
+                "On a public sandbox the test helper bids in its caller's name alone, and \
+                 {other} is not broker: nobody acts as another broker here. Leave bidders out, \
+                 or name only broker: the bids are then broker's own, each from a tenderer of \
+                 its own."
+            ),
+        );
+    }
+    let (tenders, clocks) = what_is_there(&s).await;
+    assert_eq!(
+        (tenders, clocks),
+        (json!([]), json!([])),
+        "no tender, no clock"
+    );
+}
+
+/// On a public sandbox the helper's bids are the caller's own, each from a tenderer of its
+/// own, and the procurement goes on with them as with any.
+#[tokio::test]
+async fn on_a_sandbox_the_default_bids_are_the_caller_s_own() {
+    let s = TestServer::sandbox().await;
+    let a = made(&s, json!({"status": "active.qualification"})).await;
+    assert_eq!(count(&a["bids"]), Some(2), "{a}");
+    let mut tenderers = Vec::new();
+    for i in 0..2 {
+        let (_, _, broker) = bid(&a, i);
+        assert_eq!(broker, "broker", "{a}");
+        let read = read_bid(&s, &a, i).await.assert_status(200);
+        tenderers.push(read.body["data"]["tenderers"][0].clone());
+    }
+    assert_ne!(tenderers[0]["name"], tenderers[1]["name"]);
+    assert_ne!(
+        tenderers[0]["identifier"]["id"], tenderers[1]["identifier"]["id"],
+        "each bid from a tenderer of its own"
+    );
+    assert_eq!(count(&a["data"]["awards"]), Some(1), "{}", a["data"]);
+    // Naming the caller alone is the same.
+    let named = made(
+        &s,
+        json!({"status": "active.tendering", "bids": 3, "bidders": ["broker"]}),
+    )
+    .await;
+    let brokers: Vec<String> = (0..3).map(|i| bid(&named, i).2).collect();
+    assert_eq!(brokers, ["broker", "broker", "broker"]);
+}
