@@ -170,6 +170,15 @@ impl TestClocks {
         mine.into_iter().map(|(id, c)| reading(id, c)).collect()
     }
 
+    /// How many live test clocks `owner` holds.
+    pub fn held_by(&self, owner: &str) -> u64 {
+        let clocks = self.read();
+        clocks
+            .values()
+            .filter(|c| c.owner == owner && !c.deleted)
+            .count() as u64
+    }
+
     /// A new clock of `owner`, standing still at `start`, when `owner` holds fewer than `most`
     /// live ones.
     pub fn create(

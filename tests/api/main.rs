@@ -15,6 +15,7 @@ mod documents;
 mod faces;
 mod faults;
 mod lifecycle;
+mod limits;
 mod listing;
 mod lots;
 mod malformed;

@@ -24,6 +24,8 @@ const state = {
   managed: new Map(), // id -> the shown tender's contract as contract management holds it
   listLoaded: false,  // whether the listing has answered once
   shownKey: "",       // what the tender page was last drawn from
+  limits: null,       // what each broker may take of the server, and what the viewer holds
+  limitsAt: 0,        // when they were last read (ms)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -155,6 +157,7 @@ async function signIn(name, password) {
   viewer.shown = (body.data && body.data.broker) || name;
   state.viewer = viewer;
   sessionStorage.setItem("viewer", JSON.stringify(viewer));
+  state.limitsAt = 0;
   showSignInProblem("");
   $("viewer-password").value = "";
   state.shownKey = "";
@@ -163,6 +166,7 @@ async function signIn(name, password) {
 
 function forgetViewer(problem) {
   state.viewer = null;
+  state.limitsAt = 0;
   state.viewerClock = null;
   sessionStorage.removeItem("viewer");
   showSignInProblem(problem);
@@ -401,6 +405,58 @@ function drawTestClocks() {
   $("clocks-empty").hidden = !!clocks.length;
   $("clocks-empty").textContent = clocks.length ? ""
     : "None: a broker creates test clocks through POST /testing/clocks and names one in a new tender's X-Testing-Clock header.";
+}
+
+// ---- the limits of the server, and what the signed-in broker holds -----------------------
+
+/** How often the limits are read again (what a broker holds changes as it works). */
+const LIMITS_MS = 10000;
+
+/** The server's index as JSON: its limits, and with credentials what the broker holds. */
+async function loadLimits() {
+  if (state.limits && Date.now() - state.limitsAt < LIMITS_MS) return;
+  const { status, body } = await getJson("/", authHeaders());
+  if (status !== 200 || !body || !body.data) return;
+  state.limits = { limits: body.data.limits || null, held: body.data.held || null, viewer: viewerName() };
+  state.limitsAt = Date.now();
+}
+
+function count(n) {
+  return Number(n).toLocaleString("en-US");
+}
+
+function size(n) {
+  const units = [["GiB", 1 << 30], ["MiB", 1 << 20], ["KiB", 1 << 10]];
+  for (const [name, unit] of units) {
+    if (n >= unit) return (n % unit === 0 ? count(n / unit) : (n / unit).toFixed(1)) + " " + name;
+  }
+  return count(n) + (n === 1 ? " byte" : " bytes");
+}
+
+function drawLimits() {
+  const section = $("limits");
+  const found = state.limits && state.limits.limits;
+  section.hidden = !found;
+  if (!found) return;
+  const l = found;
+  const parts = [];
+  if (l.rate) parts.push(count(l.rate.requests) + (l.rate.requests === 1 ? " request " : " requests ") + (l.rate.per === "hour" ? "an " : "a ") + l.rate.per + " (burst " + count(l.rate.burst) + ")");
+  if (l.liveTenders !== null && l.liveTenders !== undefined) parts.push(count(l.liveTenders) + " live tenders");
+  if (l.testClocks !== null && l.testClocks !== undefined) parts.push(count(l.testClocks) + " live test clocks");
+  if (l.uploads !== null && l.uploads !== undefined) parts.push(count(l.uploads) + " uploaded files");
+  if (l.uploadBytes !== null && l.uploadBytes !== undefined) parts.push(size(l.uploadBytes) + " of uploaded files");
+  $("limits-all").textContent = parts.length
+    ? "Each broker may take: " + parts.join("; ") + (l.rate ? " (requests without a broker's credentials: each client address at the same rate)." : ".")
+    : "No limits: no rate, no bound on what a broker keeps.";
+  const held = state.limits.held;
+  const of = (n, most, what) => count(n) + (most === null || most === undefined ? "" : " of " + count(most)) + " " + what;
+  $("limits-held").textContent = held && state.viewer
+    ? held.broker + " holds " + [
+      of(held.liveTenders, l.liveTenders, "live tenders"),
+      l.testClocks === null || l.testClocks === undefined ? null : of(held.testClocks, l.testClocks, "test clocks"),
+      of(held.uploads, l.uploads, "uploaded files") + " (" + size(held.uploadBytes) + (l.uploadBytes ? " of " + size(l.uploadBytes) : "") + ")",
+    ].filter(Boolean).join(" · ")
+    : "";
 }
 
 // ---- the tender list --------------------------------------------------------------------
@@ -797,6 +853,8 @@ async function refresh() {
       drawList();
       drawTestClocks();
     }
+    await loadLimits();
+    drawLimits();
     drawClock();
   } catch (e) {
     showProblem("The server did not answer: " + e);

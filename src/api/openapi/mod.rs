@@ -9,28 +9,42 @@ mod paths;
 mod schemas;
 
 use crate::http::{app, error::ApiError, reply};
+use crate::limits::Rate;
 use salvo::prelude::*;
 use salvo::routing::FilterInfo;
 use serde_json::{Map, Value as Json, json};
 
 /// The description of a server, with or without the clock control API (`--testing`) and the
-/// fault API (`--testing` or `--sandbox`), as [`crate::routes::router`] takes them.
-pub fn document(clock_api: bool, faults_api: bool, server_url: &str) -> Json {
+/// fault API (`--testing` or `--sandbox`), as [`crate::routes::router`] takes them; on a
+/// server with a `rate` every operation may answer 429.
+pub fn document(clock_api: bool, faults_api: bool, rate: Option<&Rate>, server_url: &str) -> Json {
     let mut described = Map::new();
-    for (path, item) in paths::paths(clock_api, faults_api) {
+    for (path, mut item) in paths::paths(clock_api, faults_api) {
+        if rate.is_some() {
+            past_the_rate(&mut item);
+        }
         described.insert(path.to_string(), item);
     }
     links::add(&mut described);
+    let mut description = "The tender registry's JSON API under /api/2.3, the upstream \
+        extensions it serves, its auction pages and dashboard, and, only on a server \
+        started with the options its `x-only-with` names, the clock control API \
+        (--testing) and the fault API (--testing or --sandbox). Every error answers the envelope \
+        {status: \"error\", errors: [{location, name, description}]}."
+        .to_string();
+    if let Some(rate) = rate {
+        description.push_str(&format!(
+            " This server takes at most {} from each broker (without a broker's credentials, \
+             from each client address): a request past it answers 429 with Retry-After.",
+            crate::limits::rate_text(rate)
+        ));
+    }
     json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Tender Procurement Service Interface",
             "version": "2.3",
-            "description": "The tender registry's JSON API under /api/2.3, the upstream \
-                extensions it serves, its auction pages and dashboard, and, only on a server \
-                started with the options its `x-only-with` names, the clock control API \
-                (--testing) and the fault API (--testing or --sandbox). Every error answers the envelope \
-                {status: \"error\", errors: [{location, name, description}]}.",
+            "description": description,
         },
         "servers": [{"url": server_url}],
         "tags": paths::tags(clock_api || faults_api),
@@ -52,9 +66,29 @@ pub async fn serve(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
-    let document = document(app.sandbox, app.sandbox, &app.base_url(req));
+    let rate = app.limits.rate;
+    let document = document(app.sandbox, app.sandbox, rate.as_ref(), &app.base_url(req));
     reply::ok_rendered(res, reply::to_text(&document, reply::wants_pretty(req)));
     Ok(())
+}
+
+/// Every operation of a path item may be answered 429 on a server with a rate: the rate is
+/// taken before any route is.
+fn past_the_rate(item: &mut Json) {
+    let Some(methods) = item.as_object_mut() else {
+        return;
+    };
+    for (method, operation) in methods {
+        if !operation::METHODS.contains(&method.as_str()) {
+            continue;
+        }
+        if let Some(responses) = operation.get_mut("responses").and_then(Json::as_object_mut) {
+            responses.insert(
+                "429".into(),
+                json!({"$ref": "#/components/responses/Error429"}),
+            );
+        }
+    }
 }
 
 /// Every `(path, method)` a router answers, with paths written as OpenAPI writes them

@@ -21,9 +21,11 @@ fn documents(parent: &str, tag: &str, writer: &str, confidential: bool) -> Vec<(
                 get(tag, "Documents, each once in its latest version")
                     .ok_list("Document")
                     .errors(refused),
+                // 409: a file sent in a multipart body past its broker's bounds on uploads.
                 post(tag, &format!("Upload a document ({writer})"))
                     .token()
                     .body_example("DocumentInput", schemas::document_example())
+                    .errors(&[409])
                     .created("Document", false),
             ],
         ),
@@ -50,6 +52,7 @@ fn documents(parent: &str, tag: &str, writer: &str, confidential: bool) -> Vec<(
                 )
                 .token()
                 .body("DocumentInput")
+                .errors(&[409])
                 .ok("Document"),
             ],
         ),
@@ -481,9 +484,11 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 get("documents", "Not offered").plain(404, "Not Found"),
                 post(
                     "documents",
-                    "Register a file by its hash (a broker); answers its upload address",
+                    "Register a file by its hash (a broker); answers its upload address. \
+                     409: the uploader holds as many files as the server lets it (--uploads)",
                 )
                 .broker()
+                .errors(&[409])
                 .body("Registration")
                 .created("StoredFile", false),
             ],
@@ -492,10 +497,15 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             "/upload",
             vec![
                 get("documents", "Not offered").plain(404, "Not Found"),
-                post("documents", "Upload a file (a broker; multipart)")
-                    .broker()
-                    .multipart()
-                    .ok_whole("Uploaded"),
+                post(
+                    "documents",
+                    "Upload a file (a broker; multipart). 409: the uploader holds as many \
+                     files, or bytes, as the server lets it (--uploads, --upload-bytes)",
+                )
+                .broker()
+                .errors(&[409])
+                .multipart()
+                .ok_whole("Uploaded"),
             ],
         ),
         item(
@@ -504,9 +514,11 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 get("documents", "Not offered").plain(404, "Not Found"),
                 post(
                     "documents",
-                    "Upload the bytes of a registered file (a broker; multipart)",
+                    "Upload the bytes of a registered file (a broker; multipart). 409: they \
+                     would take the uploader past its bytes (--upload-bytes)",
                 )
                 .broker()
+                .errors(&[409])
                 .multipart()
                 .ok_whole("Uploaded"),
             ],
@@ -545,10 +557,12 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 listing_parameters(head("tenders", "The same, headers only")),
                 post(
                     "tenders",
-                    "Create a tender (a broker; answers the tender's token)",
+                    "Create a tender (a broker; answers the tender's token). 409: the broker \
+                     holds as many live tenders as the server lets it (--live-tenders)",
                 )
                 .broker()
                 .body_example("TenderInput", schemas::tender_example())
+                .errors(&[409])
                 .created("Tender", true),
             ],
         ),
@@ -611,8 +625,8 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 .only_with(&["--testing", "--sandbox"]),
                 post(
                     "testing",
-                    "Create a test clock (a broker, at most 100 live): it stands still at \
-                     `now` until moved. A tender created with the X-Testing-Clock header, or \
+                    "Create a test clock (a broker, at most --test-clocks live, 100 by \
+                     default; 409 past it): it stands still at `now` until moved. A tender created with the X-Testing-Clock header, or \
                      `clock=ID` among the words of procurementMethodDetails, lives on it",
                 )
                 .broker()
@@ -672,7 +686,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     "MadeTenderInput",
                     json!({"status": "active.qualification", "bids": 2}),
                 )
-                // 409: the broker holds as many test clocks as it may.
+                // 409: the broker holds as many test clocks, or live tenders, as it may.
                 .errors(&[403, 409, 422])
                 .created_whole("MadeTender")
                 .only_with(&["--testing", "--sandbox"]),

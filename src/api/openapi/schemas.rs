@@ -517,7 +517,7 @@ pub fn responses() -> Map<String, Json> {
         (403, "No or wrong credentials or token: url/permission/Forbidden"),
         (404, "Unknown path or record: url/not_found or url/<id parameter>"),
         (413, "The body is larger than --max-body"),
-        (409, "A state that forbids it: a deleted test clock, a clock holding live records, a broker holding 100 test clocks"),
+        (409, "A state that forbids it: a deleted test clock, a clock holding live records, a broker at one of its bounds (live tenders, test clocks, uploaded files or their bytes): body/data saying which and what to do"),
         (415, "Content-Type is not application/json: header/Content-Type"),
         (422, "Invalid body or a rule of the current phase: one entry per field at fault"),
     ]
@@ -528,6 +528,14 @@ pub fn responses() -> Map<String, Json> {
             json!({"description": description, "content": {"application/json": {"schema": r("Error")}}}),
         )
     })
+    .chain([(
+        "Error429".to_string(),
+        json!({
+            "description": "The broker (without a broker's credentials: the client address) sent more than the server's rate: url/too_many_requests, saying the rate; nothing was done",
+            "headers": {"Retry-After": {"required": true, "description": "Whole seconds until the request may be sent again", "schema": {"type": "integer", "minimum": 1}}},
+            "content": {"application/json": {"schema": r("Error")}},
+        }),
+    )])
     .collect()
 }
 
