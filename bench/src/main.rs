@@ -10,6 +10,7 @@ mod bodies;
 mod certification;
 mod client;
 mod distance;
+mod flood;
 mod flows;
 mod load;
 mod report;
@@ -808,6 +809,25 @@ async fn run(cli: &Cli, report: Report) -> Result<Report, Error> {
         let line = format!(
             "{} skipped: it certifies fresh servers the benchmark starts (not a --base-url)",
             certification::CASE
+        );
+        println!("{line}");
+        report.notes.push(line);
+    }
+    let wants_flood = cli
+        .only
+        .as_ref()
+        .is_none_or(|only| flood::CASE.contains(&only.to_lowercase()));
+    if wants_flood && cli.base_url.is_none() {
+        let bodies = Bodies::new(Templates::load(&scenarios)?, cli.seed);
+        // The reader alone for a case's time before and after, the flood twice as long: long
+        // enough for the flooder to reach its bound on live tenders at the default rate. A
+        // second at least, even in a quick run, for the reader's 99th percentile.
+        let alone = plan.duration.max(Duration::from_secs(1));
+        report.flood = Some(flood::measure(cli.server.clone(), bodies, alone, alone * 2).await);
+    } else if wants_flood {
+        let line = format!(
+            "{} skipped: it floods a fresh sandbox the benchmark starts (not a --base-url)",
+            flood::CASE
         );
         println!("{line}");
         report.notes.push(line);

@@ -2,6 +2,7 @@
 //! with the machine, the date and the exact command.
 
 use crate::certification::{self, Certification};
+use crate::flood::{self, Flood};
 use crate::flows::FlowStats;
 use crate::load::{Stats, quantile_ms};
 use crate::{CONTRACT_GET, CONTRACT_PATCH, Plan};
@@ -154,6 +155,8 @@ pub struct Report {
     pub durable_startup: Option<(usize, f64)>,
     /// The full certification near and far, in a table of its own (not a req/s figure).
     pub certification: Option<Certification>,
+    /// A broker flooding a sandbox, in a section of its own.
+    pub flood: Option<Flood>,
     pub aborted: Option<String>,
 }
 
@@ -245,6 +248,7 @@ impl Report {
             flows: None,
             durable_startup: None,
             certification: None,
+            flood: None,
             aborted: None,
         }
     }
@@ -451,6 +455,27 @@ impl Report {
                 held: Some(secs <= 5.0),
             });
         }
+        if let Some(f) = self.flood.as_ref().filter(|f| f.error.is_none()) {
+            let (p50, p99) = f.ratios();
+            for (what, ratio, during, alone, at_most) in [
+                ("p50", p50, f.flooded.p50, f.quiet.p50, 1.5),
+                ("p99", p99, f.flooded.p99, f.quiet.p99, 3.0),
+            ] {
+                goals.push(Goal {
+                    goal: format!(
+                        "another broker's read {what} while one floods a --sandbox ≤ {at_most} × \
+                         alone"
+                    ),
+                    measured: format!(
+                        "{} × ({} ms during the flood, {} ms alone)",
+                        against(ratio, at_most),
+                        ms(during),
+                        ms(alone)
+                    ),
+                    held: ratio.is_finite().then_some(ratio <= at_most),
+                });
+            }
+        }
         let per = Self::rss_per_tender(self.rss_held);
         goals.push(Goal {
             goal: "≤ 8 KiB resident memory per typical tender".into(),
@@ -624,6 +649,10 @@ impl Report {
                 .certification
                 .as_ref()
                 .is_some_and(|c| c.errors().next().is_some())
+            || self
+                .flood
+                .as_ref()
+                .is_some_and(|f| flood_error(f).is_some())
     }
 
     fn error_lines(&self) -> Vec<String> {
@@ -642,7 +671,71 @@ impl Report {
                 )
             }));
         }
+        if let Some(e) = self.flood.as_ref().and_then(flood_error) {
+            lines.push(format!("{}: {e}", flood::CASE));
+        }
         lines
+    }
+
+    /// The flood's section of `BENCHMARKS.md`.
+    pub fn flood_markdown(f: &Flood) -> String {
+        let mut md = String::new();
+        let _ = writeln!(md, "\n## A broker flooding a --sandbox\n");
+        if let Some(e) = &f.error {
+            let _ = writeln!(md, "The case did not run: {e}");
+            return md;
+        }
+        let _ = writeln!(
+            md,
+            "A fresh `--sandbox` (started as the benchmark starts its servers, with a brokers \
+             file of two brokers and the server's default limits: {}): broker `flooder` \
+             creates tenders (`scenarios/tender.json`) over {} connections, closed loop, for \
+             {:.1} s; broker `reader` reads its own {} tenders, {} a second over {} \
+             connections, alone before and after the flood and during it.\n",
+            f.limits,
+            flood::FLOOD_CONNECTIONS,
+            f.seconds,
+            flood::READER_TENDERS,
+            flood::READS_A_SECOND,
+            flood::READER_CONNECTIONS,
+        );
+        let _ = writeln!(md, "| the flooder's answers | count |\n|---|---:|");
+        for (what, n) in [
+            ("201: created", f.answered("201")),
+            ("429: past its rate", f.answered("429")),
+            ("409: at its bound on live tenders", f.answered("409")),
+        ] {
+            let _ = writeln!(md, "| {what} | {} |", thousands(n as f64));
+        }
+        if let Some(others) = flood::others(f) {
+            let _ = writeln!(md, "| other | {others} |");
+        }
+        let (p50, p99) = f.ratios();
+        let _ = writeln!(
+            md,
+            "\n| the reader | reads | p50 ms | p99 ms |\n|---|---:|---:|---:|"
+        );
+        let _ = writeln!(
+            md,
+            "| alone (before and after the flood) | {} | {} | {} |",
+            thousands(f.quiet.count as f64),
+            ms(f.quiet.p50),
+            ms(f.quiet.p99)
+        );
+        let _ = writeln!(
+            md,
+            "| during the flood | {} | {} | {} |",
+            thousands(f.flooded.count as f64),
+            ms(f.flooded.p50),
+            ms(f.flooded.p99)
+        );
+        let _ = writeln!(md, "| during ÷ alone | | {p50:.2} | {p99:.2} |");
+        let _ = writeln!(
+            md,
+            "\nResident memory of the server over the flood: {}.",
+            flood::memory_text(f)
+        );
+        md
     }
 
     /// The certification's section of `BENCHMARKS.md`.
@@ -703,6 +796,9 @@ impl Report {
                 out.push('\n');
             }
             out.push('\n');
+        }
+        if let Some(f) = &self.flood {
+            let _ = writeln!(out, "{}\n", flood::progress_line(f).trim_start());
         }
         for l in self.memory_lines() {
             let _ = writeln!(out, "{l}");
@@ -796,6 +892,9 @@ impl Report {
         if let Some(c) = &self.certification {
             md.push_str(&Self::certification_markdown(c));
         }
+        if let Some(f) = &self.flood {
+            md.push_str(&Self::flood_markdown(f));
+        }
         let _ = writeln!(md, "\n## Memory\n");
         for l in self.memory_lines() {
             let _ = writeln!(md, "- {l}");
@@ -871,6 +970,15 @@ sent on the other 25 ms after it arrived (50 ms added to each round trip), witho
 back the chunks behind it. Its table gives each run's wall time, its scenarios and how they \
 ended (the certifier's last line), the connections the proxy carried (a certifier that reuses \
 its connections opens few) and the far run's wall time over the near one's.
+- A broker flooding a `--sandbox`: after the cases above, a fresh public sandbox \
+(`--sandbox --brokers FILE`, two brokers, every limit at its default) is started as the \
+benchmark starts its servers. Broker `reader` creates 100 tenders, then reads them by id \
+with its credentials at a steady pace (each of 4 connections every 40 ms, never catching up \
+on a late read) for one case's time alone, then during the flood, then alone again. The \
+flood: broker `flooder` creates tenders over 256 keep-alive connections, closed loop, for \
+twice a case's time; its answers are counted by status. Resident memory is read just before and \
+just after the flood. The reader's p50 and p99 during the flood are given over those of its \
+reads alone (before and after together), measured in the same run.
 - A whole procurement with a live auction: a whole flow whose bidders take part in the \
 auction. Once tendering ends, each bidder reads its bid's `participationUrl` and its view of \
 the auction; the benchmark moves the clock into the first bidding turn of the wave's auctions, \
@@ -878,6 +986,16 @@ slot by slot (ten auctions share a half-hour slot), and the bidder in its turn p
 the other bid through the auction's JSON interface; the pending award must be that bid at the \
 amount posted. Its row reads as the whole flows' row.
 ";
+
+/// What went wrong in the flood case: it did not run, or the reader met refusals (its reads
+/// are within its own rate, so none should be refused).
+fn flood_error(f: &Flood) -> Option<String> {
+    if let Some(e) = &f.error {
+        return Some(e.clone());
+    }
+    let failed = f.quiet.failed + f.flooded.failed;
+    (failed > 0).then(|| format!("{failed} of the reader's reads were not answered 200"))
+}
 
 /// A ratio held to `bound`, to two decimals; to three where two would print the bound
 /// itself and hide which side of it the ratio fell on (0.496 is missed, 0.504 held).

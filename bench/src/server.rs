@@ -50,6 +50,7 @@ pub struct Server {
     child: Child,
     binary: PathBuf,
     args: Vec<String>,
+    unset: Vec<String>,
     pub target: Target,
     pub log: PathBuf,
 }
@@ -62,6 +63,24 @@ impl Server {
         build: bool,
         binary: Option<PathBuf>,
         data_dir: Option<&Path>,
+    ) -> Result<Server, Error> {
+        let mut mode = vec!["--testing".to_string()];
+        if let Some(dir) = data_dir {
+            mode.extend(["--data-dir".to_string(), dir.display().to_string()]);
+        }
+        Server::start_as(build, binary, &mode, "tender-bench-server.log", &[]).await
+    }
+
+    /// [`Server::start`] with `mode` (the options other than `--log warn --listen ADDR`)
+    /// instead of `--testing`, its output in `log_name` under the workspace's target
+    /// directory, and without the environment variables `unset` (options of the benchmark's
+    /// own environment that `mode` does not take).
+    pub async fn start_as(
+        build: bool,
+        binary: Option<PathBuf>,
+        mode: &[String],
+        log_name: &str,
+        unset: &[&str],
     ) -> Result<Server, Error> {
         let root = workspace_root();
         // Always the workspace's own target directory, whatever CARGO_TARGET_DIR says, so
@@ -84,24 +103,22 @@ impl Server {
             .port();
         // With another CARGO_TARGET_DIR the workspace's own may not exist yet.
         std::fs::create_dir_all(&target_dir)?;
-        let log = target_dir.join("tender-bench-server.log");
+        let log = target_dir.join(log_name);
         let listen = format!("127.0.0.1:{port}");
-        let mut args: Vec<String> = ["--testing", "--log", "warn", "--listen", &listen]
-            .map(String::from)
-            .to_vec();
-        if let Some(dir) = data_dir {
-            args.extend(["--data-dir".to_string(), dir.display().to_string()]);
-        }
+        let mut args: Vec<String> = mode.to_vec();
+        args.extend(["--log", "warn", "--listen", &listen].map(String::from));
         println!(
             "starting the server: {} {}",
             binary.display(),
             args.join(" ")
         );
-        let child = spawn(&binary, &args, &log)?;
+        let unset: Vec<String> = unset.iter().map(|v| v.to_string()).collect();
+        let child = spawn(&binary, &args, &log, &unset)?;
         let mut server = Server {
             child,
             binary,
             args,
+            unset,
             target: Target::parse(&format!("http://{listen}"))?,
             log,
         };
@@ -115,7 +132,7 @@ impl Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let started = Instant::now();
-        self.child = spawn(&self.binary, &self.args, &self.log)?;
+        self.child = spawn(&self.binary, &self.args, &self.log, &self.unset)?;
         self.wait_until_ready().await?;
         Ok(started.elapsed())
     }
@@ -156,11 +173,15 @@ impl Server {
     }
 }
 
-fn spawn(binary: &Path, args: &[String], log: &Path) -> Result<Child, Error> {
+fn spawn(binary: &Path, args: &[String], log: &Path, unset: &[String]) -> Result<Child, Error> {
     let out =
         File::create(log).map_err(|e| Error::new(format!("creating {}: {e}", log.display())))?;
     let err = out.try_clone()?;
-    Command::new(binary)
+    let mut command = Command::new(binary);
+    for var in unset {
+        command.env_remove(var);
+    }
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::from(out))

@@ -67,6 +67,15 @@ fn a_quick_run_measures_every_case_without_errors() {
     ] {
         assert!(report.contains(row), "{row} is missing from:\n{report}");
     }
+    // The flood of a sandbox: the flooder's answers and the reader's reads, alone and during.
+    for row in [
+        "## A broker flooding a --sandbox",
+        "| 201: created |",
+        "| 429: past its rate |",
+        "| during the flood |",
+    ] {
+        assert!(report.contains(row), "{row} is missing from:\n{report}");
+    }
     assert_eq!(
         report.matches("| GET listing, limit 100 @ ").count(),
         2,
