@@ -250,6 +250,11 @@ impl Application {
         self.addr
     }
 
+    /// What each broker may take of the server, as its settings and mode decided.
+    pub fn limits(&self) -> limits::Limits {
+        self.app.limits
+    }
+
     /// `http://host:port` (`https://` when serving TLS) of the bound socket.
     pub fn base_url(&self) -> String {
         base_url_of(self.addr, matches!(self.acceptor, Listening::Tls(..)))

@@ -172,13 +172,14 @@ async fn main() -> ExitCode {
     };
     let stop_signal = tender_registry::shutdown_signal();
     let address = app.base_url();
+    let limits = limits::summary(&app.limits());
     let running = app.spawn();
     // SIGHUP is taken before the server says it listens: one sent as soon as it does (a
     // renewal hook, a test) must reload, not end the process as SIGHUP's default would.
     if let Some(reload) = running.tls_reload() {
         tender_registry::tls::reload_on_hangup(reload);
     }
-    tracing::info!(%address, testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, "tender-registry listening");
+    tracing::info!(%address, testing = settings.testing, sandbox = settings.sandbox, timezone = %settings.timezone, %limits, "tender-registry listening");
     running.run_until_stopped(stop_signal).await;
     ExitCode::SUCCESS
 }

@@ -228,3 +228,45 @@ fn a_public_sandbox_without_tls_warns_that_credentials_cross_in_the_clear() {
     assert_eq!(code, Some(2), "a certificate without its key: {printed}");
     assert!(printed.contains("--tls-key"), "{printed}");
 }
+
+#[test]
+fn the_limits_are_taken_as_people_write_them_and_said_as_the_server_starts() {
+    let printed = serves(&[
+        "--sandbox",
+        "--rate",
+        "50/min",
+        "--upload-bytes",
+        "1GiB",
+        "--test-clocks",
+        "off",
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert!(
+        printed.contains(
+            "rate 50 requests a minute (burst 50), live tenders 5,000, test clocks off, \
+             uploads 20,000, upload bytes 1 GiB"
+        ),
+        "{printed}"
+    );
+    let printed = serves(&["--testing", "--listen", "127.0.0.1:0"]);
+    assert!(
+        printed
+            .contains("rate off, live tenders off, test clocks 100, uploads off, upload bytes off"),
+        "--testing keeps its freedom: {printed}"
+    );
+    for (args, says) in [
+        (["--rate", "0"], "a rate of 0 would refuse every request"),
+        (["--rate", "10/day"], "is no period"),
+        (["--burst", "0"], "a burst of 0 would refuse every request"),
+        (["--live-tenders", "many"], "is no number"),
+        (["--upload-bytes", "lots"], "is no size"),
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--listen", "127.0.0.1:0"]);
+        let (code, printed) = run(&all, Duration::from_secs(10));
+        assert_eq!(code, Some(2), "{args:?}: {printed}");
+        assert!(printed.contains(says), "{args:?}: {printed}");
+        assert!(printed.contains(args[0]), "names the option: {printed}");
+    }
+}

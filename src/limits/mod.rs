@@ -158,6 +158,19 @@ pub fn refusal(holder: &str, kind: Kind, held: u64, most: u64, adding: u64, plac
     format!("{holder} holds {held_text}{bound}: {}.", kind.remedy())
 }
 
+/// The limits in one line, each kind by its option's name: what the server says as it starts.
+pub fn summary(limits: &Limits) -> String {
+    let bound = |n: Option<u64>, text: &dyn Fn(u64) -> String| n.map_or("off".into(), text);
+    format!(
+        "rate {}, live tenders {}, test clocks {}, uploads {}, upload bytes {}",
+        limits.rate.as_ref().map_or("off".into(), rate_text),
+        bound(limits.live_tenders, &thousands),
+        bound(limits.test_clocks, &thousands),
+        bound(limits.uploads, &thousands),
+        bound(limits.upload_bytes, &bytes),
+    )
+}
+
 /// `n` with a comma between thousands: 5,000.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
