@@ -69,8 +69,18 @@ impl Indexes {
         if most.is_some_and(|most| held >= most) {
             return Err(held);
         }
-        *self.live.entry(owner.to_string()).or_default() += 1;
+        self.add_live(owner);
         Ok(())
+    }
+
+    /// One more live tender of `owner` (its name is copied only the first time).
+    fn add_live(&mut self, owner: &str) {
+        match self.live.get_mut(owner) {
+            Some(n) => *n += 1,
+            None => {
+                self.live.insert(owner.to_string(), 1);
+            }
+        }
     }
 
     /// Gives back a place [`Indexes::reserve_live`] took for a tender that was not made.
@@ -87,7 +97,7 @@ impl Indexes {
     /// run (`old` none), among its owner's live tenders.
     pub fn count_live(&mut self, old: Option<&Tender>, new: &Tender) {
         match (old.is_some_and(live), live(new)) {
-            (false, true) => *self.live.entry(new.owner.to_string()).or_default() += 1,
+            (false, true) => self.add_live(&new.owner),
             (true, false) => self.release_live(&new.owner),
             _ => {}
         }

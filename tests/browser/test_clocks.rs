@@ -109,6 +109,20 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     assert_shows(&session, &row(&a, "clock-tenders"), &on_a).await;
     assert_shows(&session, &row(&b, "clock-tenders"), "none listed").await;
     screenshot(&session, "dashboard-test-clocks.png").await;
+    // The footer: the server's limits (with --testing, the test clocks' bound alone), and
+    // what the signed-in broker holds against them.
+    assert_shows(
+        &session,
+        "#limits-all",
+        "Each broker may take: 100 live test clocks.",
+    )
+    .await;
+    assert_shows(
+        &session,
+        "#limits-held",
+        "broker holds 1 live tender · 3 of 100 test clocks · 0 uploaded files (0 bytes)",
+    )
+    .await;
 
     // A clock with a live tender is not deleted: the server's refusal is on the page.
     session.click_on(&row(&a, "clock-delete")).await;

@@ -441,20 +441,23 @@ function drawLimits() {
   const l = found;
   const parts = [];
   if (l.rate) parts.push(count(l.rate.requests) + (l.rate.requests === 1 ? " request " : " requests ") + (l.rate.per === "hour" ? "an " : "a ") + l.rate.per + " (burst " + count(l.rate.burst) + ")");
-  if (l.liveTenders !== null && l.liveTenders !== undefined) parts.push(count(l.liveTenders) + " live tenders");
-  if (l.testClocks !== null && l.testClocks !== undefined) parts.push(count(l.testClocks) + " live test clocks");
-  if (l.uploads !== null && l.uploads !== undefined) parts.push(count(l.uploads) + " uploaded files");
+  const many = (n, one, several) => count(n) + " " + (n === 1 ? one : several);
+  if (l.liveTenders !== null && l.liveTenders !== undefined) parts.push(many(l.liveTenders, "live tender", "live tenders"));
+  if (l.testClocks !== null && l.testClocks !== undefined) parts.push(many(l.testClocks, "live test clock", "live test clocks"));
+  if (l.uploads !== null && l.uploads !== undefined) parts.push(many(l.uploads, "uploaded file", "uploaded files"));
   if (l.uploadBytes !== null && l.uploadBytes !== undefined) parts.push(size(l.uploadBytes) + " of uploaded files");
   $("limits-all").textContent = parts.length
     ? "Each broker may take: " + parts.join("; ") + (l.rate ? " (requests without a broker's credentials: each client address at the same rate)." : ".")
     : "No limits: no rate, no bound on what a broker keeps.";
   const held = state.limits.held;
-  const of = (n, most, what) => count(n) + (most === null || most === undefined ? "" : " of " + count(most)) + " " + what;
+  const bounded = (most) => most !== null && most !== undefined;
+  // "3 of 100 test clocks": what the broker holds, and the bound where there is one.
+  const of = (n, most, one, many) => count(n) + (bounded(most) ? " of " + count(most) : "") + " " + ((bounded(most) ? most : n) === 1 ? one : many);
   $("limits-held").textContent = held && state.viewer
     ? held.broker + " holds " + [
-      of(held.liveTenders, l.liveTenders, "live tenders"),
-      l.testClocks === null || l.testClocks === undefined ? null : of(held.testClocks, l.testClocks, "test clocks"),
-      of(held.uploads, l.uploads, "uploaded files") + " (" + size(held.uploadBytes) + (l.uploadBytes ? " of " + size(l.uploadBytes) : "") + ")",
+      of(held.liveTenders, l.liveTenders, "live tender", "live tenders"),
+      bounded(l.testClocks) ? of(held.testClocks, l.testClocks, "test clock", "test clocks") : null,
+      of(held.uploads, l.uploads, "uploaded file", "uploaded files") + " (" + size(held.uploadBytes) + (bounded(l.uploadBytes) ? " of " + size(l.uploadBytes) : "") + ")",
     ].filter(Boolean).join(" · ")
     : "";
 }
