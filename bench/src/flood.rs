@@ -1,7 +1,7 @@
 //! A broker flooding a `--sandbox`: on a fresh public sandbox (the workspace's release build,
 //! `--sandbox` with a brokers file of two brokers and the server's default limits), one broker
 //! creates tenders over 256 connections as fast as it is answered, while another reads its own
-//! tenders at a steady, modest pace. The flooder's answers are counted by status (created,
+//! tenders at a steady, modest pace, on a thread of its own. The flooder's answers are counted by status (created,
 //! refused at its rate, refused at its bound on live tenders), the server's resident memory is
 //! read before and after, and the reader's latency is measured alone before and after the
 //! flood and during it, so that its p50 and p99 under the flood are a ratio to its own in the
@@ -9,7 +9,7 @@
 
 use crate::Error;
 use crate::bodies::{Bodies, Periods};
-use crate::client::{Broker, Call, Conn};
+use crate::client::{Broker, Call, Conn, Target};
 use crate::load::quantile_ms;
 use crate::server::{self, Server};
 use bytes::Bytes;
@@ -179,25 +179,21 @@ async fn run(
             .collect::<Result<_, Error>>()?,
     );
 
-    let mut readers = Vec::new();
-    for _ in 0..READER_CONNECTIONS {
-        readers.push(Conn::open(&target).await?);
-    }
     let mut flooders = Vec::new();
     for _ in 0..FLOOD_CONNECTIONS {
         flooders.push(Conn::open(&target).await?);
     }
 
-    let (before, failed_before) = read(&mut readers, &readable, &reader, alone).await;
+    let alone_reads = || read_apart(&target, &readable, &reader, alone);
+    let (before, failed_before) = joined(alone_reads()).await?;
     let rss_before = server::rss_bytes(server.pid());
     let started = Instant::now();
-    let ((flooded, failed_flooded), answers) = tokio::join!(
-        read(&mut readers, &readable, &reader, duration),
-        flood(&mut flooders, &pool, &flooder, duration),
-    );
+    let reading = read_apart(&target, &readable, &reader, duration);
+    let answers = flood(&mut flooders, &pool, &flooder, duration).await;
+    let (flooded, failed_flooded) = joined(reading).await?;
     let seconds = started.elapsed().as_secs_f64();
     let rss_after = server::rss_bytes(server.pid());
-    let (after, failed_after) = read(&mut readers, &readable, &reader, alone).await;
+    let (after, failed_after) = joined(alone_reads()).await?;
     drop(server);
 
     let mut quiet = before;
@@ -214,6 +210,40 @@ async fn run(
     };
     println!("{}", progress_line(&flood));
     Ok(flood)
+}
+
+/// The reader's reads of `tenders` for `duration` (see [`read`]) on a thread and a runtime of
+/// their own, over connections of their own: its latency is the server's, not the time its
+/// answers wait behind the flooder's in the benchmark's own runtime.
+fn read_apart(
+    target: &Target,
+    tenders: &Arc<Vec<String>>,
+    reader: &Broker,
+    duration: Duration,
+) -> std::thread::JoinHandle<Result<(Vec<u32>, u64), Error>> {
+    let (target, tenders, reader) = (target.clone(), tenders.clone(), reader.clone());
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async {
+            let mut conns = Vec::new();
+            for _ in 0..READER_CONNECTIONS {
+                conns.push(Conn::open(&target).await?);
+            }
+            Ok(read(&mut conns, &tenders, &reader, duration).await)
+        })
+    })
+}
+
+/// What the reader's thread read, once it is done.
+async fn joined(
+    reading: std::thread::JoinHandle<Result<(Vec<u32>, u64), Error>>,
+) -> Result<(Vec<u32>, u64), Error> {
+    tokio::task::spawn_blocking(move || reading.join())
+        .await
+        .map_err(|e| Error::new(format!("the reader's thread: {e}")))?
+        .map_err(|_| Error::new("the reader's thread panicked"))?
 }
 
 /// The reader's steady reads over `conns` for `duration`: each connection reads one of its

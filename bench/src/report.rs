@@ -974,7 +974,9 @@ its connections opens few) and the far run's wall time over the near one's.
 (`--sandbox --brokers FILE`, two brokers, every limit at its default) is started as the \
 benchmark starts its servers. Broker `reader` creates 100 tenders, then reads them by id \
 with its credentials at a steady pace (each of 4 connections every 40 ms, never catching up \
-on a late read) for one case's time alone, then during the flood, then alone again. The \
+on a late read; on a thread and a runtime of its own, so that its answers never wait behind \
+the flooder's in the benchmark) for one case's time alone, then during the flood, then alone \
+again. The \
 flood: broker `flooder` creates tenders over 256 keep-alive connections, closed loop, for \
 twice a case's time; its answers are counted by status. Resident memory is read just before and \
 just after the flood. The reader's p50 and p99 during the flood are given over those of its \
