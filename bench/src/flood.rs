@@ -1,11 +1,11 @@
 //! A broker flooding a `--sandbox`: on a fresh public sandbox (the workspace's release build,
 //! `--sandbox` with a brokers file of two brokers and the server's default limits), one broker
 //! creates tenders over 256 connections as fast as it is answered, while another reads its own
-//! tenders at a steady, modest pace, on a thread of its own. The flooder's answers are counted by status (created,
-//! refused at its rate, refused at its bound on live tenders), the server's resident memory is
-//! read before and after, and the reader's latency is measured alone before and after the
-//! flood and during it, so that its p50 and p99 under the flood are a ratio to its own in the
-//! same run.
+//! tenders at a steady, modest pace, on a thread of its own. The flooder's answers are counted
+//! by status (created, refused at its rate, refused at its bound on live tenders), the server's
+//! resident memory is read before and after, and the reader's latency is measured alone before
+//! and after the flood and during it, so that its p50 and p99 under the flood are a ratio to
+//! its own in the same run.
 
 use crate::Error;
 use crate::bodies::{Bodies, Periods};
