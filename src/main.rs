@@ -105,7 +105,7 @@ struct Cli {
     #[arg(long, env = "TENDER_TEST_CLOCKS", value_name = "N", value_parser = limits::parse_count)]
     test_clocks: Option<Limit<u64>>,
     /// Files a broker (or a document service user) may keep on the document service, which
-    /// keeps every file for good; one more answers 409. Default with --sandbox: 20000; else off.
+    /// keeps every file for good; one more answers 409. Default with --sandbox: 100000; else off.
     #[arg(long, env = "TENDER_UPLOADS", value_name = "N", value_parser = limits::parse_count)]
     uploads: Option<Limit<u64>>,
     /// Bytes of those files (a number, or with KiB, MiB, GiB); a file that would pass it

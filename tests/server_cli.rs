@@ -245,7 +245,7 @@ fn the_limits_are_taken_as_people_write_them_and_said_as_the_server_starts() {
     assert!(
         printed.contains(
             "rate 50 requests a minute (burst 50), live tenders 5,000, test clocks off, \
-             uploads 20,000, upload bytes 1 GiB"
+             uploads 100,000, upload bytes 1 GiB"
         ),
         "{printed}"
     );

@@ -27,8 +27,10 @@ pub const RATE: u32 = 1000;
 pub const LIVE_TENDERS: u64 = 5_000;
 /// Live test clocks a broker may keep, on any server that offers them, by default.
 pub const TEST_CLOCKS: u64 = 100;
-/// Files a broker may keep on a public sandbox's document service by default.
-pub const UPLOADS: u64 = 20_000;
+/// Files a broker may keep on a public sandbox's document service by default: the service keeps
+/// every file for good, and a certification run uploads about 130 small ones, so this leaves
+/// room for some 750 runs.
+pub const UPLOADS: u64 = 100_000;
 /// Bytes of files a broker may keep on a public sandbox's document service by default.
 pub const UPLOAD_BYTES: u64 = 512 * MIB;
 

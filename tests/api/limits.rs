@@ -306,7 +306,7 @@ async fn the_index_and_the_description_show_a_sandbox_s_limits() {
     assert!(
         text.contains(
             "limits     each broker: 1,000 requests a second (burst 1,000); 5,000 live \
-             tenders; 100 live test clocks; 20,000 uploaded files; 512 MiB of uploaded files"
+             tenders; 100 live test clocks; 100,000 uploaded files; 512 MiB of uploaded files"
         ),
         "{text}"
     );
