@@ -105,6 +105,16 @@ struct CertifyArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// On a target that offers test clocks but has none for the run (the broker holds as many
+    /// as it may), move the broker's own clock instead, for every tender of the broker; without
+    /// it the run says so and waits in real time.
+    #[arg(long)]
+    move_own_clock: bool,
+    /// Leave what the run made as it is at the end, for a look at it: without it the run cancels
+    /// the tenders it left live, terminates the contracts under management it left active (with
+    /// the tokens it holds, as a broker would) and deletes its test clocks.
+    #[arg(long)]
+    keep_records: bool,
     /// Upload every document's file to the document service at URL first, by upstream's
     /// protocol (POST URL/upload, multipart; credentials in the URL's user part as curl takes
     /// them, else the owner broker's). Without it: the target's root when it takes an upload
@@ -167,6 +177,9 @@ fn main() -> ExitCode {
     settings.timeout = Duration::from_secs(args.timeout);
     settings.test_clocks = args.test_clocks;
     settings.document_service = args.document_service;
+    settings.keep_records = args.keep_records;
+    settings.move_own_clock = args.move_own_clock;
+    settings.stop_on_interrupt = true;
     settings.tls = TlsOptions {
         cacert: args.cacert,
         insecure: args.insecure,
@@ -202,7 +215,10 @@ fn main() -> ExitCode {
                 }
             }
             println!("tender-certify: {}", report.summary_line());
-            if report.certified() {
+            if report.settled.interrupted {
+                // As a shell reports a process Ctrl-C stopped.
+                ExitCode::from(130)
+            } else if report.certified() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

@@ -133,6 +133,16 @@ pub struct Settings {
     /// `--timeout SECONDS`: the longest one exchange may take; past it the exchange fails its
     /// scenario, naming the request.
     pub timeout: Duration,
+    /// `--move-own-clock`: on a target that offers test clocks but has none for the run, move
+    /// the broker's own clock instead (every tender of the broker moves with it); without it the
+    /// run waits in real time.
+    pub move_own_clock: bool,
+    /// `--keep-records`: leave what the run made as it is at the end, for a look at it (else the
+    /// run cancels the tenders still live and terminates the contracts under management still
+    /// active, then deletes its test clocks).
+    pub keep_records: bool,
+    /// Stop the scenarios on Ctrl-C, then settle what they made (the binary's runs).
+    pub stop_on_interrupt: bool,
     /// `--document-service URL`: where the run uploads its documents' files (credentials in the
     /// URL's user part, else the owner broker's); without it, the target's root when it is its
     /// own document service.
@@ -272,6 +282,9 @@ impl Settings {
             timeout: Duration::from_secs(30),
             test_clocks: DEFAULT_TEST_CLOCKS,
             document_service: None,
+            keep_records: false,
+            move_own_clock: false,
+            stop_on_interrupt: false,
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::{
     exchange::timestamps,
     run::outcome::{Class, ScenarioOutcome, Verdict},
     target::ledger::Tally,
+    target::made::SettleRecord,
     target::offered,
     target::{AskedWaits, ClockMode, ClockReading, ClockRecord},
 };
@@ -53,6 +54,8 @@ pub struct RunReport {
     pub scenarios: Vec<ScenarioOutcome>,
     /// What every check applied to every exchange found: the run's ledger.
     pub violations: Vec<Tally>,
+    /// What became of the records the run made.
+    pub settled: SettleRecord,
     pub parsing_errors: Vec<String>,
 }
 
@@ -186,6 +189,9 @@ impl RunReport {
     pub fn time_moved_by(&self) -> &'static str {
         match (self.clock, self.target_clock.kept) {
             (ClockMode::ControlApi, _) => "clock control API (`/testing/clock`)",
+            (ClockMode::RealTime, true) if self.target_clock.test_clocks_refused.is_some() => {
+                "real time (test clocks offered, none could be had, and the broker's own clock left alone): short periods, waiting on the target's clock as `GET /testing/clock` reads it"
+            }
             (ClockMode::RealTime, true) => {
                 "real time (`--keep-clock`): short periods, waiting on the target's clock as `GET /testing/clock` reads it"
             }
@@ -211,7 +217,12 @@ impl RunReport {
         };
         let mut story = if record.kept {
             format!(
-                "not moved (`--keep-clock`): {} at the start, {} at the end",
+                "not moved ({}): {} at the start, {} at the end",
+                if record.test_clocks_refused.is_some() {
+                    "test clocks offered, none could be had; `--move-own-clock` would move it"
+                } else {
+                    "`--keep-clock`"
+                },
                 reading(start),
                 reading(end)
             )
@@ -250,6 +261,16 @@ impl RunReport {
     /// The test clocks the scenarios that move time ran on, as one phrase; `None` when the run
     /// used none (the target offers none). `ids` names the clocks left on the target.
     pub fn test_clocks_story(&self, ids: bool) -> Option<String> {
+        if let Some(why) = &self.target_clock.test_clocks_refused {
+            return Some(format!(
+                "offered, but none could be had for the run: {why}; {}",
+                if self.clock == ClockMode::ControlApi {
+                    "the broker's own clock was moved instead (`--move-own-clock`)"
+                } else {
+                    "the broker's own clock was left alone (`--move-own-clock` would move it) and scenarios that move time waited in real time"
+                }
+            ));
+        }
         let record = self.target_clock.test_clocks.as_ref()?;
         if record.made.is_empty() {
             return Some(format!(
@@ -280,6 +301,35 @@ impl RunReport {
             }
         }
         Some(story)
+    }
+
+    /// What became of the records the run made, as one phrase.
+    pub fn records_story(&self) -> String {
+        let s = &self.settled;
+        let mut story = format!("{} tender(s) made", s.tenders);
+        if s.interrupted {
+            story.push_str(" before the run was interrupted");
+        }
+        if s.kept {
+            story.push_str("; left as they were (`--keep-records`)");
+            return story;
+        }
+        let _ = write!(
+            story,
+            "; at the end {} still live cancelled and {} contract(s) under management terminated, through the API with the run's tokens",
+            s.cancelled, s.terminated
+        );
+        if s.left.is_empty() {
+            story.push_str("; nothing left live");
+        } else {
+            let _ = write!(
+                story,
+                "; {} left live: {}",
+                s.left.len(),
+                listed(s.left.iter().cloned())
+            );
+        }
+        story
     }
 
     /// The run's pace, as one phrase.
@@ -472,6 +522,7 @@ mod tests {
             asked_waits: AskedWaits::default(),
             scenarios,
             violations: Vec::new(),
+            settled: SettleRecord::default(),
             parsing_errors: Vec::new(),
         }
     }

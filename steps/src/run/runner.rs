@@ -24,6 +24,7 @@ use crate::{
     run::report::RunReport,
     target::acceleration::Acceleration,
     target::ledger::ScenarioRef,
+    target::made::SettleRecord,
     target::{ClockMode, Target},
     world::TenderWorld,
 };
@@ -154,8 +155,13 @@ pub async fn certify<Custom: clap::Args>(
         );
     }
     if let Some(why) = &target.test_clocks_refused {
+        let then = if mode == ClockMode::ControlApi {
+            "--move-own-clock: the broker's own clock is moved instead, for every tender of the broker, and scenarios that move time run one at a time"
+        } else {
+            "the broker's own clock is left alone, and scenarios that move time wait in real time (--move-own-clock moves it instead, for every tender of the broker)"
+        };
         println!(
-            "tender-certify: test clocks offered but not used ({why}): scenarios that move time run one at a time"
+            "tender-certify: WARNING: test clocks are offered but none could be had ({why}): {then}"
         );
     }
     if target.acceleration != Acceleration::Off {
@@ -287,13 +293,41 @@ pub async fn certify<Custom: clap::Args>(
         })
         .with_writer(writer)
         .with_cli(opts);
-    let _writer = cucumber
-        .filter_run(features_dir.dir.clone(), move |feature, rule, scenario| {
-            feature_set::selects(tags.as_ref(), name.as_ref(), feature, rule, scenario)
-        })
-        .await;
+    let run = cucumber.filter_run(features_dir.dir.clone(), move |feature, rule, scenario| {
+        feature_set::selects(tags.as_ref(), name.as_ref(), feature, rule, scenario)
+    });
+    // Ctrl-C stops the scenarios where they stand; what they made is settled all the same.
+    let interrupted = if settings.stop_on_interrupt {
+        tokio::select! {
+            _ = run => false,
+            _ = tokio::signal::ctrl_c() => true,
+        }
+    } else {
+        run.await;
+        false
+    };
 
     progress.clear();
+    if interrupted {
+        println!(
+            "tender-certify: interrupted: settling what the run made and deleting its test clocks (Ctrl-C again stops at once)"
+        );
+        tokio::spawn(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        });
+    }
+    let mut settled = if settings.keep_records {
+        SettleRecord {
+            tenders: target.made.tenders().len(),
+            kept: true,
+            ..SettleRecord::default()
+        }
+    } else {
+        target.settle().await
+    };
+    settled.interrupted = interrupted;
     let target_clock = target.clock_record().await;
     let collected = std::mem::take(
         &mut *shared
@@ -331,6 +365,7 @@ pub async fn certify<Custom: clap::Args>(
         asked_waits: target.asked_waits(),
         scenarios: collected.scenarios,
         violations: target.ledger.tallies(),
+        settled,
         parsing_errors: collected.parsing_errors,
     };
     if let Some(path) = &settings.report {

@@ -12,9 +12,11 @@ pub mod acceleration;
 pub mod clock_pool;
 pub mod documents;
 pub mod ledger;
+pub mod made;
 pub mod offered;
 pub mod owners;
 mod probe;
+mod settle;
 mod test_clocks;
 mod uploads;
 pub mod waits;
@@ -40,6 +42,7 @@ use crate::{
     target::clock_pool::{TestClockRecord, TestClocks},
     target::documents::Documents,
     target::ledger::Ledger,
+    target::made::Made,
     target::owners::OwnersSeen,
     target::waits::WaitBoard,
 };
@@ -83,6 +86,9 @@ pub struct ClockRecord {
     pub still_stamps: usize,
     /// The test clocks the scenarios that move time ran on, when the target offers them.
     pub test_clocks: Option<TestClockRecord>,
+    /// Why a target that offers test clocks had none for the run (the broker's own clock was
+    /// then left alone, unless `--move-own-clock`).
+    pub test_clocks_refused: Option<String>,
 }
 
 /// The waits a target asked for with `Retry-After` on a `429` or `503` to a read, which the
@@ -146,6 +152,8 @@ pub struct Target {
     pub documents: Documents,
     /// How many exchanges the run keeps in flight on the target, and how long they took.
     pub pace: Pace,
+    /// What the run made, with the tokens it holds, for settling at its end.
+    pub made: Made,
     /// The run's settings, for naming the cause of a failed exchange.
     settings: Settings,
 }
@@ -313,6 +321,7 @@ impl Target {
             moves: self.moves.load(Ordering::Relaxed),
             still_stamps: self.still_stamps.load(Ordering::Relaxed),
             test_clocks,
+            test_clocks_refused: self.test_clocks_refused.clone(),
         }
     }
 }

@@ -69,6 +69,7 @@ impl Target {
             owners: Default::default(),
             documents: Documents::Unsigned("not looked for yet".into()),
             pace: Pace::new(pace::MOST),
+            made: Default::default(),
             settings: settings.clone(),
         };
         // A target started just before the run may still be binding its socket; a certificate
@@ -125,7 +126,14 @@ impl Target {
                     );
                     match target.first_test_clock(&pool).await {
                         Ok(()) => target.test_clocks = Some(Arc::new(pool)),
-                        Err(e) => target.test_clocks_refused = Some(e),
+                        Err(e) => {
+                            // Never a silent fallback: moving the broker's own clock would move
+                            // every tender of the broker, its other jobs' too.
+                            target.test_clocks_refused = Some(e);
+                            if !settings.move_own_clock {
+                                target.clock = ClockMode::RealTime;
+                            }
+                        }
                     }
                 }
             }

@@ -128,10 +128,23 @@ impl Target {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(u16, Value), String> {
+        self.as_broker(true, method, path, body).await
+    }
+
+    /// One request as the owner broker (`owner`) or the other one, at the run's pace: the
+    /// status and the body as JSON (`Null` when not JSON).
+    pub async fn as_broker(
+        &self,
+        owner: bool,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), String> {
+        let broker = if owner { &self.owner } else { &self.other };
         let mut request = self
             .client
             .request(method.clone(), self.url(path))
-            .basic_auth(&self.owner.name, Some(&self.owner.password));
+            .basic_auth(&broker.name, Some(&broker.password));
         if let Some(body) = body {
             request = request.json(body);
         }

@@ -27,6 +27,7 @@ use crate::{
     exchange::{Exchange, ReceivedResponse, SentRequest},
     target::clock_pool::{self, Lease},
     target::ledger::ScenarioRef,
+    target::made::MadeTender,
     target::{ClockMode, ClockReading, Target},
 };
 
@@ -503,6 +504,14 @@ impl TenderWorld {
         match answer {
             Ok(got) => {
                 let body = serde_json::from_str(&got.text).unwrap_or(Value::Null);
+                note_made(
+                    &target,
+                    actor,
+                    &method,
+                    path_and_query,
+                    got.status.as_u16(),
+                    &body,
+                );
                 let exchange = Exchange {
                     request: sent,
                     response: Some(ReceivedResponse {
@@ -648,6 +657,37 @@ impl TenderWorld {
             .as_str()
             .and_then(timestamps::parse)
             .ok_or_else(|| format!("the tender's {pointer} is not a timestamp: {value}"))
+    }
+}
+
+/// Notes what an answer made with a token the run now holds: a tender created, a contract
+/// under management's credentials taken. The run settles them at its end.
+fn note_made(
+    target: &Target,
+    actor: Actor,
+    method: &Method,
+    path_and_query: &str,
+    status: u16,
+    body: &Value,
+) {
+    let (Some(id), Some(token)) = (
+        body.pointer("/data/id").and_then(Value::as_str),
+        body.pointer("/access/token").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    let path = path_and_query.split('?').next().unwrap_or("");
+    if *method == Method::POST && status == 201 && creates_a_tender(path_and_query) {
+        target.made.tender(MadeTender {
+            id: id.to_owned(),
+            token: token.to_owned(),
+            by_owner: actor == Actor::Owner,
+        });
+    } else if *method == Method::PATCH
+        && status == 200
+        && path.strip_prefix("/api/2.3/contracts/") == Some(&format!("{id}/credentials"))
+    {
+        target.made.contract(id, token);
     }
 }
 

@@ -204,6 +204,10 @@ impl RunReport {
             ("Acceleration", code_spans(&escape(&self.acceleration))),
             ("Documents", code_spans(&escape(&self.documents))),
             ("Pace", escape(&self.pace_story())),
+            (
+                "Records the run made",
+                code_spans(&escape(&self.records_story())),
+            ),
             ("Server-versus-local clock skew", escape(&self.skew)),
             (
                 "Brokers",

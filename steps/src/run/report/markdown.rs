@@ -148,6 +148,11 @@ impl RunReport {
             self.asked_waits_story()
         );
         let _ = writeln!(md, "| Pace | {} |", self.pace_story());
+        let _ = writeln!(
+            md,
+            "| Records the run made | {} |",
+            self.records_story().replace('|', "\\|")
+        );
         let _ = writeln!(md, "| Duration | {:.1} s |\n", self.elapsed_seconds);
 
         let _ = writeln!(md, "## Counts per class\n");

@@ -23,6 +23,11 @@ impl RunReport {
         let _ = writeln!(out, "  pace: {}", self.pace_story());
         let _ = writeln!(
             out,
+            "  records: {}",
+            crate::exchange::short(&self.records_story().replace('`', ""))
+        );
+        let _ = writeln!(
+            out,
             "  target clock: {}",
             self.target_clock_story().replace('`', "")
         );
