@@ -189,6 +189,25 @@ impl FeatureSet {
     }
 }
 
+/// Names each feature of a cucumber JSON report by its file (`questions.feature`), not by the
+/// folder the run read it from (a temporary one for the built-in set), so that the reports of
+/// two runs name the same features the same way.
+pub fn name_features_by_file(report: &Path) -> Result<(), String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot rewrite {}: {e}", report.display());
+    let text = std::fs::read_to_string(report).map_err(|e| cannot(&e))?;
+    let mut features: serde_json::Value = serde_json::from_str(&text).map_err(|e| cannot(&e))?;
+    for feature in features.as_array_mut().into_iter().flatten() {
+        if let Some(uri) = feature.get("uri").and_then(serde_json::Value::as_str) {
+            let file = Path::new(uri)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| uri.to_owned());
+            feature["uri"] = serde_json::Value::String(file);
+        }
+    }
+    std::fs::write(report, features.to_string()).map_err(|e| cannot(&e))
+}
+
 /// The name of the file a feature was read from (`questions.feature`), as every report names
 /// it: never the folder the run read it from, which may be a temporary one.
 pub fn file_name(feature: &gherkin::Feature) -> String {

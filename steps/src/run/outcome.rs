@@ -3,6 +3,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, PoisonError},
+    time::SystemTime,
 };
 
 use cucumber::{
@@ -98,12 +99,17 @@ pub struct ScenarioOutcome {
     pub feature: String,
     pub file: String,
     pub line: usize,
+    /// The `Rule:` it stands under, if any.
+    pub rule: Option<String>,
     pub name: String,
     pub tags: Vec<String>,
     pub class: Class,
     pub verdict: Verdict,
     pub failure: Option<Failure>,
     pub skip_reason: Option<String>,
+    /// When it started and finished.
+    pub started: Option<SystemTime>,
+    pub finished: Option<SystemTime>,
 }
 
 /// Shared between the writers of one run and the code that reads the results afterwards.
@@ -177,6 +183,7 @@ impl Recorder {
 
     fn scenario(
         &mut self,
+        at: SystemTime,
         feature: &gherkin::Feature,
         rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
@@ -198,6 +205,9 @@ impl Recorder {
                     feature: feature.name.clone(),
                     file,
                     line: scenario.position.line,
+                    rule: rule.map(|r| r.name.clone()),
+                    started: Some(at),
+                    finished: None,
                     name: scenario.name.clone(),
                     class: Class::of(&tags),
                     tags,
@@ -244,7 +254,8 @@ impl Recorder {
                 }
             }
             Scenario::Finished => {
-                if let Some(outcome) = collected.running.remove(&key) {
+                if let Some(mut outcome) = collected.running.remove(&key) {
+                    outcome.finished = Some(at);
                     collected.scenarios.push(outcome);
                 }
             }
@@ -261,8 +272,11 @@ impl Writer<TenderWorld> for Recorder {
         event: parser::Result<Event<Cucumber<TenderWorld>>>,
         _: &Self::Cli,
     ) {
-        let event = match event {
-            Ok(event) => event.into_inner(),
+        let (event, at) = match event {
+            Ok(event) => {
+                let at = event.at;
+                (event.into_inner(), at)
+            }
             Err(e) => {
                 lock(&self.shared).parsing_errors.push(e.to_string());
                 return;
@@ -270,13 +284,13 @@ impl Writer<TenderWorld> for Recorder {
         };
         match event {
             Cucumber::Feature(f, Feature::Scenario(sc, RetryableScenario { event, .. })) => {
-                self.scenario(&f, None, &sc, &event);
+                self.scenario(at, &f, None, &sc, &event);
             }
             Cucumber::Feature(
                 f,
                 Feature::Rule(r, Rule::Scenario(sc, RetryableScenario { event, .. })),
             ) => {
-                self.scenario(&f, Some(&r), &sc, &event);
+                self.scenario(at, &f, Some(&r), &sc, &event);
             }
             _ => {}
         }

@@ -2,6 +2,7 @@
 //! takes: the terminal's summary, Markdown and HTML.
 pub mod findings;
 mod html;
+mod junit;
 mod markdown;
 mod terminal;
 
@@ -473,6 +474,9 @@ mod tests {
                 rules: rules::named_in(m),
             }),
             skip_reason: None,
+            rule: None,
+            started: None,
+            finished: None,
         }
     }
 
@@ -810,6 +814,9 @@ mod not_offered_tests {
             verdict,
             failure: None,
             skip_reason: skip.map(str::to_owned),
+            rule: None,
+            started: None,
+            finished: None,
         }
     }
 

@@ -31,20 +31,15 @@ use crate::{
 
 type Out = Box<dyn Write>;
 
-/// The writer stack: live progress, JUnit, cucumber JSON and the recorder, normalised; budget
-/// skips reclassified; undefined steps failed.
+/// The writer stack: live progress, cucumber JSON and the recorder, normalised; budget skips
+/// reclassified; undefined steps failed. JUnit is written from the run's report at its end.
 pub type CertifyWriter = writer::FailOnSkipped<
     Reclassify<
         writer::Normalize<
             TenderWorld,
             writer::Tee<
                 writer::Tee<
-                    writer::Tee<
-                        writer::Summarize<writer::Basic<Out>>,
-                        writer::discard::Arbitrary<
-                            writer::discard::Stats<writer::JUnit<TenderWorld, Out>>,
-                        >,
-                    >,
+                    writer::Summarize<writer::Basic<Out>>,
                     writer::discard::Arbitrary<writer::discard::Stats<writer::Json<Out>>>,
                 >,
                 Recorder,
@@ -219,10 +214,6 @@ pub async fn certify<Custom: clap::Args>(
     let writer: CertifyWriter = Reclassify::new(
         writer::Basic::raw(steps, Coloring::Auto, 0)
             .summarized()
-            .tee::<TenderWorld, _>(writer::JUnit::for_tee(
-                output(settings.junit.as_deref())?,
-                0,
-            ))
             .tee::<TenderWorld, _>(writer::Json::for_tee(output(settings.json.as_deref())?))
             .tee::<TenderWorld, _>(Recorder::new(shared.clone()))
             .normalized(),
@@ -375,6 +366,13 @@ pub async fn certify<Custom: clap::Args>(
     if let Some(path) = &settings.html {
         std::fs::write(path, report.html())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &settings.junit {
+        std::fs::write(path, report.junit())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &settings.json {
+        feature_set::name_features_by_file(path)?;
     }
     Ok(report)
 }
