@@ -352,10 +352,10 @@ impl RunReport {
 
     /// The waits the target asked for, as one phrase.
     pub fn asked_waits_story(&self) -> String {
-        match self.asked_waits.reads {
+        match self.asked_waits.exchanges {
             0 => "none".to_owned(),
             n => format!(
-                "{n} read(s) answered 429 or 503 with `Retry-After`, asked again after {:.1} s of waiting in all (writes are never repeated)",
+                "{n} exchange(s) answered with `Retry-After` (a read's 429 or 503, a write's 429) asked again after {:.1} s of waiting in all (a write answered 503 is never repeated: it may have been carried out)",
                 self.asked_waits.waited.as_secs_f64()
             ),
         }

@@ -91,11 +91,12 @@ pub struct ClockRecord {
     pub test_clocks_refused: Option<String>,
 }
 
-/// The waits a target asked for with `Retry-After` on a `429` or `503` to a read, which the
+/// The waits a target asked for with `Retry-After` (on a `429`, or a `503` to a read), which the
 /// run honoured before asking again; the certificate counts them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AskedWaits {
-    pub reads: usize,
+    /// Exchanges repeated: reads after a 429 or a 503, writes after a 429.
+    pub exchanges: usize,
     pub waited: Duration,
 }
 
@@ -292,7 +293,7 @@ impl Target {
     /// The reads repeated after a `Retry-After`, and the time waited for them.
     pub fn asked_waits(&self) -> AskedWaits {
         AskedWaits {
-            reads: self.asked_waits.load(Ordering::Relaxed),
+            exchanges: self.asked_waits.load(Ordering::Relaxed),
             waited: Duration::from_millis(self.asked_wait_ms.load(Ordering::Relaxed)),
         }
     }

@@ -458,12 +458,13 @@ impl TenderWorld {
         }
         // A read the target asks to repeat later (429 or 503 with `Retry-After`) is repeated
         // after the wait it names, and a read that timed out is asked again once the pace has
-        // slowed, a few times at most; a write never is: a 5xx may have succeeded, and
-        // repeating it could do twice what was asked once.
+        // slowed, a few times at most; a write only after a 429, which refused it undone: a 5xx
+        // or a timeout may have carried it out, and repeating it could do twice what was asked
+        // once.
         let reads = method == Method::GET || method == Method::HEAD;
         let (mut asked, mut timed_out) = (0, 0);
         let answer = loop {
-            let again = if reads && (asked < ASKED_REPEATS || timed_out < TIMEOUT_REPEATS) {
+            let again = if asked < ASKED_REPEATS || (reads && timed_out < TIMEOUT_REPEATS) {
                 request.try_clone()
             } else {
                 None
@@ -488,14 +489,18 @@ impl TenderWorld {
                 break answer;
             };
             match &answer {
-                Ok(got) if asked < ASKED_REPEATS => match got.asked_wait() {
-                    Some(wait) => {
-                        target.waited_as_asked(wait);
-                        tokio::time::sleep(wait).await;
-                        asked += 1;
+                // A 429 refused the request before doing it, so a write may be repeated after it
+                // too; after a 503 only a read is (a write may have been carried out).
+                Ok(got) if asked < ASKED_REPEATS && (reads || got.status.as_u16() == 429) => {
+                    match got.asked_wait() {
+                        Some(wait) => {
+                            target.waited_as_asked(wait);
+                            tokio::time::sleep(wait).await;
+                            asked += 1;
+                        }
+                        None => break answer,
                     }
-                    None => break answer,
-                },
+                }
                 Err(e) if e.is_timeout() && timed_out < TIMEOUT_REPEATS => timed_out += 1,
                 _ => break answer,
             }

@@ -34,7 +34,7 @@ impl RunReport {
         if let Some(story) = self.test_clocks_story(false) {
             let _ = writeln!(out, "  test clocks: {}", story.replace('`', ""));
         }
-        if self.asked_waits.reads > 0 {
+        if self.asked_waits.exchanges > 0 {
             let _ = writeln!(
                 out,
                 "  waits asked for: {}",
