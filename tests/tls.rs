@@ -535,6 +535,12 @@ async fn the_certifier_goes_through_the_proxy_https_proxy_names() {
         certificate.contains(&format!("; through the proxy `{proxy} (HTTPS_PROXY)` |")),
         "{certificate}"
     );
+    // Through the tunnel the certificate names what the target presented, as a direct run does.
+    assert!(
+        certificate.contains("| Connection | https (HTTP/1.1), certificate `CN=localhost` issued by `CN=Tender Test CA`")
+            && !certificate.contains("could not be read"),
+        "{certificate}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -548,7 +554,7 @@ async fn a_proxy_that_refuses_stops_the_run_with_exit_2_and_a_line_naming_it() {
     assert_stopped_before_running(
         &output,
         &format!(
-            "tender-certify: the proxy {proxy} (HTTPS_PROXY) refused to open a tunnel to {target}: its answer to CONNECT was not 200; check NO_PROXY, or the proxy's rules for {target}"
+            "tender-certify: the proxy {proxy} (HTTPS_PROXY) refused to open a tunnel to {target}: it answered CONNECT with 403 Forbidden; check NO_PROXY, or the proxy's rules for {target}"
         ),
     );
 }

@@ -411,17 +411,33 @@ fn creation(request: &SentRequest, response: &ReceivedResponse, body: &Value) ->
     };
     // Every 201 names the full address of its object, ending with its id; that it lies under
     // the collection posted to is stated for the spec's collections alone.
+    let hint = scheme_hint(request, response);
     if let Err(e) = crate::checks::location_names(response, id) {
-        found.push(Violation::new(&rules::CHECK_LOCATION, e));
+        found.push(Violation::new(&rules::CHECK_LOCATION, e + &hint));
     } else if let Err(e) = location_under(response, collection, id) {
         let check = if reads_one_object(collection) {
             &rules::CHECK_LOCATION
         } else {
             &rules::UP_LOCATION
         };
-        found.push(Violation::new(check, e));
+        found.push(Violation::new(check, e + &hint));
     }
     found
+}
+
+/// When a Location's scheme is not the one the target was reached by (an `http://` address
+/// from a server behind a proxy that serves it as `https://`), what to look at.
+fn scheme_hint(request: &SentRequest, response: &ReceivedResponse) -> String {
+    let scheme = |url: &str| reqwest::Url::parse(url).map(|u| u.scheme().to_owned()).ok();
+    match (
+        scheme(&request.url),
+        response.header("location").and_then(scheme),
+    ) {
+        (Some(asked), Some(answered)) if asked != answered => format!(
+            " (the Location's scheme is {answered}, the target was reached by {asked}: a server behind a proxy that terminates TLS must be told its public address, as tender-registry's --public-url tells it)"
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The Location is a full address whose path is the collection followed by the id.
@@ -675,6 +691,22 @@ mod tests {
             Some((ID, vec!["changes"]))
         );
         assert_eq!(contract_route("/api/2.3/contracts"), None);
+    }
+
+    #[test]
+    fn a_location_of_another_scheme_says_where_to_look() {
+        let body = json!({"access": {"token": "t"}, "data": {"id": ID}});
+        let mut answer = response(201, &body);
+        answer.headers.push((
+            "Location".into(),
+            format!("http://sandbox.example.test/api/2.3/tenders/{ID}/x"),
+        ));
+        let found = check(
+            &request("POST", "https://sandbox.example.test/api/2.3/tenders"),
+            &answer,
+            &body,
+        );
+        assert!(found[0].message.contains("--public-url"), "{found:?}");
     }
 
     #[test]

@@ -185,8 +185,15 @@ pub fn failure(base_url: &str, settings: &Settings, e: &reqwest::Error) -> Failu
             .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)))
             .unwrap_or_else(|| base_url.to_owned());
         let line = if tunnel.ends_with("unsuccessful") {
+            // The client does not say what the proxy answered: asking once more by hand does.
+            let answered = settings
+                .proxies
+                .for_scheme(&scheme)
+                .and_then(|p| super::tunnel::refusal(p, &host))
+                .map(|status| format!("it answered CONNECT with {status}"))
+                .unwrap_or_else(|| "its answer to CONNECT was not 200".to_owned());
             format!(
-                "{proxy} refused to open a tunnel to {host}: its answer to CONNECT was not 200; check NO_PROXY, or the proxy's rules for {host}"
+                "{proxy} refused to open a tunnel to {host}: {answered}; check NO_PROXY, or the proxy's rules for {host}"
             )
         } else if tunnel.ends_with("proxy authorization required") {
             format!(
@@ -219,6 +226,16 @@ pub fn failure(base_url: &str, settings: &Settings, e: &reqwest::Error) -> Failu
         ),
         transient: (e.is_connect() && through.is_empty()) || closed_after_handshake(&scheme, e),
     }
+}
+
+/// A name a certificate presents, as rustls writes it (`DnsName("sandbox.example.test")`,
+/// `IpAddress(10.0.0.7)`), as a person writes it.
+fn plain_name(presented: &str) -> String {
+    let inner = presented
+        .split_once('(')
+        .and_then(|(_, rest)| rest.strip_suffix(')'))
+        .unwrap_or(presented);
+    inner.trim_matches('"').to_owned()
 }
 
 /// Over TLS 1.3 a server that refuses the client (no client certificate, say) says so in an
@@ -274,7 +291,11 @@ fn tls_cause(tls: &rustls::Error, settings: &Settings, e: &reqwest::Error) -> St
             if presented.is_empty() {
                 "no name".to_owned()
             } else {
-                presented.join(", ")
+                presented
+                    .iter()
+                    .map(|name| plain_name(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         ),
         E::InvalidCertificate(C::Revoked) => {
@@ -444,5 +465,20 @@ impl Connection {
             text.push_str(&format!("; through the proxy `{proxy}`"));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::exchange::client::plain_name;
+
+    #[test]
+    fn a_presented_name_reads_as_written() {
+        assert_eq!(
+            plain_name("DnsName(\"sandbox.example.test\")"),
+            "sandbox.example.test"
+        );
+        assert_eq!(plain_name("IpAddress(10.0.0.7)"), "10.0.0.7");
+        assert_eq!(plain_name("plain"), "plain");
     }
 }

@@ -9,6 +9,7 @@ pub mod client;
 pub mod pace;
 pub mod settings;
 pub mod timestamps;
+pub mod tunnel;
 #[path = "../../../scenarios/vocabulary.rs"]
 mod vocabulary;
 pub mod x509;

@@ -38,8 +38,8 @@ impl Target {
     /// Probes the target once: is it reachable, does it offer the clock control API, how far is
     /// its clock from ours, and (when asked for) does it take the sandbox acceleration fields.
     pub async fn probe(settings: &Settings, seed: u64) -> Result<Target, String> {
+        let base_url = service_base(&settings.base_url)?;
         let client = client::build(settings)?;
-        let base_url = settings.base_url.trim_end_matches('/').to_owned();
         let mut target = Target {
             base_url,
             client,
@@ -95,6 +95,23 @@ impl Target {
             }
         };
         target.connection = Connection::of(settings, &listing);
+        if target.connection.presented.is_none()
+            && target.connection.scheme == "https"
+            && target.connection.proxy.is_some()
+            && let (Some(proxy), Some(host), Some(port)) = (
+                settings.proxies.https.clone(),
+                listing.url().host_str().map(str::to_owned),
+                listing.url().port_or_known_default(),
+            )
+        {
+            // Through a proxy the client does not hand out the certificate it checked.
+            target.connection.presented = tokio::task::spawn_blocking(move || {
+                crate::exchange::tunnel::presented(&proxy, &host, port)
+            })
+            .await
+            .ok()
+            .flatten();
+        }
         if let Some(server) = date_header(listing.headers()) {
             let diff = server - local;
             target.skew_ahead = diff.is_positive();
@@ -171,6 +188,32 @@ impl Target {
         }
         Ok(())
     }
+}
+
+/// The service's base URL as `--base-url` gives it, without a trailing slash; a line saying what
+/// to write instead when it is not an `http://` or `https://` address of the service itself.
+pub fn service_base(given: &str) -> Result<String, String> {
+    let trimmed = given.trim().trim_end_matches('/');
+    let url = match reqwest::Url::parse(trimmed) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => url,
+        _ => {
+            return Err(format!(
+                "--base-url {given:?} is not an http:// or https:// address: write it with its scheme, as in --base-url http://{}",
+                trimmed.split("://").last().unwrap_or(trimmed)
+            ));
+        }
+    };
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "--base-url {given:?} holds a query or a fragment: give the service's base address alone"
+        ));
+    }
+    if let Some(base) = trimmed.strip_suffix("/api/2.3") {
+        return Err(format!(
+            "--base-url {given:?} ends with /api/2.3: give the service's base URL without it (--base-url {base}); every path the run asks for begins with /api/2.3"
+        ));
+    }
+    Ok(trimmed.to_owned())
 }
 
 /// The first listing must be this API's: a JSON page with a `data` array and a `next_page`.
@@ -318,4 +361,30 @@ async fn auction_lead(
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     None
+}
+
+#[cfg(test)]
+mod base_url_tests {
+    use crate::target::probe::service_base;
+
+    #[test]
+    fn a_base_url_is_the_services_own_http_address() {
+        assert_eq!(
+            service_base("http://127.0.0.1:6543/").as_deref(),
+            Ok("http://127.0.0.1:6543")
+        );
+        assert_eq!(
+            service_base("https://sandbox.example.test/prozorro").as_deref(),
+            Ok("https://sandbox.example.test/prozorro")
+        );
+        let bare = service_base("127.0.0.1:6543").unwrap_err();
+        assert!(bare.contains("--base-url http://127.0.0.1:6543"), "{bare}");
+        let versioned = service_base("http://127.0.0.1:6543/api/2.3").unwrap_err();
+        assert!(
+            versioned.contains("without it (--base-url http://127.0.0.1:6543)"),
+            "{versioned}"
+        );
+        assert!(service_base("ftp://host").is_err());
+        assert!(service_base("http://host/?x=1").is_err());
+    }
 }
