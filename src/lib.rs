@@ -25,9 +25,9 @@ pub use settings::Settings;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
-use files::users::Users;
 use http::App;
 use http::auth::Brokers;
+use http::users::{Service, Users};
 use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
@@ -119,13 +119,19 @@ impl Application {
             Some(path) => Brokers::load(path).map_err(invalid)?,
             None => Brokers::builtin(),
         };
-        let mut ds_users = match &settings.brokers {
-            Some(path) => Users::in_brokers_file(path).map_err(invalid)?,
-            None => Users::default(),
+        // A service's users: the brokers file's sections of its groups, then the users file's.
+        let users_of = |service| -> io::Result<Users> {
+            let mut users = match &settings.brokers {
+                Some(path) => Users::in_brokers_file(path, service).map_err(invalid)?,
+                None => Users::default(),
+            };
+            if let Some(path) = &settings.ds_users {
+                users.join(Users::load(path, service).map_err(invalid)?);
+            }
+            Ok(users)
         };
-        if let Some(path) = &settings.ds_users {
-            ds_users.join(Users::load(path).map_err(invalid)?);
-        }
+        let ds_users = users_of(Service::Documents)?;
+        let edr_users = users_of(Service::Edr)?;
         if let Some(url) = &settings.public_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
@@ -221,6 +227,7 @@ impl Application {
             clocks,
             brokers,
             ds_users,
+            edr_users,
             zone,
             testing: settings.testing,
             sandbox: settings.testing || settings.sandbox,

@@ -28,7 +28,7 @@ fn signature_error(fault: SignatureFault) -> ApiError {
 /// Uploads need a broker's credentials, as writes to the API do, or those of one of the
 /// service's own uploading users.
 fn uploader(app: &App, req: &Request) -> Result<(), ApiError> {
-    let user = || crate::http::auth::basic(req).filter(|(u, p)| app.ds_users.may_upload(u, p));
+    let user = || crate::http::auth::basic(req).filter(|(u, p)| app.ds_users.admit(u, p));
     if app.brokers.identify(req).is_some() || user().is_some() {
         Ok(())
     } else {

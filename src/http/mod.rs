@@ -13,6 +13,7 @@ pub mod pages;
 pub mod reads;
 pub mod reply;
 pub mod upload;
+pub mod users;
 pub mod writes;
 
 use crate::clock::clocks::Clocks;
@@ -38,7 +39,9 @@ pub struct App {
     pub clocks: Arc<Clocks>,
     pub brokers: Brokers,
     /// The document service's own users (`--ds-users`, or the brokers file's uploaders).
-    pub ds_users: crate::files::users::Users,
+    pub ds_users: users::Users,
+    /// The EDR service's own users (the same files' `[platforms]`).
+    pub edr_users: users::Users,
     pub zone: Zone,
     /// The clock control API and faults on demand for anyone (`--testing`).
     pub testing: bool,
