@@ -9,6 +9,7 @@ use crate::domain::Refusal;
 use crate::domain::ids;
 use crate::domain::parse::Problem;
 use crate::faults::{Call, Draft, Fault, Rule, in_scope};
+use crate::http::auth::Asker;
 use crate::http::error::ApiError;
 use crate::http::{App, app, body, param, reply};
 use salvo::http::StatusCode;
@@ -19,40 +20,6 @@ use std::time::Duration;
 /// Where the layer leaves the rule that hit a request (its id and fault), for the access log.
 pub const HIT_RULE: &str = "fault_rule";
 
-/// Who asks, and whether the server is theirs alone.
-struct Asker {
-    broker: Option<String>,
-    owns_server: bool,
-}
-
-impl Asker {
-    /// Credentials that name no known broker are refused (403), never taken for none.
-    fn of(app: &App, req: &Request) -> Result<Asker, ApiError> {
-        Ok(Asker {
-            broker: app.brokers.caller(req)?.map(|b| b.name.clone()),
-            owns_server: app.testing,
-        })
-    }
-
-    /// Whose requests a new rule hits, when `named` is the broker the body names: the
-    /// caller's own; any broker's or everyone's only on a server the caller owns.
-    fn rule_broker(&self, named: Option<&str>) -> Result<Option<String>, ApiError> {
-        match (&self.broker, named) {
-            (Some(me), None) => Ok(Some(me.clone())),
-            (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
-            (Some(me), Some(_)) => Ok(Some(me.clone())),
-            (None, named) if self.owns_server => Ok(named.map(str::to_string)),
-            (None, _) => Err(ApiError::forbidden()),
-        }
-    }
-
-    /// Whether the caller may see and remove `rule`.
-    fn sees(&self, rule: &Rule) -> bool {
-        self.owns_server
-            || (self.broker.is_some() && rule.matcher.broker.as_deref() == self.broker.as_deref())
-    }
-}
-
 #[handler]
 pub async fn list(
     req: &mut Request,
@@ -61,7 +28,11 @@ pub async fn list(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
-    reply::ok(req, res, app.faults.list(|r| asker.sees(r)));
+    reply::ok(
+        req,
+        res,
+        app.faults.list(|r| asker.sees(r.matcher.broker.as_deref())),
+    );
     Ok(())
 }
 
@@ -75,7 +46,7 @@ pub async fn create(
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
     let named = data.get("match").and_then(|m| m.get("broker")?.as_str());
-    let broker = Asker::of(&app, req)?.rule_broker(named)?;
+    let broker = Asker::of(&app, req)?.whose(named)?;
     let mut draft = Draft::parse(data, &app.cx()).map_err(Refusal::from)?;
     if let Some(name) = broker.as_deref().filter(|n| !app.brokers.knows(n)) {
         let problem = Problem::msg(format!("No broker is named {name}."));
@@ -100,7 +71,9 @@ pub async fn show(
     let asker = Asker::of(&app, req)?;
     let rule = app
         .faults
-        .get(&param(req, "fault_id"), |r| asker.sees(r))
+        .get(&param(req, "fault_id"), |r| {
+            asker.sees(r.matcher.broker.as_deref())
+        })
         .ok_or_else(|| ApiError::not_found("fault_id"))?;
     reply::ok(req, res, rule);
     Ok(())
@@ -117,7 +90,9 @@ pub async fn remove(
     let asker = Asker::of(&app, req)?;
     let rule = app
         .faults
-        .remove(&param(req, "fault_id"), |r| asker.sees(r))
+        .remove(&param(req, "fault_id"), |r| {
+            asker.sees(r.matcher.broker.as_deref())
+        })
         .ok_or_else(|| ApiError::not_found("fault_id"))?;
     reply::ok(req, res, rule);
     Ok(())
@@ -132,7 +107,12 @@ pub async fn clear(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
-    reply::ok(req, res, app.faults.remove_all(|r| asker.sees(r)));
+    reply::ok(
+        req,
+        res,
+        app.faults
+            .remove_all(|r| asker.sees(r.matcher.broker.as_deref())),
+    );
     Ok(())
 }
 
@@ -189,68 +169,4 @@ impl Handler for Layer {
 fn fail(res: &mut Response, status: u16) {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
     ApiError::bare(status).render(res);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::input::Input;
-
-    fn asker(broker: Option<&str>, owns_server: bool) -> Asker {
-        Asker {
-            broker: broker.map(str::to_string),
-            owns_server,
-        }
-    }
-
-    fn status(r: Result<Option<String>, ApiError>) -> Result<Option<String>, u16> {
-        r.map_err(|e| e.status.as_u16())
-    }
-
-    #[test]
-    fn a_broker_sets_rules_for_itself_alone() {
-        for owns_server in [true, false] {
-            let a = asker(Some("a"), owns_server);
-            assert_eq!(status(a.rule_broker(None)), Ok(Some("a".into())));
-            assert_eq!(status(a.rule_broker(Some("a"))), Ok(Some("a".into())));
-            assert_eq!(status(a.rule_broker(Some("b"))), Err(403));
-        }
-    }
-
-    #[test]
-    fn on_a_shared_server_a_broker_sees_only_its_own_rules() {
-        let cx = app_cx();
-        let rule = |broker: Option<&str>| {
-            let data = serde_json::json!({"match": {"path": "/api/2.3/tenders", "broker": broker}, "fault": "drop-after-commit"});
-            Rule::new(
-                "r".into(),
-                Draft::parse(&Input::view(&data), &cx).expect("valid"),
-                0,
-            )
-        };
-        let (mine, theirs, anyones) = (rule(Some("a")), rule(Some("b")), rule(None));
-        let shared = asker(Some("a"), false);
-        assert!(shared.sees(&mine) && !shared.sees(&theirs) && !shared.sees(&anyones));
-        let nobody = asker(None, false);
-        assert!(!nobody.sees(&mine) && !nobody.sees(&anyones));
-        let owner = asker(None, true);
-        assert!(owner.sees(&mine) && owner.sees(&theirs) && owner.sees(&anyones));
-    }
-
-    fn app_cx() -> crate::domain::parse::Cx {
-        crate::domain::parse::Cx {
-            zone: crate::domain::time::Zone::named("Europe/Kyiv").expect("zone"),
-            testing: true,
-        }
-    }
-
-    #[test]
-    fn rules_without_credentials_only_on_an_owned_server() {
-        let owner = asker(None, true);
-        assert_eq!(status(owner.rule_broker(None)), Ok(None));
-        assert_eq!(status(owner.rule_broker(Some("b"))), Ok(Some("b".into())));
-        let shared = asker(None, false);
-        assert_eq!(status(shared.rule_broker(None)), Err(403));
-        assert_eq!(status(shared.rule_broker(Some("b"))), Err(403));
-    }
 }
