@@ -8,6 +8,7 @@ pub mod auction;
 pub mod clock;
 pub mod contracting;
 pub mod domain;
+pub mod edr;
 pub mod faults;
 pub mod files;
 pub mod http;
@@ -238,6 +239,7 @@ impl Application {
             files: Arc::new(files),
             refuse_foreign_documents: settings.refuse_foreign_documents,
             faults: faults::Faults::new(),
+            edr_answers: edr::Answers::default(),
         };
         Ok(Application {
             addr,

@@ -14,6 +14,7 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("tls", &[]),
     ("clock", &["domain", "domain::values"]),
     ("faults", &["domain", "domain::values"]),
+    ("edr", &["domain", "domain::values"]),
     ("files", &["domain", "domain::values"]),
     ("contracting", &["domain", "domain::values"]),
     (
@@ -29,6 +30,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "domain::values",
             "clock",
             "faults",
+            "edr",
             "files",
             "store",
             "contracting",
@@ -42,6 +44,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "domain::values",
             "clock",
             "faults",
+            "edr",
             "files",
             "store",
             "contracting",

@@ -60,6 +60,8 @@ pub struct App {
     pub refuse_foreign_documents: bool,
     /// Fault rules set through the fault API (with `--testing`).
     pub faults: Faults,
+    /// EDR answers set per code on demand (with `--testing` or `--sandbox`).
+    pub edr_answers: crate::edr::Answers,
 }
 
 impl App {
