@@ -30,6 +30,11 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
             format!("{base}/upload"),
             "the document service (POST /register, /upload; GET /get/{key})",
         ),
+        (
+            "edr",
+            format!("{base}/api/1.0/verify"),
+            "the EDR service (GET ?id=<code>; Basic auth as for documents)",
+        ),
     ];
     if app.testing {
         all.push((
@@ -49,6 +54,11 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
             "faults",
             format!("{base}/testing/faults"),
             "faults on demand",
+        ));
+        all.push((
+            "edr-answers",
+            format!("{base}/testing/edr"),
+            "EDR answers on demand, per code",
         ));
     }
     all
@@ -86,8 +96,14 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     }
     let mut text =
         format!("tender-registry {version}: the Tender Procurement Service Interface 2.3\n\n");
+    let width = offered
+        .iter()
+        .map(|(name, ..)| name.len())
+        .max()
+        .unwrap_or(0);
     for (name, url, what) in &offered {
-        text.push_str(&format!("{name:<10} {url}\n           {what}\n"));
+        let indent = " ".repeat(width + 1);
+        text.push_str(&format!("{name:<width$} {url}\n{indent}{what}\n"));
     }
     res.headers_mut().insert(
         CONTENT_TYPE,

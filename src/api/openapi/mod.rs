@@ -27,10 +27,13 @@ pub fn document(clock_api: bool, faults_api: bool, server_url: &str) -> Json {
             "title": "Tender Procurement Service Interface",
             "version": "2.3",
             "description": "The tender registry's JSON API under /api/2.3, the upstream \
-                extensions it serves, its auction pages and dashboard, and, only on a server \
+                extensions it serves, the upstream services it also is (the document service, \
+                the EDR service), its auction pages and dashboard, and, only on a server \
                 started with the options its `x-only-with` names, the clock control API \
-                (--testing) and the fault API (--testing or --sandbox). Every error answers the envelope \
-                {status: \"error\", errors: [{location, name, description}]}.",
+                (--testing) and the fault API and EDR answers on demand (--testing or \
+                --sandbox). Every error answers the envelope {status: \"error\", errors: \
+                [{location, name, description}]}; the EDR service's descriptions are lists, \
+                as upstream's service wrote them.",
         },
         "servers": [{"url": server_url}],
         "tags": paths::tags(clock_api || faults_api),

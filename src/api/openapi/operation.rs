@@ -237,6 +237,22 @@ impl Op {
         self
     }
 
+    /// An answer of its own shape for `code`, described in the components' `responses`.
+    pub fn answers(mut self, code: u16, response: &str) -> Op {
+        self.responses.insert(
+            code.to_string(),
+            json!({"$ref": format!("#/components/responses/{response}")}),
+        );
+        self
+    }
+
+    /// Called with any one of the security `schemes`.
+    pub fn security(mut self, schemes: &[&str]) -> Op {
+        let options: Vec<Json> = schemes.iter().map(|s| json!({ *s: [] })).collect();
+        self.body.insert("security".into(), Json::Array(options));
+        self
+    }
+
     /// Called by a broker (HTTP Basic).
     pub fn broker(mut self) -> Op {
         self.body.insert("security".into(), json!([{"broker": []}]));

@@ -348,6 +348,37 @@ fn contract_routes() -> Vec<(String, Json)> {
     routes
 }
 
+/// Upstream's EDR service, as `api::edr::router` routes it.
+fn edr_routes() -> Vec<(String, Json)> {
+    vec![item(
+        "/api/{version}/verify",
+        vec![
+            get(
+                "edr",
+                "Whether a code is in the state register (a broker, or a user of the EDR \
+                 service's own [platforms]): any version but 2.3, the tender API's own. Answers \
+                 a list of subjects, or upstream's refusals, whose descriptions are lists",
+            )
+            .security(&["broker", "edr_user"])
+            .query(
+                "id",
+                json!({"type": "string"}),
+                "An EDRPOU code (8 digits) or an IPN (10 digits); it wins over passport. Any \
+                 other id is not found",
+            )
+            .query(
+                "passport",
+                json!({"type": "string"}),
+                "A passport: two Cyrillic letters and 6 digits, or 9 digits",
+            )
+            .ok_whole("EdrVerification")
+            .answers(403, "EdrRefused")
+            .answers(404, "EdrNotFound")
+            .answers(429, "EdrThrottled"),
+        ],
+    )]
+}
+
 /// The live auction's page and JSON interface, as `auction::api::router` routes them.
 fn auction_routes() -> Vec<(String, Json)> {
     let auction = "/auctions/{auction_id}";
@@ -555,6 +586,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
     ];
     routes.extend(tender_routes());
     routes.extend(contract_routes());
+    routes.extend(edr_routes());
     routes.extend(auction_routes());
     if clock_api {
         routes.push(item(
@@ -708,6 +740,49 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                     .only_with(&["--testing", "--sandbox"]),
             ],
         ));
+        routes.push(item(
+            "/testing/edr",
+            vec![
+                get("testing", "EDR answers set on demand, each with its hits")
+                    .errors(&[403])
+                    .ok_list("EdrAnswer")
+                    .only_with(&["--testing", "--sandbox"]),
+                post(
+                    "testing",
+                    "Set what the EDR service answers for a code: for the calling broker's \
+                     checks, or without credentials (--testing only) everyone's or the named \
+                     broker's; replaces the answer set before for the same code and checks",
+                )
+                .body_example(
+                    "EdrAnswerInput",
+                    json!({"code": "14360570", "answer": "terminated"}),
+                )
+                .created("EdrAnswer", false)
+                .only_with(&["--testing", "--sandbox"]),
+                delete(
+                    "testing",
+                    "Remove every EDR answer the caller sees; answers them as they were",
+                )
+                .ok_list("EdrAnswer")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/edr/{answer_id}",
+            vec![
+                get("testing", "An EDR answer set on demand")
+                    .errors(&[403])
+                    .ok("EdrAnswer")
+                    .only_with(&["--testing", "--sandbox"]),
+                delete(
+                    "testing",
+                    "Remove an EDR answer (the code answers as built in again); answers it as \
+                     it was",
+                )
+                .ok("EdrAnswer")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
     }
     routes
 }
@@ -725,13 +800,14 @@ pub fn tags(testing_apis: bool) -> Json {
         json!({"name": "claims", "description": "Claims on tenders and awards (upstream extension)"}),
         json!({"name": "contracting", "description": "Contracts under management after signing (upstream's contracting service)"}),
         json!({"name": "auctions", "description": "The embedded auction"}),
+        json!({"name": "edr", "description": "The EDR service: a bidder's code checked in the state register, as upstream's EDR integration service answered"}),
         json!({"name": "faces", "description": "The dashboard and this description"}),
     ];
     if testing_apis {
         tags.push(json!({
             "name": "testing",
             "description": "Only on a server started with --testing: the clock control API; \
-                with --testing or --sandbox: the fault API",
+                with --testing or --sandbox: the fault API and EDR answers on demand",
         }));
     }
     Json::Array(tags)

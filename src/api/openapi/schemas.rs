@@ -4,6 +4,8 @@
 //! that an extension adding fields still conforms; input schemas name the fields a client
 //! sends (anything else is refused with 422 `Rogue field`).
 
+use crate::edr::answers::MAX_RETRY_AFTER;
+use crate::edr::{Answer, Status};
 use serde_json::{Map, Value as Json, json};
 
 fn r(name: &str) -> Json {
@@ -57,6 +59,89 @@ pub fn schemas() -> Map<String, Json> {
                             "description": {"type": "string"},
                         }),
                     )},
+                }),
+            ),
+        ),
+        (
+            "EdrError",
+            object(
+                &["status", "errors"],
+                json!({
+                    "status": {"const": "error"},
+                    "errors": {"type": "array", "minItems": 1, "items": object(
+                        &["location", "name", "description"],
+                        json!({
+                            "location": text(),
+                            "name": text(),
+                            "description": {
+                                "oneOf": [text(), {"type": "array", "items": {"type": "object"}}],
+                                "description": "Upstream's list: [{message}], [{code, message}], or [{error: {errorDetails, code}, meta: {sourceDate}}] when not found; a string for a refused credential",
+                            },
+                        }),
+                    )},
+                }),
+            ),
+        ),
+        (
+            "EdrVerification",
+            object(
+                &["data", "meta"],
+                json!({
+                    "data": list_of("EdrSubject"),
+                    "meta": object(&["sourceDate"], json!({"sourceDate": moment()})),
+                }),
+            ),
+        ),
+        (
+            "EdrSubject",
+            object(
+                &[
+                    "x_edrInternalId",
+                    "registrationStatus",
+                    "registrationStatusDetails",
+                    "identification",
+                ],
+                json!({
+                    "x_edrInternalId": {"type": "integer"},
+                    "registrationStatus": {"type": "string", "enum": Status::ALL.map(Status::name)},
+                    "registrationStatusDetails": text(),
+                    "identification": object(
+                        &["schema", "id", "legalName", "url"],
+                        json!({
+                            "schema": {"const": "UA-EDR"},
+                            "id": {"type": ["string", "null"], "description": "A legal entity's EDRPOU code; null for a person"},
+                            "legalName": text(),
+                            "url": text(),
+                        }),
+                    ),
+                }),
+            ),
+        ),
+        (
+            "EdrAnswer",
+            object(
+                &["id", "code", "answer", "hits"],
+                json!({
+                    "id": text(),
+                    "code": text(),
+                    "answer": {"type": "string", "enum": Answer::names()},
+                    "retry_after": {"type": "integer"},
+                    "broker": {"type": "string", "description": "Whose checks it answers; everyone's when absent"},
+                    "times": {"type": "integer", "description": "How many checks it still answers; until removed when absent"},
+                    "hits": {"type": "integer"},
+                }),
+            ),
+        ),
+        (
+            "EdrAnswerInput",
+            object(
+                &["code", "answer"],
+                json!({
+                    "code": {"type": "string", "description": "An EDRPOU code, an IPN or a passport"},
+                    "answer": {"type": "string", "enum": Answer::names()},
+                    "retry_after": {"type": "integer", "minimum": 1, "maximum": MAX_RETRY_AFTER, "description": "Only with throttled: the Retry-After in seconds (default 26)"},
+                    "broker": {"type": "string", "description": "Whose checks (only the caller's own, or any without credentials on --testing)"},
+                    "times": {"type": "integer", "minimum": 1},
                 }),
             ),
         ),
@@ -528,7 +613,31 @@ pub fn responses() -> Map<String, Json> {
             json!({"description": description, "content": {"application/json": {"schema": r("Error")}}}),
         )
     })
+    .chain(edr_responses())
     .collect()
+}
+
+/// The EDR service's refusals, as upstream's service answered them.
+fn edr_responses() -> Vec<(String, Json)> {
+    let body = json!({"application/json": {"schema": r("EdrError")}});
+    vec![
+        (
+            "EdrRefused".into(),
+            json!({"description": "A refused credential (url/permission/Forbidden), no id or passport (url/id), a malformed passport, EDR's timeout or its 502 (each with upstream's description)", "content": body}),
+        ),
+        (
+            "EdrNotFound".into(),
+            json!({"description": "Not in the register: body/data with [{error: {errorDetails, code: notFound}, meta: {sourceDate}}]; also any path of the tender API's version", "content": body}),
+        ),
+        (
+            "EdrThrottled".into(),
+            json!({
+                "description": "EDR throttled the service: [{message: Retry request after N seconds.}]",
+                "headers": {"Retry-After": {"required": true, "description": "Seconds to wait", "schema": {"type": "integer"}}},
+                "content": body,
+            }),
+        ),
+    ]
 }
 
 pub fn headers() -> Json {
@@ -542,6 +651,7 @@ pub fn parameters() -> Json {
 pub fn security_schemes() -> Json {
     json!({
         "broker": {"type": "http", "scheme": "basic", "description": "A broker: the user name is the broker's key (password ignored); it becomes the owner of what it creates"},
+        "edr_user": {"type": "http", "scheme": "basic", "description": "A user of the EDR service's own [platforms] group (--ds-users or the brokers file), with its password"},
         "acc_token": {"type": "apiKey", "in": "query", "name": "acc_token", "description": "The access token returned when the object was created"},
         "X-Access-Token": {"type": "apiKey", "in": "header", "name": "X-Access-Token", "description": "The same token as a header (or access.token in the body)"},
     })
