@@ -231,11 +231,73 @@ pub async fn remove(
 
 /// The `clock=ID` word among the sandbox words of `procurementMethodDetails` (words apart by
 /// commas, as in `quick, accelerator=1440, clock=ID`).
-fn clock_word(details: &str) -> Option<&str> {
+pub fn clock_word(details: &str) -> Option<&str> {
     details
         .split(',')
         .find_map(|word| word.trim().strip_prefix("clock="))
         .map(str::trim)
+}
+
+/// The test clock the `X-Testing-Clock` header names, if it is sent.
+pub fn header_clock(req: &Request) -> Result<Option<&str>, ApiError> {
+    match req.headers().get(HEADER) {
+        None => Ok(None),
+        Some(value) => value.to_str().map(|v| Some(v.trim())).map_err(|_| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "header",
+                HEADER,
+                "The header should hold a test clock's id.",
+            )
+        }),
+    }
+}
+
+/// The one test clock a request names by the header and by `name` at `location` in its body
+/// (`word`), which must agree: the id, with where it was read from.
+pub fn one_named<'a>(
+    header: Option<&'a str>,
+    word: Option<&'a str>,
+    location: &'static str,
+    name: &'static str,
+) -> Result<Option<(&'a str, &'static str, &'static str)>, ApiError> {
+    match (header, word) {
+        (None, None) => Ok(None),
+        (Some(h), Some(w)) if h != w => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            location,
+            name,
+            format!("It names the test clock {w}, the {HEADER} header another ({h})."),
+        )),
+        (Some(h), _) => Ok(Some((h, "header", HEADER))),
+        (None, Some(w)) => Ok(Some((w, location, name))),
+    }
+}
+
+/// The refusal of the test clock `id`, named at `location`/`name` by a broker that does not
+/// own it, or that may no longer be named (it is given no more `given`): the same for a new
+/// tender and for fault rules.
+pub fn named_refused(
+    id: &str,
+    e: TestClockError,
+    (location, name): (&str, &str),
+    given: &str,
+) -> ApiError {
+    let (status, description) = match e {
+        TestClockError::Foreign => (
+            StatusCode::FORBIDDEN,
+            format!("The test clock {id} is another broker's."),
+        ),
+        TestClockError::Deleted => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("The test clock {id} was deleted: it is given no {given}."),
+        ),
+        _ => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("No test clock has the id {id}."),
+        ),
+    };
+    ApiError::new(status, location, name, description)
 }
 
 /// The test clock a new tender of `broker` asks to live on, held until the tender is stored
@@ -251,56 +313,20 @@ pub async fn chosen<'a>(
     if !app.sandbox {
         return Ok(None);
     }
-    let header = match req.headers().get(HEADER) {
-        None => None,
-        Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "header",
-                HEADER,
-                "The header should hold a test clock's id.",
-            )
-        })?),
-    };
     let word = data
         .get("procurementMethodDetails")
         .and_then(Input::as_str)
         .and_then(clock_word);
-    let (id, location, name) = match (header, word) {
-        (None, None) => return Ok(None),
-        (Some(h), Some(w)) if h != w => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "body",
-                "procurementMethodDetails",
-                format!("It names the test clock {w}, the {HEADER} header another ({h})."),
-            ));
-        }
-        (Some(h), _) => (h, "header", HEADER),
-        (None, Some(w)) => (w, "body", "procurementMethodDetails"),
+    let named = one_named(header_clock(req)?, word, "body", "procurementMethodDetails")?;
+    let Some((id, location, name)) = named else {
+        return Ok(None);
     };
     app.clocks
         .tests()
         .attach(id, broker)
         .await
         .map(Some)
-        .map_err(|e| {
-            let (status, description) = match e {
-                TestClockError::Foreign => (
-                    StatusCode::FORBIDDEN,
-                    format!("The test clock {id} is another broker's."),
-                ),
-                TestClockError::Deleted => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("The test clock {id} was deleted: it is given no records."),
-                ),
-                _ => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("No test clock has the id {id}."),
-                ),
-            };
-            ApiError::new(status, location, name, description)
-        })
+        .map_err(|e| named_refused(id, e, (location, name), "records"))
 }
 
 #[cfg(test)]

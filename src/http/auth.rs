@@ -205,6 +205,27 @@ impl Asker {
     pub fn sees(&self, broker: Option<&str>) -> bool {
         self.owns_server || (self.broker.is_some() && broker == self.broker.as_deref())
     }
+
+    /// Whether the caller may see and remove a setting for `broker`'s requests that `set_by`
+    /// made: one for its own requests, or one it made on its test clock for anyone's.
+    pub fn sees_made(&self, broker: Option<&str>, set_by: Option<&str>) -> bool {
+        self.sees(broker) || (set_by.is_some() && set_by == self.broker.as_deref())
+    }
+
+    /// Whose requests a new setting on the caller's test clock applies to: anyone's on the
+    /// clock, or the caller's own alone when the body names the caller (naming another is 403).
+    pub fn whose_on_clock(&self, named: Option<&str>) -> Result<Option<String>, ApiError> {
+        match (&self.broker, named) {
+            (Some(me), Some(other)) if other != me => Err(ApiError::forbidden()),
+            (Some(me), named) => Ok(named.map(|_| me.clone())),
+            (None, _) => Err(ApiError::forbidden()),
+        }
+    }
+
+    /// The broker asking, if any.
+    pub fn broker(&self) -> Option<&str> {
+        self.broker.as_deref()
+    }
 }
 
 /// The user name and password of a request's HTTP Basic `Authorization`.

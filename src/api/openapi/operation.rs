@@ -212,13 +212,6 @@ impl Op {
         self
     }
 
-    /// 200 with no body worth describing.
-    pub fn ok_empty(mut self) -> Op {
-        self.responses
-            .insert("200".into(), json!({"description": "OK"}));
-        self
-    }
-
     /// A JSON request body `{"data": <schema>}`.
     pub fn body(mut self, schema: &str) -> Op {
         self.body.insert(
@@ -277,6 +270,15 @@ impl Op {
     pub fn query(mut self, name: &str, schema: Json, description: &str) -> Op {
         self.parameters.push(json!({
             "name": name, "in": "query", "required": false,
+            "schema": schema, "description": description,
+        }));
+        self
+    }
+
+    /// A request header of the operation.
+    pub fn header(mut self, name: &str, schema: Json, description: &str) -> Op {
+        self.parameters.push(json!({
+            "name": name, "in": "header", "required": false,
             "schema": schema, "description": description,
         }));
         self

@@ -574,9 +574,14 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 listing_parameters(get("tenders", "Published tenders, by dateModified"))
                     .ok_whole("TenderListing"),
                 listing_parameters(head("tenders", "The same, headers only")),
-                post(
-                    "tenders",
-                    "Create a tender (a broker; answers the tender's token)",
+                on_clock(
+                    post(
+                        "tenders",
+                        "Create a tender (a broker; answers the tender's token)",
+                    ),
+                    clock_api,
+                    "The caller's test clock the tender lives on (--testing or --sandbox), \
+                     like the word clock=ID of procurementMethodDetails",
                 )
                 .broker()
                 .body_example("TenderInput", schemas::tender_example())
@@ -712,32 +717,52 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         ));
     }
     if faults_api {
+        let scoped =
+            |op: Op, what: &str| on_clock(op, true, what).only_with(&["--testing", "--sandbox"]);
         routes.push(item(
             "/testing/faults",
             vec![
-                get("testing", "Fault rules")
-                    .errors(&[403])
-                    .ok_list("FaultRule")
-                    .only_with(&["--testing", "--sandbox"]),
-                post("testing", "Add a fault rule")
-                    .body("FaultRuleInput")
-                    .created("FaultRule", false)
-                    .only_with(&["--testing", "--sandbox"]),
-                delete("testing", "Remove every fault rule")
-                    .ok_empty()
-                    .only_with(&["--testing", "--sandbox"]),
+                scoped(
+                    get("testing", "Fault rules the caller sees, with their hits"),
+                    "Only the rules of this test clock of the caller's",
+                )
+                .errors(&[403, 422])
+                .ok_list("FaultRule"),
+                scoped(
+                    post(
+                        "testing",
+                        "Add a fault rule: the broker's own requests, or with a test clock \
+                         of the caller's every request on that clock",
+                    ),
+                    "Hit only the requests on this test clock of the caller's (as \
+                     match.clock)",
+                )
+                .body_example(
+                    "FaultRuleInput",
+                    json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
+                )
+                .created("FaultRule", false),
+                scoped(
+                    delete("testing", "Remove every fault rule the caller sees"),
+                    "Only the rules of this test clock of the caller's",
+                )
+                .ok_list("FaultRule"),
             ],
         ));
         routes.push(item(
             "/testing/faults/{fault_id}",
             vec![
-                get("testing", "A fault rule")
-                    .errors(&[403])
-                    .ok("FaultRule")
-                    .only_with(&["--testing", "--sandbox"]),
-                delete("testing", "Remove a fault rule")
-                    .ok_empty()
-                    .only_with(&["--testing", "--sandbox"]),
+                scoped(
+                    get("testing", "A fault rule"),
+                    "Only among the rules of this test clock of the caller's",
+                )
+                .errors(&[403, 422])
+                .ok("FaultRule"),
+                scoped(
+                    delete("testing", "Remove a fault rule"),
+                    "Only among the rules of this test clock of the caller's",
+                )
+                .ok("FaultRule"),
             ],
         ));
         routes.push(item(
@@ -785,6 +810,19 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         ));
     }
     routes
+}
+
+/// `op` with the `X-Testing-Clock` header (where the server offers test clocks), saying what
+/// it does there.
+fn on_clock(op: Op, offered: bool, what: &str) -> Op {
+    if !offered {
+        return op;
+    }
+    op.header(
+        "X-Testing-Clock",
+        json!({"type": "string", "description": "A test clock's id"}),
+        what,
+    )
 }
 
 pub fn tags(testing_apis: bool) -> Json {

@@ -551,7 +551,35 @@ pub fn schemas() -> Map<String, Json> {
                 }),
             ),
         ),
-        ("FaultRule", object(&["id"], json!({"id": text()}))),
+        (
+            "FaultRule",
+            object(
+                &["id", "match", "fault", "hits"],
+                json!({
+                    "id": text(),
+                    "match": r("FaultMatch"),
+                    "fault": {"type": "string", "enum": ["error-after-commit", "error-before-commit", "drop-after-commit", "delay"]},
+                    "status": {"type": "integer", "minimum": 500, "maximum": 599},
+                    "delay_ms": {"type": "integer", "minimum": 0},
+                    "times": {"type": "integer", "minimum": 0, "description": "Hits left (absent: no limit, with a probability)"},
+                    "probability": {"type": "number", "minimum": 0, "maximum": 1},
+                    "seed": {"type": "integer", "minimum": 0},
+                    "hits": {"type": "integer", "minimum": 0},
+                }),
+            ),
+        ),
+        (
+            "FaultMatch",
+            object(
+                &["path"],
+                json!({
+                    "method": text(),
+                    "path": {"type": "string", "description": "A path under /api/2.3 or /auctions; * stands for one whole segment"},
+                    "broker": {"type": "string", "description": "Only this broker's requests (a broker may name only itself)"},
+                    "clock": {"type": "string", "description": "Only the requests on this test clock of the caller's: a tender creation naming it, any request to a record living on it"},
+                }),
+            ),
+        ),
         (
             "Key",
             object(
@@ -578,7 +606,7 @@ pub fn schemas() -> Map<String, Json> {
             "FaultRuleInput",
             object(
                 &["match", "fault"],
-                json!({"match": {"type": "object"}, "fault": {}, "times": {"type": "integer"}, "probability": {"type": "number"}, "seed": {"type": "integer"}}),
+                json!({"match": r("FaultMatch"), "fault": text(), "status": {"type": "integer"}, "delay_ms": {"type": "integer"}, "times": {"type": "integer"}, "probability": {"type": "number"}, "seed": {"type": "integer"}}),
             ),
         ),
         (
