@@ -32,7 +32,6 @@ use http::users::{Service, Users};
 use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
-use salvo::server::ServerHandle;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -56,11 +55,15 @@ enum Listening {
 /// A server running in the background of the current tokio runtime.
 pub struct RunningServer {
     pub addr: SocketAddr,
-    handle: ServerHandle,
+    /// Cancelled to stop serving (see [`http::serve::serve`]).
+    stop: tokio_util::sync::CancellationToken,
     server: JoinHandle<()>,
     scheduler: JoinHandle<()>,
     tls: Option<TlsReload>,
 }
+
+/// How long a stopping server lets open requests finish.
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `http://` or `https://` and the address.
 fn base_url_of(addr: SocketAddr, tls: bool) -> String {
@@ -262,29 +265,21 @@ impl Application {
         let app = self.app;
         let scheduler = scheduler::spawn(app.store.clone());
         let service = routes::service(app);
-        let (handle, server, tls) = match self.acceptor {
-            Listening::Plain(acceptor) => {
-                let server = Server::new(acceptor);
-                let handle = server.handle();
-                (
-                    handle,
-                    tokio::spawn(async move { server.serve(service).await }),
-                    None,
-                )
-            }
-            Listening::Tls(acceptor, reload) => {
-                let server = Server::new(acceptor);
-                let handle = server.handle();
-                (
-                    handle,
-                    tokio::spawn(async move { server.serve(service).await }),
-                    Some(reload),
-                )
-            }
+        let stop = tokio_util::sync::CancellationToken::new();
+        let stopping = stop.clone();
+        let (server, tls) = match self.acceptor {
+            Listening::Plain(acceptor) => (
+                tokio::spawn(http::serve::serve(acceptor, service, stopping, GRACE)),
+                None,
+            ),
+            Listening::Tls(acceptor, reload) => (
+                tokio::spawn(http::serve::serve(acceptor, service, stopping, GRACE)),
+                Some(reload),
+            ),
         };
         RunningServer {
             addr: self.addr,
-            handle,
+            stop,
             server,
             scheduler,
             tls,
@@ -309,10 +304,10 @@ impl RunningServer {
         self.stop().await;
     }
 
-    /// Stops accepting connections, lets open requests finish, and stops the scheduler.
+    /// Stops accepting connections, lets open requests finish (for [`GRACE`] at most), and
+    /// stops the scheduler.
     pub async fn stop(self) {
-        self.handle
-            .stop_graceful(Some(std::time::Duration::from_secs(5)));
+        self.stop.cancel();
         let _ = self.server.await;
         self.scheduler.abort();
         // A scheduler inside a commit stops at its next await: wait for it while the

@@ -235,6 +235,61 @@ async fn with_http2_the_certifier_speaks_it_to_a_server_that_offers_it() {
     );
 }
 
+/// A response lost on purpose over HTTP/2 resets its own stream alone: a slow read on the
+/// same connection, in flight meanwhile, is answered, and the connection serves on. Every
+/// request goes through one tunnel of a CONNECT proxy, so they share one connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn drop_after_commit_over_http2_resets_its_stream_and_the_others_on_the_connection_go_on() {
+    let (pki, server, base_url) = https_server("localhost").await;
+    let (proxy, tunnels) = connect_proxy(false).await;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let ca = reqwest::Certificate::from_pem_bundle(&std::fs::read(&pki.ca).unwrap()).unwrap();
+    let client = reqwest::Client::builder()
+        .tls_certs_only(ca)
+        .proxy(reqwest::Proxy::all(&proxy).unwrap())
+        .build()
+        .unwrap();
+    let spore = format!("{base_url}/api/2.3/spore");
+    let first = client.get(&spore).send().await.unwrap();
+    assert_eq!(first.version(), reqwest::Version::HTTP_2);
+    for rule in [
+        serde_json::json!({"match": {"method": "GET", "path": "/api/2.3/spore"}, "fault": "delay", "delay_ms": 1500}),
+        serde_json::json!({"match": {"method": "GET", "path": "/api/2.3/tenders"}, "fault": "drop-after-commit"}),
+    ] {
+        let set = client
+            .post(format!("{base_url}/testing/faults"))
+            .json(&serde_json::json!({ "data": rule }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(set.status(), 201);
+    }
+    let slow = tokio::spawn(client.get(&spore).send());
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let lost = client
+        .get(format!("{base_url}/api/2.3/tenders"))
+        .send()
+        .await
+        .expect_err("the listing's answer is lost");
+    assert!(
+        format!("{lost:?}").contains("INTERNAL_ERROR"),
+        "its stream is reset: {lost:?}"
+    );
+    let slow = slow.await.unwrap().expect("the slow read is answered");
+    assert_eq!(slow.status(), 200);
+    let after = client.get(&spore).send().await.unwrap();
+    assert_eq!(
+        (after.status().as_u16(), after.version()),
+        (200, reqwest::Version::HTTP_2)
+    );
+    assert_eq!(
+        tunnels.load(Ordering::SeqCst),
+        1,
+        "one connection throughout"
+    );
+    server.stop().await;
+}
+
 /// Runs the certifier on `base_url` over the spec's `@conventions` scenarios with `settings`,
 /// expecting it to stop before any scenario; returns the line.
 async fn stopped(settings: tender_certify::Settings) -> String {

@@ -19,6 +19,7 @@ use crate::domain::parse::Problem;
 use crate::faults::{Call, Draft, Fault, Rule, in_scope};
 use crate::http::auth::Asker;
 use crate::http::error::ApiError;
+use crate::http::serve::Lost;
 use crate::http::{API_PREFIX, App, app, body, param, reply};
 use salvo::http::{Method, StatusCode};
 use salvo::prelude::*;
@@ -267,8 +268,9 @@ impl Handler for Layer {
             }
             Fault::DropAfterCommit => {
                 ctrl.call_next(req, depot, res).await;
-                // Salvo then closes the connection without writing the response.
-                ctrl.conn().abort();
+                // The listener loses it: the request's HTTP/2 stream is reset, an HTTP/1.1
+                // connection closed, without a response.
+                res.extensions.insert(Lost);
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The HTTP plumbing every router shares (the API's resources in `api`, contract management
 //! in `contracting`, the live auction in `auction`): the server's state ([`App`]), the
 //! envelope and its errors, reading a body, who is calling, the checks of a write, the reads
-//! and writes of a record's collections, document writes, received files and pages compiled
-//! into the binary. It names none of the routers.
+//! and writes of a record's collections, document writes, received files, pages compiled
+//! into the binary, and the loop that serves connections. It names none of the routers.
 
 pub mod auth;
 pub mod body;
@@ -12,6 +12,7 @@ pub mod guard;
 pub mod pages;
 pub mod reads;
 pub mod reply;
+pub mod serve;
 pub mod upload;
 pub mod users;
 pub mod writes;
