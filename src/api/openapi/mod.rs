@@ -3,6 +3,8 @@
 //! [`paths`] holds one entry per route, in the order of [`crate::routes::router`]; [`schemas`] the
 //! shapes they exchange. `routes_of` walks a router, so a test can prove that the two agree.
 
+#[cfg(test)]
+mod drift;
 mod links;
 mod operation;
 mod paths;

@@ -28,6 +28,16 @@ fn object(required: &[&str], properties: Json) -> Json {
     json!({"type": "object", "required": required, "properties": properties})
 }
 
+/// `properties` with the multilingual triple of `name`: `name`, `name_en` and `name_ru`, text.
+fn with_languages(name: &str, mut properties: Json) -> Json {
+    if let Some(fields) = properties.as_object_mut() {
+        for suffix in ["", "_en", "_ru"] {
+            fields.insert(format!("{name}{suffix}"), text());
+        }
+    }
+    properties
+}
+
 /// A page of a listing: rows of `id` and `dateModified` (and the fields asked for).
 fn listing() -> Json {
     object(
@@ -174,39 +184,140 @@ pub fn schemas() -> Map<String, Json> {
             object(&[], json!({"startDate": moment(), "endDate": moment()})),
         ),
         (
-            "Organization",
+            "AuctionPeriod",
             object(
                 &[],
+                json!({"startDate": moment(), "endDate": moment(), "shouldStartAfter": moment()}),
+            ),
+        ),
+        (
+            "Identifier",
+            object(
+                &["scheme", "id"],
+                with_languages(
+                    "legalName",
+                    json!({"scheme": text(), "id": text(), "uri": text()}),
+                ),
+            ),
+        ),
+        (
+            "Address",
+            object(
+                &["countryName"],
+                with_languages(
+                    "countryName",
+                    json!({"streetAddress": text(), "locality": text(), "region": text(), "postalCode": text()}),
+                ),
+            ),
+        ),
+        (
+            "ContactPoint",
+            object(
+                &["name"],
+                with_languages(
+                    "name",
+                    json!({"email": text(), "telephone": text(), "faxNumber": text(), "url": text()}),
+                ),
+            ),
+        ),
+        (
+            "Organization",
+            object(
+                &["name", "identifier", "address", "contactPoint"],
+                with_languages(
+                    "name",
+                    json!({
+                        "identifier": r("Identifier"),
+                        "additionalIdentifiers": list_of("Identifier"),
+                        "address": r("Address"),
+                        "contactPoint": r("ContactPoint"),
+                        "kind": {"type": "string", "description": "The procuring entity's alone"},
+                    }),
+                ),
+            ),
+        ),
+        (
+            "Classification",
+            object(
+                &["scheme", "id", "description"],
+                json!({"scheme": text(), "id": text(), "description": text(), "description_en": text(), "uri": text()}),
+            ),
+        ),
+        (
+            "Unit",
+            object(&["code"], json!({"code": text(), "name": text()})),
+        ),
+        (
+            "Location",
+            object(
+                &["latitude", "longitude"],
                 json!({
-                    "name": text(),
-                    "identifier": {"type": "object"},
-                    "address": {"type": "object"},
-                    "contactPoint": {"type": "object"},
-                    "kind": text(),
+                    "latitude": {"type": ["number", "string"], "description": "As sent"},
+                    "longitude": {"type": ["number", "string"], "description": "As sent"},
+                    "elevation": {"type": ["number", "string"], "description": "As sent"},
                 }),
             ),
         ),
         (
             "Item",
             object(
-                &[],
-                json!({
-                    "id": text(), "description": text(), "classification": {"type": "object"},
-                    "additionalClassifications": {"type": "array"}, "deliveryAddress": {"type": "object"},
-                    "deliveryDate": r("Period"), "unit": {"type": "object"}, "quantity": {"type": "number"},
-                }),
+                &["id", "description", "classification"],
+                with_languages(
+                    "description",
+                    json!({
+                        "id": text(), "classification": r("Classification"),
+                        "additionalClassifications": list_of("Classification"),
+                        "unit": r("Unit"), "quantity": {"type": "number"},
+                        "deliveryDate": r("Period"), "deliveryAddress": r("Address"),
+                        "deliveryLocation": r("Location"),
+                        "relatedLot": {"type": "string", "description": "The lot it belongs to"},
+                    }),
+                ),
+            ),
+        ),
+        (
+            "FeatureValue",
+            object(
+                &["value"],
+                json!({"value": {"type": "number"}, "title": text(), "title_en": text(), "description": text()}),
+            ),
+        ),
+        (
+            "Feature",
+            object(
+                &["code", "featureOf", "title", "enum"],
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "code": text(),
+                            "featureOf": {"type": "string", "enum": ["tenderer", "lot", "item"]},
+                            "relatedItem": text(),
+                            "enum": list_of("FeatureValue"),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
             "Document",
             object(
                 &["id", "title", "url", "datePublished", "dateModified"],
-                json!({
-                    "id": text(), "title": text(), "url": text(), "hash": text(), "format": text(),
-                    "description": text(), "documentType": text(), "documentOf": text(),
-                    "datePublished": moment(), "dateModified": moment(),
-                    "previousVersions": {"type": "array"},
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "url": text(), "hash": text(), "format": text(),
+                            "documentType": text(), "documentOf": text(), "relatedItem": text(),
+                            "language": text(),
+                            "author": {"type": "string", "description": "The role that uploaded it, where the holder records one"},
+                            "datePublished": moment(), "dateModified": moment(),
+                            "previousVersions": {"type": "array", "items": {"type": "object"}},
+                        }),
+                    ),
+                ),
             ),
         ),
         (
@@ -220,7 +331,11 @@ pub fn schemas() -> Map<String, Json> {
             "Question",
             object(
                 &["id", "title", "date"],
-                json!({"id": text(), "title": text(), "description": text(), "answer": text(), "author": r("Organization"), "date": moment(), "questionOf": text()}),
+                json!({
+                    "id": text(), "title": text(), "description": text(), "answer": text(),
+                    "author": r("Organization"), "date": moment(), "dateAnswered": moment(),
+                    "questionOf": text(), "relatedItem": text(),
+                }),
             ),
         ),
         (
@@ -236,9 +351,25 @@ pub fn schemas() -> Map<String, Json> {
                 &["id"],
                 json!({
                     "id": text(), "status": text(), "value": r("Value"),
-                    "tenderers": list_of("Organization"), "documents": list_of("Document"),
+                    "lotValues": list_of("LotValue"),
+                    "tenderers": list_of("Organization"), "parameters": list_of("Parameter"),
+                    "documents": list_of("Document"),
                     "date": moment(), "participationUrl": text(),
                 }),
+            ),
+        ),
+        (
+            "LotValue",
+            object(
+                &["value", "relatedLot"],
+                json!({"value": r("Value"), "relatedLot": text(), "date": moment(), "participationUrl": text()}),
+            ),
+        ),
+        (
+            "Parameter",
+            object(
+                &["code", "value"],
+                json!({"code": text(), "value": {"type": "number"}}),
             ),
         ),
         (
@@ -253,7 +384,9 @@ pub fn schemas() -> Map<String, Json> {
             object(
                 &["id", "status"],
                 json!({
-                    "id": text(), "status": text(), "bid_id": text(), "suppliers": list_of("Organization"),
+                    "id": text(), "status": text(), "bid_id": text(), "lotID": text(),
+                    "title": text(), "description": text(),
+                    "suppliers": list_of("Organization"),
                     "value": r("Value"), "date": moment(), "complaintPeriod": r("Period"),
                     "documents": list_of("Document"), "complaints": list_of("Complaint"),
                 }),
@@ -272,6 +405,7 @@ pub fn schemas() -> Map<String, Json> {
                 &["id", "status"],
                 json!({
                     "id": text(), "contractID": text(), "awardID": text(), "status": text(),
+                    "title": text(), "description": text(),
                     "items": list_of("Item"), "suppliers": list_of("Organization"), "value": r("Value"),
                     "contractNumber": text(), "dateSigned": moment(), "period": r("Period"),
                     "documents": list_of("Document"), "date": moment(),
@@ -363,7 +497,7 @@ pub fn schemas() -> Map<String, Json> {
             "Cancellation",
             object(
                 &["id", "status", "reason"],
-                json!({"id": text(), "reason": text(), "status": text(), "cancellationOf": text(), "date": moment(), "documents": list_of("Document")}),
+                json!({"id": text(), "reason": text(), "status": text(), "cancellationOf": text(), "relatedLot": text(), "date": moment(), "documents": list_of("Document")}),
             ),
         ),
         (
@@ -380,8 +514,11 @@ pub fn schemas() -> Map<String, Json> {
                 json!({
                     "id": text(), "complaintID": text(), "status": text(), "type": text(),
                     "title": text(), "description": text(), "author": r("Organization"),
+                    "relatedLot": text(),
                     "date": moment(), "dateSubmitted": moment(), "dateAnswered": moment(),
                     "resolution": text(), "resolutionType": text(), "satisfied": {"type": "boolean"},
+                    "tendererAction": text(), "tendererActionDate": moment(),
+                    "cancellationReason": text(), "dateCanceled": moment(),
                     "documents": list_of("Document"),
                 }),
             ),
@@ -401,11 +538,17 @@ pub fn schemas() -> Map<String, Json> {
             "Lot",
             object(
                 &["id", "title", "status"],
-                json!({
-                    "id": text(), "title": text(), "description": text(), "status": text(),
-                    "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
-                    "auctionPeriod": r("Period"), "auctionUrl": text(), "date": moment(),
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "status": text(),
+                            "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                            "auctionPeriod": r("AuctionPeriod"), "auctionUrl": text(), "date": moment(),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
@@ -427,19 +570,30 @@ pub fn schemas() -> Map<String, Json> {
                     "date",
                     "dateModified",
                 ],
-                json!({
-                    "id": text(), "tenderID": text(), "status": text(), "mode": text(),
-                    "title": text(), "description": text(), "owner": text(),
-                    "procurementMethodType": text(), "value": r("Value"), "minimalStep": r("Value"),
-                    "guarantee": r("Value"), "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": list_of("Lot"),
-                    "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"), "auctionPeriod": r("Period"),
-                    "awardPeriod": r("Period"), "auctionUrl": text(),
-                    "documents": list_of("Document"), "questions": list_of("Question"),
-                    "bids": list_of("Bid"), "numberOfBids": {"type": "integer"},
-                    "awards": list_of("Award"), "contracts": list_of("Contract"),
-                    "cancellations": list_of("Cancellation"), "complaints": list_of("Complaint"),
-                    "date": moment(), "dateModified": moment(), "next_check": moment(),
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "tenderID": text(), "status": text(), "mode": text(),
+                            "owner": text(), "procurementMethodRationale": text(),
+                            "procurementMethodType": text(), "procurementMethod": text(),
+                            "awardCriteria": text(), "submissionMethod": text(),
+                            "procurementMethodDetails": text(), "submissionMethodDetails": text(),
+                            "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                            "procuringEntity": r("Organization"), "items": list_of("Item"),
+                            "features": list_of("Feature"), "lots": list_of("Lot"),
+                            "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"),
+                            "auctionPeriod": r("AuctionPeriod"), "awardPeriod": r("Period"),
+                            "auctionUrl": text(),
+                            "documents": list_of("Document"), "questions": list_of("Question"),
+                            "bids": list_of("Bid"), "numberOfBids": {"type": "integer"},
+                            "awards": list_of("Award"), "contracts": list_of("Contract"),
+                            "cancellations": list_of("Cancellation"), "complaints": list_of("Complaint"),
+                            "date": moment(), "dateModified": moment(), "next_check": moment(),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
