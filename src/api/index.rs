@@ -1,6 +1,7 @@
 //! `GET /` for whoever does not ask for the dashboard: what the server offers and where, as
-//! JSON for a client that asks for JSON, as short text for anyone else (curl, a document
-//! service's status probe, which reads only the `200 text/plain`).
+//! JSON for a client that asks for JSON (with the server's time, in its zone), as short text
+//! for anyone else (curl, a document service's status probe, which reads only the
+//! `200 text/plain`).
 
 use crate::http::{API_PREFIX, App, app, reply};
 use salvo::http::header::{CONTENT_TYPE, HeaderValue};
@@ -90,6 +91,7 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             "version": version,
             "interface": "Tender Procurement Service Interface 2.3",
             "links": links,
+            "now": app.zone.at(app.clocks.server().now()),
         });
         reply::ok(req, res, data);
         return;

@@ -3,7 +3,8 @@
 //! (`X-Testing-Clock`, or `clock=ID` among the sandbox words of `procurementMethodDetails`).
 //!
 //! A broker creates, lists, moves and deletes its own (credentials required; credentials that
-//! name no known broker are refused, 403); anyone reads one by id. A move takes the body
+//! name no known broker are refused, 403); anyone reads one by id. The list shows its owner
+//! each clock's records still live (drafts among them, which only their owner may know of). A move takes the body
 //! `/testing/clock` takes and answers once every transition due on the clock is applied.
 //! A deletion waits for the clock's records to finish (409 naming the live ones); its finished
 //! records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
@@ -135,7 +136,16 @@ pub async fn list(
         .tests()
         .of_owner(&owner)
         .iter()
-        .map(|r| shown(&app, r, Some(&owner)))
+        .map(|r| {
+            let mut clock = shown(&app, r, Some(&owner));
+            let live = app.store.live_records(&r.id);
+            let ids = |records: &[(String, &str)]| -> Vec<String> {
+                records.iter().map(|(id, _)| id.clone()).collect()
+            };
+            clock["live"] =
+                json!({"tenders": ids(&live.tenders), "contracts": ids(&live.contracts)});
+            clock
+        })
         .collect();
     reply::ok(req, res, clocks);
     Ok(())

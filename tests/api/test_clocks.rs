@@ -167,9 +167,14 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
 
     let listed = s.by("broker").get("/testing/clocks").await;
     assert_eq!(listed.status, 200, "{}", listed.text);
+    let with_no_records = |c: &Value| {
+        let mut c = c.clone();
+        c["live"] = json!({"tenders": [], "contracts": []});
+        c
+    };
     assert_eq!(
         listed.body["data"],
-        json!([clock, back]),
+        json!([with_no_records(&clock), with_no_records(&back)]),
         "its own, in order"
     );
     let read = s.anyone().get(&format!("/testing/clocks/{id}")).await;
@@ -203,7 +208,11 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         (&json!(true), &json!(true))
     );
     let listed = s.by("broker").get("/testing/clocks").await;
-    assert_eq!(listed.body["data"], json!([back]), "no longer listed");
+    assert_eq!(
+        listed.body["data"],
+        json!([with_no_records(&back)]),
+        "no longer listed"
+    );
     let after = read_clock(&s, &id).await;
     assert_eq!(
         (&after["deleted"], &after["now"], &after["movable"]),
@@ -222,6 +231,58 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         .await
         .assert_refused_on(409, "clock_id");
     assert_eq!(read_clock(&s, &id).await, after, "nothing changed");
+}
+
+/// The list of a broker's clocks names each one's records still live, as a deletion would find
+/// them: its tenders not finished (a draft too), then its contracts under management still
+/// active; a finished record is no longer named, and no other broker's clock is listed.
+#[tokio::test]
+async fn the_list_names_each_clock_s_live_records() {
+    let s = TestServer::start().await;
+    let a = text(&new_clock(&s, "broker", json!({"name": "a"})).await["id"]);
+    let b = text(&new_clock(&s, "broker", json!({"name": "b"})).await["id"]);
+    new_clock(&s, "broker1", json!({})).await;
+    let mut draft = tender_body(&text(&read_clock(&s, &a).await["now"]), 1, 4);
+    draft["status"] = json!("draft");
+    let draft = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &a)
+        .data(draft)
+        .send()
+        .await
+        .assert_status(201)
+        .id();
+    let (published, _, _) = tender_on(&s, "broker", &a).await;
+    let (complete, _, contract) = completed_on(&s, &b).await;
+    let listed = s
+        .by("broker")
+        .get("/testing/clocks")
+        .await
+        .assert_status(200);
+    let live: Vec<(Value, Value)> = listed.body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| (c["name"].clone(), c["live"].clone()))
+        .collect();
+    assert_eq!(
+        live,
+        [
+            (
+                json!("a"),
+                json!({"tenders": [draft, published], "contracts": []})
+            ),
+            (json!("b"), json!({"tenders": [], "contracts": [contract]})),
+        ],
+        "{complete} is complete: {}",
+        listed.text
+    );
+    let read = read_clock(&s, &a).await;
+    assert!(
+        read.get("live").is_none(),
+        "a read by anyone names none: {read}"
+    );
 }
 
 #[tokio::test]
@@ -322,7 +383,13 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         "the clock stands as made"
     );
     let listed = s.by("broker").get("/testing/clocks").await;
-    assert_eq!(listed.body["data"], json!([clock]), "and is the only one");
+    let mut as_listed = clock.clone();
+    as_listed["live"] = json!({"tenders": [], "contracts": []});
+    assert_eq!(
+        listed.body["data"],
+        json!([as_listed]),
+        "and is the only one"
+    );
     assert_eq!(
         s.by("broker1").get("/testing/clocks").await.body["data"],
         json!([])

@@ -409,8 +409,9 @@ fn auction_routes() -> Vec<(String, Json)> {
                 participant(get(
                     "auctions",
                     "The auction's page: a tender's id, or `{tender id}_{lot id}` for a lot. A \
-                     participation address refused is 403: a page saying the address is not \
-                     valid to a request that prefers text/html, else the error envelope",
+                     participation address refused is 403, and the address of no auction 404: \
+                     a page saying so to a request that prefers text/html, else the error \
+                     envelope",
                 ))
                 .ok_page(&["text/html"]),
             ],
@@ -640,7 +641,8 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             vec![
                 get(
                     "testing",
-                    "The calling broker's live test clocks, in the order made",
+                    "The calling broker's live test clocks, in the order made, each with the \
+                     ids of its records still live",
                 )
                 .broker()
                 .errors(&[403])
