@@ -1,5 +1,6 @@
-//! The fault API (only with `--testing`), beside the clock control API: `/testing/faults` sets,
-//! lists and removes rules; [`Layer`] applies them to every request of the versioned API.
+//! The fault API (with `--testing` or `--sandbox`), beside the clock control API:
+//! `/testing/faults` sets, lists and removes rules; [`Layer`] applies them to every request of
+//! the versioned API and of the live auctions.
 //!
 //! Whose requests a rule may hit is decided by [`Asker`]: a broker's rule hits only that
 //! broker's requests; rules without credentials, or for any broker, only where the server

@@ -1,7 +1,7 @@
-//! Faults on demand: rules that make matching requests of the versioned API fail the way a
-//! real deployment can (a 5xx after or before the write, a lost response, a slow answer), so
-//! a broker can try how its platform recovers. No HTTP here: the API and the layer that applies
-//! the rules are in `api::faults`.
+//! Faults on demand: rules that make matching requests of the versioned API (and of the live
+//! auctions' pages and JSON) fail the way a real deployment can (a 5xx after or before the
+//! write, a lost response, a slow answer), so a broker can try how its platform recovers. No
+//! HTTP here: the API and the layer that applies the rules are in `api::faults`.
 //!
 //! A rule is consumed under one lock before its request runs, so concurrent requests never
 //! share a hit; while no rule can hit, a request pays one atomic load, and the test clock a
