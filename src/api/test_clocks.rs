@@ -6,8 +6,8 @@
 //! name no known broker are refused, 403); anyone reads one by id. The list shows its owner
 //! each clock's records still live (drafts among them, which only their owner may know of). A move takes the body
 //! `/testing/clock` takes and answers once every transition due on the clock is applied.
-//! A deletion waits for the clock's records to finish (409 naming the live ones); its finished
-//! records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
+//! A deletion waits for the clock's records to finish (409 naming the live ones), or with
+//! `?settle=true` finishes them itself as their owner would; its finished records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
 //! and reading the clock then shows `deleted`. A broker holds at most
 //! [`MOST_PER_BROKER`] live clocks: one more is refused with 409.
 
@@ -15,10 +15,10 @@ use super::clock::Move;
 use crate::clock::test_clocks::{
     Attached, LONGEST_NAME, MOST_PER_BROKER, TestClockError, TestReading,
 };
-use crate::domain::Refusal;
 use crate::domain::input::Input;
 use crate::domain::parse::{Obj, Problem};
 use crate::domain::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use crate::http::error::ApiError;
 use crate::http::{App, app, body, param, reply};
 use salvo::http::StatusCode;
@@ -217,16 +217,28 @@ pub async fn remove(
     let tests = app.clocks.tests();
     // Refused as a deletion would be, before creations on test clocks are held for it and
     // the records are looked at; the deletion checks again under that hold.
+    let settle = settle_asked(req)?;
     tests.check(&id, &mover).map_err(|e| refused(&id, e))?;
     let deleting = tests.deleting().await;
+    let settled = match settle {
+        true => settle_live(&app, &id).await,
+        false => Settled::default(),
+    };
     let live = app.store.live_on(&id);
     if !live.is_empty() {
+        let why = match settle {
+            true => format!(
+                " Settling could not finish them: {}.",
+                settled.refused.join("; ")
+            ),
+            false => " Finish them, or delete it with ?settle=true.".to_string(),
+        };
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "url",
             "clock_id",
             format!(
-                "The test clock {id} holds records in a live status: {}. A clock is deleted once its records are finished.",
+                "The test clock {id} holds records in a live status: {}. A clock is deleted once its records are finished.{why}",
                 live.join(", ")
             ),
         ));
@@ -235,8 +247,90 @@ pub async fn remove(
         .delete(&deleting, &id, &mover)
         .map_err(|e| refused(&id, e))?;
     drop(deleting);
-    reply::ok(req, res, shown(&app, &gone, Some(&mover)));
+    let mut shown = shown(&app, &gone, Some(&mover));
+    if settle {
+        shown["settled"] = json!({"tenders": settled.tenders, "contracts": settled.contracts});
+    }
+    reply::ok(req, res, shown);
     Ok(())
+}
+
+/// `?settle=true` (or `1`) on a deletion; `false`, `0` or none leave live records refusing it.
+fn settle_asked(req: &Request) -> Result<bool, ApiError> {
+    match req.query::<String>("settle").as_deref() {
+        None | Some("false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(_) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "url",
+            "settle",
+            "settle should be true or false.",
+        )),
+    }
+}
+
+/// What settling a clock's live records did: the records it finished, and why any refused.
+#[derive(Default)]
+struct Settled {
+    tenders: Vec<String>,
+    contracts: Vec<String>,
+    refused: Vec<String>,
+}
+
+/// Finishes the records still live on the test clock `id`, as their owner would through the
+/// API, in the store's own writes (so the feeds carry each change and every record stays
+/// readable): each live tender, drafts too, cancelled by an active cancellation; then each
+/// contract under management still active (the tenders completed before), terminated with
+/// its value paid.
+async fn settle_live(app: &App, id: &str) -> Settled {
+    let reason = format!("The test clock {id} was deleted with settle=true.");
+    let cx = app.cx();
+    let mut settled = Settled::default();
+    for (tender, _) in app.store.live_records(id).tenders {
+        let cancellation = json!({"reason": reason, "status": "active"});
+        let cancelled = app
+            .store
+            .update(
+                &tender,
+                |t, now| {
+                    t.add_cancellation(&Input::view(&cancellation), &cx, now)?;
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await;
+        match cancelled {
+            Ok(()) => settled.tenders.push(tender),
+            Err(e) => settled
+                .refused
+                .push(format!("tender {tender}: {}", ApiError::from(e).summary())),
+        }
+    }
+    for (contract, _) in app.store.live_records(id).contracts {
+        let terminated = app
+            .store
+            .update_contract(
+                &contract,
+                |c, _| {
+                    let end = json!({
+                        "status": "terminated",
+                        "amountPaid": {"amount": c.value.amount},
+                        "terminationDetails": reason,
+                    });
+                    c.patch(&Input::view(&end), &cx)
+                },
+                |_| (),
+            )
+            .await;
+        match terminated {
+            Ok(()) => settled.contracts.push(contract),
+            Err(e) => settled.refused.push(format!(
+                "contract {contract}: {}",
+                ApiError::from(e).summary()
+            )),
+        }
+    }
+    settled
 }
 
 /// The `clock=ID` word among the sandbox words of `procurementMethodDetails` (words apart by

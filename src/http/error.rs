@@ -93,6 +93,19 @@ impl ApiError {
         )
     }
 
+    /// The entries in one line, each `location/name: description`, for a message that quotes
+    /// a refusal.
+    pub fn summary(&self) -> String {
+        let entries = self.errors.iter().map(|e| {
+            let description = match &e.description {
+                Description::Text(text) => text.clone(),
+                Description::Listed(entries) => Json::from(entries.clone()).to_string(),
+            };
+            format!("{}/{}: {description}", e.location, e.name)
+        });
+        entries.collect::<Vec<_>>().join(", ")
+    }
+
     pub fn body(&self) -> Json {
         let errors: Vec<Json> = self
             .errors

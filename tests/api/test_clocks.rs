@@ -634,7 +634,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
         "url",
         "clock_id",
         format!(
-            "The test clock {id} holds records in a live status: tender {tender} (active.enquiries). A clock is deleted once its records are finished."
+            "The test clock {id} holds records in a live status: tender {tender} (active.enquiries). A clock is deleted once its records are finished. Finish them, or delete it with ?settle=true."
         ),
     );
     assert_eq!(read_clock(&s, &id).await["deleted"], Value::Null);
@@ -657,6 +657,95 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
         (&found.body["data"]["clock"], &found.body["data"]["deleted"]),
         (&json!(id), &json!(true))
     );
+}
+
+/// A deletion with `?settle=true` finishes what still lives on the clock as its owner would:
+/// a live tender and a draft cancelled, a contract under management terminated with its value
+/// paid; each change reaches the feed and every record stays readable.
+#[tokio::test]
+async fn a_deletion_asked_to_settle_finishes_the_clock_s_live_records_first() {
+    let s = TestServer::start().await;
+    let id = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let (completed, _, contract) = completed_on(&s, &id).await;
+    let (live, _, _) = tender_on(&s, "broker", &id).await;
+    let now = text(&read_clock(&s, &id).await["now"]);
+    let mut draft_body = tender_body(&now, 1, 4);
+    draft_body["status"] = json!("draft");
+    let draft = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &id)
+        .data(draft_body)
+        .send()
+        .await
+        .assert_status(201)
+        .id();
+    // The feed is ordered by the server's own time, whichever clock a tender lives on.
+    let feed_from = s.now().await;
+    let path = format!("/testing/clocks/{id}");
+    for bad in ["yes", ""] {
+        s.by("broker")
+            .delete(&format!("{path}?settle={bad}"))
+            .await
+            .assert_refused(422, "url", "settle", "settle should be true or false.");
+    }
+    let refused = delete_clock(&s, "broker", &id).await;
+    refused.assert_refused(
+        409,
+        "url",
+        "clock_id",
+        format!(
+            "The test clock {id} holds records in a live status: tender {live} (active.enquiries), tender {draft} (draft), contract {contract} (active). A clock is deleted once its records are finished. Finish them, or delete it with ?settle=true."
+        ),
+    );
+    s.by("otherbroker")
+        .delete(&format!("{path}?settle=true"))
+        .await
+        .assert_status(403);
+    assert_eq!(s.tender(&live).await["status"], "active.enquiries");
+
+    let gone = s
+        .by("broker")
+        .delete(&format!("{path}?settle=true"))
+        .await
+        .assert_status(200);
+    assert_eq!(gone.body["data"]["deleted"], true);
+    let mut settled_tenders: Vec<Value> = gone.body["data"]["settled"]["tenders"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    settled_tenders.sort_by_key(|v| v.to_string());
+    let mut expected = vec![json!(live), json!(draft)];
+    expected.sort_by_key(|v| v.to_string());
+    assert_eq!(settled_tenders, expected);
+    assert_eq!(gone.body["data"]["settled"]["contracts"], json!([contract]));
+
+    let reason = format!("The test clock {id} was deleted with settle=true.");
+    for tender in [&live, &draft] {
+        let read = s.tender(tender).await;
+        assert_eq!(read["status"], "cancelled", "{read}");
+        assert_eq!(read["cancellations"][0]["reason"], json!(reason));
+        assert_eq!(read["cancellations"][0]["status"], "active");
+    }
+    assert_eq!(s.tender(&completed).await["status"], "complete");
+    let ended = s.read(&format!("/api/2.3/contracts/{contract}")).await["data"].clone();
+    assert_eq!(ended["status"], "terminated", "{ended}");
+    assert_eq!(ended["amountPaid"]["amount"], ended["value"]["amount"]);
+    assert_eq!(ended["terminationDetails"], json!(reason));
+
+    let feed = s.changes_from(&feed_from).await;
+    let fed: Vec<&Value> = feed["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| &r["id"])
+        .collect();
+    for tender in [&live, &draft] {
+        assert!(
+            fed.contains(&&json!(tender)),
+            "{tender} in the feed: {feed}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -686,11 +686,19 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 .only_with(&["--testing", "--sandbox"]),
                 delete(
                     "testing",
-                    "Delete a test clock (its owner) once none of its records is live; its \
-                     finished records stay, on the clock frozen at its last moment",
+                    "Delete a test clock (its owner) once none of its records is live, or \
+                     with `settle=true` after finishing them as their owner would (tenders \
+                     cancelled, contracts under management terminated, each change in the \
+                     feeds); its finished records stay, on the clock frozen at its last moment",
                 )
                 .broker()
-                .errors(&[409])
+                .query(
+                    "settle",
+                    json!({"type": "boolean", "default": false}),
+                    "Cancel the clock's live tenders (drafts too) and terminate its active \
+                     contracts under management first; the answer's `settled` names them",
+                )
+                .errors(&[409, 422])
                 .ok("TestClock")
                 .only_with(&["--testing", "--sandbox"]),
             ],

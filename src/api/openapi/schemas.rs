@@ -640,6 +640,15 @@ pub fn schemas() -> Map<String, Json> {
                     "owner": {"type": "string", "description": "The broker that created it, the only one that moves or deletes it"},
                     "movable": {"type": "boolean", "description": "Whether the caller may move this clock"},
                     "deleted": {"type": "boolean", "description": "Deleted: its finished records stay, on the clock frozen at its last moment"},
+                    "settled": {
+                        "type": "object",
+                        "description": "In the answer of a deletion with settle=true: the records it finished first",
+                        "required": ["tenders", "contracts"],
+                        "properties": {
+                            "tenders": {"type": "array", "items": text(), "description": "Ids of the tenders it cancelled"},
+                            "contracts": {"type": "array", "items": text(), "description": "Ids of the contracts under management it terminated"},
+                        },
+                    },
                     "live": {
                         "type": "object",
                         "description": "In the list of the caller's clocks: the records on it still in a live status (a deletion waits for them), in the order made",
