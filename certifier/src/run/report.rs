@@ -280,7 +280,7 @@ impl RunReport {
             ));
         }
         let mut story = format!(
-            "{} made, named `{} 1` to `{} {}`, each serving one scenario that moves time at a time, beside the others (moved {} time(s) in all; the owner's own clock was not moved by them); ",
+            "{} made, named `{} 1` to `{} {}`, each serving one scenario that moves time (or fails requests on demand) at a time, beside the others (moved {} time(s) in all; the owner's own clock was not moved by them); ",
             record.made.len(),
             record.prefix,
             record.prefix,
@@ -289,6 +289,16 @@ impl RunReport {
         );
         if record.left.is_empty() {
             story.push_str("all deleted at the end of the run");
+            if !record.settled.is_empty() {
+                let _ = write!(
+                    story,
+                    ", the deletions finishing first {} record(s) still live on them (asked with `settle=true`: a creation whose answer was lost left the run no token to finish it with)",
+                    record.settled.len()
+                );
+                if ids {
+                    let _ = write!(story, ": {}", record.settled.join(", "));
+                }
+            }
         } else {
             let _ = write!(
                 story,
@@ -320,6 +330,13 @@ impl RunReport {
             "; at the end {} still live cancelled and {} contract(s) under management terminated, through the API with the run's tokens",
             s.cancelled, s.terminated
         );
+        if s.rules > 0 {
+            let _ = write!(
+                story,
+                "; {} of its {} fault rule(s) removed",
+                s.rules_removed, s.rules
+            );
+        }
         if s.left.is_empty() {
             story.push_str("; nothing left live");
         } else {
@@ -747,15 +764,17 @@ mod tests {
             moves: 12,
             deleted: 1,
             left: vec!["b2".into(), "c3".into()],
+            settled: vec![],
         });
         let md = run.markdown();
         assert!(
             md.contains(
                 "| Test clocks | 3 made, named `tender-certify 7 1` to `tender-certify 7 3`, each \
-                 serving one scenario that moves time at a time, beside the others (moved 12 \
-                 time(s) in all; the owner's own clock was not moved by them); 1 deleted at the \
-                 end of the run, 2 left on the target because a record on each is still live (a \
-                 clock holding a live record cannot be deleted): `b2`, `c3` |"
+                 serving one scenario that moves time (or fails requests on demand) at a time, \
+                 beside the others (moved 12 time(s) in all; the owner's own clock was not moved \
+                 by them); 1 deleted at the end of the run, 2 left on the target because a record \
+                 on each is still live (a clock holding a live record cannot be deleted): `b2`, \
+                 `c3` |"
             ),
             "{md}"
         );
@@ -765,6 +784,43 @@ mod tests {
             terminal.contains("  test clocks: 3 made, named tender-certify 7 1")
                 && terminal.contains("cannot be deleted)\n"),
             "{terminal}"
+        );
+    }
+
+    #[test]
+    fn the_certificate_names_what_the_deletions_of_the_test_clocks_settled() {
+        let mut run = report(vec![]);
+        run.target_clock.test_clocks = Some(TestClockRecord {
+            prefix: "tender-certify 7".into(),
+            made: vec!["a1".into()],
+            moves: 2,
+            deleted: 1,
+            left: vec![],
+            settled: vec!["tender t1".into(), "tender t2".into()],
+        });
+        assert!(
+            run.markdown().contains(
+                "all deleted at the end of the run, the deletions finishing first 2 record(s) \
+                 still live on them (asked with `settle=true`: a creation whose answer was lost \
+                 left the run no token to finish it with): tender t1, tender t2 |"
+            ),
+            "{}",
+            run.markdown()
+        );
+        run.settled.tenders = 3;
+        run.settled.cancelled = 2;
+        run.settled.rules = 2;
+        run.settled.rules_removed = 1;
+        run.settled.left = vec!["fault rule r2: removing it answered 404: {}".into()];
+        assert!(
+            run.markdown().contains(
+                "| Records the run made | 3 tender(s) made; at the end 2 still live cancelled and \
+                 0 contract(s) under management terminated, through the API with the run's \
+                 tokens; 1 of its 2 fault rule(s) removed; 1 left live: fault rule r2: removing \
+                 it answered 404: {} |"
+            ),
+            "{}",
+            run.markdown()
         );
     }
 

@@ -222,6 +222,7 @@ pub async fn certify<Custom: clap::Args>(
     .fail_on_skipped();
 
     let test_clocks = target.test_clocks.is_some();
+    let faults_by_clock = target.faults_by_clock;
     let hook_target = target.clone();
     let shown = progress.clone();
     let cucumber = TenderWorld::cucumber::<std::path::PathBuf>()
@@ -272,11 +273,15 @@ pub async fn certify<Custom: clap::Args>(
         // `@serial` runs alone: moving a shared clock, or changing what the whole target does
         // (faults on every creation). A `@clock` scenario that waits in real time moves
         // nothing, and one on a test clock of its own moves nobody else's tenders, so either
-        // may run beside the others.
-        .which_scenario(move |_, _, scenario: &gherkin::Scenario| {
-            let tagged = |tag: &str| scenario.tags.iter().any(|t| t == tag);
+        // may run beside the others; so may a `@faults` one whose rules hit its own clock alone.
+        .which_scenario(move |feature, rule, scenario: &gherkin::Scenario| {
+            let tagged =
+                |tag: &str| feature_set::all_tags(feature, rule, scenario).any(|t| t == tag);
             let shared_clock = mode == ClockMode::ControlApi && !test_clocks;
-            if tagged("serial") && (shared_clock || !tagged("clock")) {
+            let moves_shared_time = tagged("clock") && shared_clock;
+            let faults_everywhere = tagged("faults") && !faults_by_clock;
+            let alone = moves_shared_time || faults_everywhere;
+            if tagged("serial") && (alone || !(tagged("clock") || tagged("faults"))) {
                 ScenarioType::Serial
             } else {
                 ScenarioType::Concurrent
@@ -319,7 +324,7 @@ pub async fn certify<Custom: clap::Args>(
         target.settle().await
     };
     settled.interrupted = interrupted;
-    let target_clock = target.clock_record().await;
+    let target_clock = target.clock_record(!settings.keep_records).await;
     let collected = std::mem::take(
         &mut *shared
             .lock()

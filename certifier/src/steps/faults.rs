@@ -11,11 +11,10 @@ use crate::{
     checks,
     exchange::short,
     exchange::timestamps,
-    target::offered::NOT_OFFERED,
+    target::{FAULTS, offered::NOT_OFFERED},
     world::{Actor, Payload, Record, TenderWorld},
 };
 
-const FAULTS: &str = "/testing/faults";
 /// Where the ids of the listed tenders that carry the title sent are noted.
 const FOUND: &str = "found";
 /// At most this many pages of the listing are read when looking for a tender.

@@ -58,6 +58,8 @@ pub struct TestClockRecord {
     pub deleted: usize,
     /// Left on the target: a clock still holding a live record cannot be deleted.
     pub left: Vec<String>,
+    /// The records the deletions finished first (`kind id`), which the run held no token for.
+    pub settled: Vec<String>,
 }
 
 /// A scenario's clock, given back to the pool when dropped.

@@ -22,6 +22,8 @@ pub struct Made {
     tenders: Mutex<Vec<MadeTender>>,
     /// The token of each contract under management whose credentials the run took, by id.
     contracts: Mutex<BTreeMap<String, String>>,
+    /// Each fault rule the run set, by id, and whether the owner broker set it.
+    fault_rules: Mutex<Vec<(String, bool)>>,
 }
 
 /// What settling the run's records came to, for the certificate.
@@ -33,6 +35,9 @@ pub struct SettleRecord {
     pub cancelled: usize,
     /// Contracts under management terminated at the end.
     pub terminated: usize,
+    /// Fault rules the run set, and of them those removed at the end.
+    pub rules: usize,
+    pub rules_removed: usize,
     /// What is still live, each with why it could not be settled.
     pub left: Vec<String>,
     /// Settling was not asked for (`--keep-records`).
@@ -59,6 +64,14 @@ impl Made {
 
     pub fn tenders(&self) -> Vec<MadeTender> {
         lock(&self.tenders).clone()
+    }
+
+    pub fn fault_rule(&self, id: &str, by_owner: bool) {
+        lock(&self.fault_rules).push((id.to_owned(), by_owner));
+    }
+
+    pub fn fault_rules(&self) -> Vec<(String, bool)> {
+        lock(&self.fault_rules).clone()
     }
 
     /// The latest token the run holds for a contract under management.

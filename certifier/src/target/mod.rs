@@ -100,6 +100,9 @@ pub struct AskedWaits {
     pub waited: Duration,
 }
 
+/// The fault API's path.
+pub const FAULTS: &str = "/testing/faults";
+
 /// One target, shared by every scenario of a run.
 #[derive(Debug)]
 pub struct Target {
@@ -123,6 +126,9 @@ pub struct Target {
     /// Why a target that offers test clocks is certified without them (it made none for the
     /// owner).
     pub test_clocks_refused: Option<String>,
+    /// Whether the target scopes fault rules to a test clock, so that scenarios failing
+    /// requests on demand each do so on their own clock, beside the others.
+    pub faults_by_clock: bool,
     moves: AtomicUsize,
     still_stamps: AtomicUsize,
     /// Reads repeated after the wait a `429` or `503` named in `Retry-After`, and the
@@ -304,14 +310,15 @@ impl Target {
     }
 
     /// What the run did with the clock, read once more at its end; the run's test clocks are
-    /// deleted where the target lets them go.
-    pub async fn clock_record(&self) -> ClockRecord {
+    /// deleted where the target lets them go, after it finishes what lives on them when
+    /// `settle`.
+    pub async fn clock_record(&self, settle: bool) -> ClockRecord {
         let end = match self.clock_api {
             true => self.clock_reading().await.ok(),
             false => None,
         };
         let test_clocks = match &self.test_clocks {
-            Some(pool) => Some(self.finish_test_clocks(pool).await),
+            Some(pool) => Some(self.finish_test_clocks(pool, settle).await),
             None => None,
         };
         ClockRecord {

@@ -51,6 +51,7 @@ impl Target {
             clock_at_start: None,
             test_clocks: None,
             test_clocks_refused: None,
+            faults_by_clock: false,
             moves: AtomicUsize::new(0),
             still_stamps: AtomicUsize::new(0),
             asked_waits: AtomicUsize::new(0),
@@ -142,7 +143,12 @@ impl Target {
                         settings.test_clocks,
                     );
                     match target.first_test_clock(&pool).await {
-                        Ok(()) => target.test_clocks = Some(Arc::new(pool)),
+                        Ok(()) => {
+                            if let Some(first) = pool.made_so_far().first() {
+                                target.faults_by_clock = target.scopes_faults_by_clock(first).await;
+                            }
+                            target.test_clocks = Some(Arc::new(pool));
+                        }
                         Err(e) => {
                             // Never a silent fallback: moving the broker's own clock would move
                             // every tender of the broker, its other jobs' too.

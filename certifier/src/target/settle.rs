@@ -1,14 +1,14 @@
 //! Settling what the run left live, through the API and with the tokens it holds, as a broker
 //! would: a tender still live is cancelled (a cancellation made `active` at once), and a
 //! contract under management still active is terminated with what was paid, its credentials
-//! taken with the tender's token when the run never took them. Then the run's test clocks hold
-//! nothing live and can be deleted.
+//! taken with the tender's token when the run never took them; each fault rule the run set is
+//! removed. Then the run's test clocks hold nothing live and can be deleted.
 use serde_json::{Value, json};
 
 use crate::{
     exchange::short,
     target::{
-        Target,
+        FAULTS, Target,
         made::{MadeTender, SettleRecord},
     },
 };
@@ -40,6 +40,22 @@ impl Target {
             tenders: tenders.len(),
             ..SettleRecord::default()
         };
+        let rules = self.made.fault_rules();
+        record.rules = rules.len();
+        for (id, by_owner) in rules {
+            let path = format!("{FAULTS}/{id}");
+            match self
+                .as_broker(by_owner, reqwest::Method::DELETE, &path, None)
+                .await
+            {
+                Ok((200 | 204, _)) => record.rules_removed += 1,
+                Ok((status, body)) => record.left.push(format!(
+                    "fault rule {id}: removing it answered {status}: {}",
+                    short(&body.to_string())
+                )),
+                Err(e) => record.left.push(format!("fault rule {id}: {e}")),
+            }
+        }
         for outcome in settled {
             match outcome {
                 Settled::Finished => {}

@@ -7,10 +7,27 @@ use serde_json::{Value, json};
 use crate::{
     exchange::short,
     target::{
-        ClockReading, Target,
-        clock_pool::{CLOCKS, Lease, TestClockRecord, TestClocks},
+        ClockReading, FAULTS, Target,
+        clock_pool::{CLOCKS, HEADER, Lease, TestClockRecord, TestClocks},
     },
 };
+
+/// The records a deletion's answer says it finished first (`settled`), each as `kind id`.
+fn settled_by(answer: &Value) -> Vec<String> {
+    let settled = &answer["data"]["settled"];
+    let of = |kind: &str, key: &str| -> Vec<String> {
+        settled[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|id| format!("{kind} {id}"))
+            .collect()
+    };
+    let mut records = of("tender", "tenders");
+    records.extend(of("contract", "contracts"));
+    records
+}
 
 impl Target {
     /// A clock for one scenario: one given back, else a new one; when the target holds no more
@@ -95,30 +112,80 @@ impl Target {
         Ok(Some(id))
     }
 
-    /// Deletes every clock the run made that the target lets go (one whose records are all
-    /// finished), and says what became of them.
-    pub(super) async fn finish_test_clocks(&self, pool: &TestClocks) -> TestClockRecord {
+    /// Deletes every clock the run made that the target lets go, and says what became of them.
+    /// With `settle`, each deletion asks the target to finish what still lives on the clock
+    /// (`?settle=true`): the records whose tokens the run never held, a creation whose answer
+    /// was lost; a target that does not settle lets go of a clock once its records are
+    /// finished.
+    pub(super) async fn finish_test_clocks(
+        &self,
+        pool: &TestClocks,
+        settle: bool,
+    ) -> TestClockRecord {
         let made = pool.made_so_far();
         let deletions = made.iter().map(|id| async move {
-            let path = format!("{CLOCKS}/{id}");
-            let deleted = matches!(
-                self.owner_json(reqwest::Method::DELETE, &path, None).await,
-                Ok((200 | 204, _))
-            );
-            (id.clone(), deleted)
+            let path = match settle {
+                true => format!("{CLOCKS}/{id}?settle=true"),
+                false => format!("{CLOCKS}/{id}"),
+            };
+            match self.owner_json(reqwest::Method::DELETE, &path, None).await {
+                Ok((200 | 204, answer)) => (id.clone(), Some(settled_by(&answer))),
+                _ => (id.clone(), None),
+            }
         });
         let results = futures::future::join_all(deletions).await;
-        TestClockRecord {
+        let mut record = TestClockRecord {
             prefix: pool.prefix.clone(),
             made,
             moves: pool.moves(),
-            deleted: results.iter().filter(|(_, deleted)| *deleted).count(),
-            left: results
-                .into_iter()
-                .filter(|(_, deleted)| !deleted)
-                .map(|(id, _)| id)
-                .collect(),
+            ..TestClockRecord::default()
+        };
+        for (id, deleted) in results {
+            match deleted {
+                Some(settled) => {
+                    record.deleted += 1;
+                    record.settled.extend(settled);
+                }
+                None => record.left.push(id),
+            }
         }
+        record
+    }
+
+    /// Whether the target scopes fault rules to a test clock: a rule set with the clock's
+    /// header answers naming the clock in its `match`. The rule asked for (a 503 on reading a
+    /// tender no one has) is removed at once.
+    pub(super) async fn scopes_faults_by_clock(&self, clock: &str) -> bool {
+        let rule = json!({"data": {
+            "match": {"method": "GET", "path": "/api/2.3/tenders/tender-certify-probe"},
+            "fault": "error-before-commit",
+            "times": 1,
+        }});
+        let set = self
+            .owner_on_clock(reqwest::Method::POST, FAULTS, Some(&rule), clock)
+            .await;
+        let Ok((201, answer)) = set else {
+            return false;
+        };
+        if let Some(id) = answer.pointer("/data/id").and_then(Value::as_str) {
+            let path = format!("{FAULTS}/{id}");
+            let _ = self
+                .owner_on_clock(reqwest::Method::DELETE, &path, None, clock)
+                .await;
+        }
+        answer.pointer("/data/match/clock").and_then(Value::as_str) == Some(clock)
+    }
+
+    /// One request as the owner broker on its test clock `clock` (the clock's header sent).
+    async fn owner_on_clock(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        clock: &str,
+    ) -> Result<(u16, Value), String> {
+        self.broker_json(true, method, path, body, Some(clock))
+            .await
     }
 
     /// One request as the owner broker: the status and the body as JSON (`Null` when not JSON).
@@ -140,11 +207,25 @@ impl Target {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(u16, Value), String> {
+        self.broker_json(owner, method, path, body, None).await
+    }
+
+    async fn broker_json(
+        &self,
+        owner: bool,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        clock: Option<&str>,
+    ) -> Result<(u16, Value), String> {
         let broker = if owner { &self.owner } else { &self.other };
         let mut request = self
             .client
             .request(method.clone(), self.url(path))
             .basic_auth(&broker.name, Some(&broker.password));
+        if let Some(clock) = clock {
+            request = request.header(HEADER, clock);
+        }
         if let Some(body) = body {
             request = request.json(body);
         }

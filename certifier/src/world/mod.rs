@@ -28,7 +28,7 @@ use crate::{
     target::clock_pool::{self, Lease},
     target::ledger::ScenarioRef,
     target::made::MadeTender,
-    target::{ClockMode, ClockReading, Target},
+    target::{ClockMode, ClockReading, FAULTS, Target},
 };
 
 /// Who sends a request.
@@ -187,8 +187,11 @@ impl TenderWorld {
         let Some(pool) = target.test_clocks.as_ref() else {
             return Ok(None);
         };
-        // The run makes a pool only when it moves the target's clock through its API.
-        if !self.has_tag("clock") {
+        // The run makes a pool only when it moves the target's clock through its API. A
+        // scenario failing requests on demand takes one too where the target scopes its rules
+        // to a clock, so that they hit its own requests alone.
+        let takes_one = self.has_tag("clock") || (self.has_tag("faults") && target.faults_by_clock);
+        if !takes_one {
             return Ok(None);
         }
         let lease = self
@@ -401,11 +404,13 @@ impl TenderWorld {
             }
             other => other,
         };
-        // A tender the owner creates in a scenario that moves time lives on its test clock.
+        // A tender the owner creates in a scenario that moves time lives on its test clock, and
+        // the owner's fault rules are set for that clock's requests.
         let on_clock = match actor {
             Actor::Owner if method == Method::POST && creates_a_tender(path_and_query) => {
                 self.scenario_clock().await?
             }
+            Actor::Owner if path_and_query.starts_with(FAULTS) => self.scenario_clock().await?,
             _ => None,
         };
         let mut request = target.client.request(method.clone(), &url);
@@ -675,13 +680,16 @@ fn note_made(
     status: u16,
     body: &Value,
 ) {
-    let (Some(id), Some(token)) = (
-        body.pointer("/data/id").and_then(Value::as_str),
-        body.pointer("/access/token").and_then(Value::as_str),
-    ) else {
+    let path = path_and_query.split('?').next().unwrap_or("");
+    let id = body.pointer("/data/id").and_then(Value::as_str);
+    if let Some(rule) = id.filter(|_| *method == Method::POST && status == 201 && path == FAULTS) {
+        target.made.fault_rule(rule, actor == Actor::Owner);
+        return;
+    }
+    let (Some(id), Some(token)) = (id, body.pointer("/access/token").and_then(Value::as_str))
+    else {
         return;
     };
-    let path = path_and_query.split('?').next().unwrap_or("");
     if *method == Method::POST && status == 201 && creates_a_tender(path_and_query) {
         target.made.tender(MadeTender {
             id: id.to_owned(),
