@@ -156,10 +156,21 @@ def main():
     for name, values in ids.items():
         print(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}\n")
     print(f"[dictionaries.acc_token]\nvalues = {json.dumps(tokens)}\n")
+    # The EDR service: upstream's versions, and a code of each branch but the timeout's (a
+    # second's wait each).
+    print(f"[dictionaries.version]\nvalues = {json.dumps(EDR_VERSIONS)}\n")
+    print(f"[dictionaries.id]\nvalues = {json.dumps(EDR_CODES)}\n")
     print("[parameters]")
     for name in ids:
         print(f'"path.{name}" = {{ dictionary = "{name}", probability = 0.9 }}')
     print('"query.acc_token" = { dictionary = "acc_token", probability = 0.7 }')
+    print('"path.version" = { dictionary = "version", probability = 0.9 }')
+    print('"query.id" = { dictionary = "id", probability = 0.7 }')
+
+
+EDR_VERSIONS = ["1.0", "0"]
+EDR_CODES = ["14360570", "31415926", "2894801234", "9900000003", "9900000404", "9900000429",
+             "9900000502"]
 
 
 if __name__ == "__main__":

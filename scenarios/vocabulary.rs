@@ -2,7 +2,7 @@
 //! Ukrainian cities, streets, people, procuring entities, firms, and ДК021 items with their
 //! ДКПП codes and units.
 //!
-//! The harness (`steps/`) and the benchmark (`bench/`) both include this module by path, so
+//! The harness (`certifier/`) and the benchmark (`bench/`) both include this module by path, so
 //! that neither builds the other and the vocabulary lives in one place.
 
 use serde::Deserialize;

@@ -5,8 +5,8 @@ the upstream Python client.
 Runs `openprocurement_client` (the reference broker client, `pip install
 openprocurement-client`) against a tender-registry started with `--testing`:
 
-    cargo run --release -- --testing [--ds-users ds-users.ini] &
-    python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543 [DS_USER:DS_PASSWORD]]
+    cargo run --release -- --testing [--ds-users users.ini] &
+    python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543 [DS_USER:DS_PASSWORD [EDR_USER:EDR_PASSWORD]]]
 
 It uses the client's own calls: create_tender, upload_document, get_file, create_bid,
 upload_bid_document, update_bid_document, get_bid, get_lot, upload_award_document, patch_award,
@@ -23,11 +23,17 @@ then managed through the client's ContractingClient, as upstream's contracting s
 found in the contracts' feed by its contractID, its credentials taken with the tender token, a
 change created, documented through the document service and applied, the contract edited with
 the whole object sent back, paid and terminated, after which a document upload is refused.
-Exits non-zero on the first unexpected answer.
+Every bid is placed as upstream's robot tests place one: its tenderer's code is checked first
+with the client's EDRClient.verify_member against the server's EDR service (the client's EDR host
+is the server's base URL), and a code the register does not know is refused with upstream's
+notFound. Exits non-zero on the first unexpected answer.
 
 With DS_USER:DS_PASSWORD, a user of the server's document service users file (upstream's
 format, `--ds-users`), the owner's client uploads with those credentials, as a broker's
-existing document service configuration would, and a wrong password is refused.
+existing document service configuration would, and a wrong password is refused. With
+EDR_USER:EDR_PASSWORD, a [platforms] user of the same file, the bidder checks codes with those
+credentials, as a broker's EDR configuration would, and a wrong password is refused; without
+it, with the bidder's broker key.
 """
 import builtins
 import io
@@ -42,12 +48,17 @@ from munch import munchify
 builtins.basestring = str
 
 import openprocurement_client.client  # noqa: E402
-from openprocurement_client.client import TendersClient  # noqa: E402
+from openprocurement_client.client import EDRClient, TendersClient  # noqa: E402
 
 # contract.py imports its base class the Python 2 way (`from client import ...`).
 sys.modules.setdefault("client", openprocurement_client.client)
 from openprocurement_client.contract import ContractingClient  # noqa: E402
-from openprocurement_client.exceptions import InvalidResponse, ResourceError  # noqa: E402
+from openprocurement_client.exceptions import (  # noqa: E402
+    Forbidden,
+    InvalidResponse,
+    ResourceError,
+    ResourceNotFound,
+)
 from openprocurement_client.utils import get_contract_id_by_uaid  # noqa: E402
 from openprocurement_client.document_service_client import (  # noqa: E402
     DocumentServiceClient,
@@ -55,6 +66,25 @@ from openprocurement_client.document_service_client import (  # noqa: E402
 
 BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:6543"
 DS_USER = tuple(sys.argv[2].split(":", 1)) if len(sys.argv) > 2 else ("broker", "")
+EDR_USER = tuple(sys.argv[3].split(":", 1)) if len(sys.argv) > 3 else ("broker1", "")
+# The EDR version upstream's robot tests ask (EDR_VERSION in their resource.robot).
+EDR_VERSION = "1.0"
+
+
+class CheckedBidder(TendersClient):
+    """The bidder's client as upstream's robot tests drive it (`Подати цінову пропозицію`):
+    each bid's tenderer is checked in EDR first, and a check that does not answer 200 raises,
+    so the bid is never sent."""
+
+    def __init__(self, key, edr, **kwargs):
+        super().__init__(key, **kwargs)
+        self.edr = edr
+        self.checked = []
+
+    def create_bid(self, tender, bid):
+        code = bid["data"]["tenderers"][0]["identifier"]["id"]
+        self.checked.append(self.edr.verify_member(code))
+        return super().create_bid(tender, bid)
 
 
 def server_now():
@@ -361,6 +391,30 @@ def test_clock_flow(owner, bidder):
         sys.exit(f"moving the test clock moved the broker's own: {own_before} -> {own_after}")
 
 
+def edr_flow(edr, bidder):
+    """What the checks before the bids answered, and a code the register does not know."""
+    check("the bidder's EDR checks before its bids", len(bidder.checked) > 0, True)
+    reply = bidder.checked[0]
+    code = organization()["identifier"]["id"]
+    check("the checked code's status", reply.data[0].registrationStatus, "registered")
+    check("the checked code's identification", reply.data[0].identification.id, code)
+    check("the checked code's source date", reply.meta.sourceDate[:4].isdigit(), True)
+    try:
+        edr.verify_member("9900000404")
+        sys.exit("a code the register does not know was verified")
+    except ResourceNotFound as refused:
+        error = refused.response.json()["errors"][0]
+        # As upstream's identification bot reads it.
+        check("an unknown code's EDR answer", error["description"][0]["error"]["code"], "notFound")
+    if EDR_USER != ("broker1", ""):
+        stranger = EDRClient(BASE, EDR_VERSION, EDR_USER[0], EDR_USER[1] + "-wrong")
+        try:
+            stranger.verify_member(code)
+            sys.exit("an EDR check with a wrong password was answered")
+        except Forbidden as refused:
+            check("an EDR check with a wrong password", refused.response.status_code, 403)
+
+
 def main():
     # The document service is the server itself: the owner's client with the service's own
     # user when one is given, the bidder's with its broker key.
@@ -375,10 +429,12 @@ def main():
         check("a registration with a wrong password", stranger.status_code, 403)
     bidder_ds = DocumentServiceClient(host_url=BASE, auth_ds=("broker1", ""))
     owner = TendersClient("broker", host_url=BASE, api_version="2.3", ds_client=owner_ds)
-    bidder = TendersClient("broker1", host_url=BASE, api_version="2.3", ds_client=bidder_ds)
+    edr = EDRClient(BASE, EDR_VERSION, *EDR_USER)
+    bidder = CheckedBidder("broker1", edr, host_url=BASE, api_version="2.3", ds_client=bidder_ds)
     bidder_plain = TendersClient("broker1", host_url=BASE, api_version="2.3")
 
     documents_flow(owner, bidder, bidder_plain)
+    edr_flow(edr, bidder)
 
     # Qualification: protocol, approve, cancel the approval, approve anew, sign.
     tender = owner.create_tender(tender_data())

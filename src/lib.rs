@@ -8,6 +8,7 @@ pub mod auction;
 pub mod clock;
 pub mod contracting;
 pub mod domain;
+pub mod edr;
 pub mod faults;
 pub mod files;
 pub mod http;
@@ -26,13 +27,12 @@ pub use settings::Settings;
 use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
-use files::users::Users;
 use http::App;
 use http::auth::Brokers;
+use http::users::{Service, Users};
 use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::prelude::*;
-use salvo::server::ServerHandle;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -56,11 +56,15 @@ enum Listening {
 /// A server running in the background of the current tokio runtime.
 pub struct RunningServer {
     pub addr: SocketAddr,
-    handle: ServerHandle,
+    /// Cancelled to stop serving (see [`http::serve::serve`]).
+    stop: tokio_util::sync::CancellationToken,
     server: JoinHandle<()>,
     scheduler: JoinHandle<()>,
     tls: Option<TlsReload>,
 }
+
+/// How long a stopping server lets open requests finish.
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `http://` or `https://` and the address.
 fn base_url_of(addr: SocketAddr, tls: bool) -> String {
@@ -120,13 +124,19 @@ impl Application {
             Some(path) => Brokers::load(path).map_err(invalid)?,
             None => Brokers::builtin(),
         };
-        let mut ds_users = match &settings.brokers {
-            Some(path) => Users::in_brokers_file(path).map_err(invalid)?,
-            None => Users::default(),
+        // A service's users: the brokers file's sections of its groups, then the users file's.
+        let users_of = |service| -> io::Result<Users> {
+            let mut users = match &settings.brokers {
+                Some(path) => Users::in_brokers_file(path, service).map_err(invalid)?,
+                None => Users::default(),
+            };
+            if let Some(path) = &settings.ds_users {
+                users.join(Users::load(path, service).map_err(invalid)?);
+            }
+            Ok(users)
         };
-        if let Some(path) = &settings.ds_users {
-            ds_users.join(Users::load(path).map_err(invalid)?);
-        }
+        let ds_users = users_of(Service::Documents)?;
+        let edr_users = users_of(Service::Edr)?;
         if let Some(url) = &settings.public_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
@@ -226,6 +236,7 @@ impl Application {
             clocks,
             brokers,
             ds_users,
+            edr_users,
             zone,
             testing: settings.testing,
             sandbox: settings.testing || settings.sandbox,
@@ -238,6 +249,7 @@ impl Application {
             faults: faults::Faults::new(),
             limits,
             throttle,
+            edr_answers: edr::Answers::default(),
         };
         Ok(Application {
             addr,
@@ -265,29 +277,21 @@ impl Application {
         let app = self.app;
         let scheduler = scheduler::spawn(app.store.clone());
         let service = routes::service(app);
-        let (handle, server, tls) = match self.acceptor {
-            Listening::Plain(acceptor) => {
-                let server = Server::new(acceptor);
-                let handle = server.handle();
-                (
-                    handle,
-                    tokio::spawn(async move { server.serve(service).await }),
-                    None,
-                )
-            }
-            Listening::Tls(acceptor, reload) => {
-                let server = Server::new(acceptor);
-                let handle = server.handle();
-                (
-                    handle,
-                    tokio::spawn(async move { server.serve(service).await }),
-                    Some(reload),
-                )
-            }
+        let stop = tokio_util::sync::CancellationToken::new();
+        let stopping = stop.clone();
+        let (server, tls) = match self.acceptor {
+            Listening::Plain(acceptor) => (
+                tokio::spawn(http::serve::serve(acceptor, service, stopping, GRACE)),
+                None,
+            ),
+            Listening::Tls(acceptor, reload) => (
+                tokio::spawn(http::serve::serve(acceptor, service, stopping, GRACE)),
+                Some(reload),
+            ),
         };
         RunningServer {
             addr: self.addr,
-            handle,
+            stop,
             server,
             scheduler,
             tls,
@@ -312,10 +316,10 @@ impl RunningServer {
         self.stop().await;
     }
 
-    /// Stops accepting connections, lets open requests finish, and stops the scheduler.
+    /// Stops accepting connections, lets open requests finish (for [`GRACE`] at most), and
+    /// stops the scheduler.
     pub async fn stop(self) {
-        self.handle
-            .stop_graceful(Some(std::time::Duration::from_secs(5)));
+        self.stop.cancel();
         let _ = self.server.await;
         self.scheduler.abort();
         // A scheduler inside a commit stops at its next await: wait for it while the

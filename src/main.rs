@@ -27,9 +27,10 @@ struct Cli {
     /// as key and every accreditation level.
     #[arg(long, env = "TENDER_BROKERS")]
     brokers: Option<PathBuf>,
-    /// The document service's own users, in upstream's file: sections are groups, entries
-    /// `user = <SHA-512 hex of the password>`; users of [uploaders] and [api] may upload
-    /// (the same sections in the brokers file count too). Brokers upload with their key.
+    /// The own users of the document service and the EDR service, in upstream's file:
+    /// sections are groups, entries `user = <SHA-512 hex of the password>`; users of
+    /// [uploaders] and [api] may upload, users of [platforms] verify codes in EDR (the same
+    /// sections in the brokers file count too). Brokers use their key with both.
     #[arg(long, env = "TENDER_DS_USERS", value_name = "FILE")]
     ds_users: Option<PathBuf>,
     /// Sandbox facilities: the clock control API at /testing/clock (the server's clock for

@@ -15,6 +15,7 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("tls", &[]),
     ("clock", &["domain", "domain::values", "limits"]),
     ("faults", &["domain", "domain::values"]),
+    ("edr", &["domain", "domain::values"]),
     ("files", &["domain", "domain::values", "limits"]),
     ("contracting", &["domain", "domain::values"]),
     (
@@ -30,6 +31,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "domain::values",
             "clock",
             "faults",
+            "edr",
             "files",
             "store",
             "contracting",
@@ -44,6 +46,7 @@ const ROOMS: &[(&str, &[&str])] = &[
             "domain::values",
             "clock",
             "faults",
+            "edr",
             "files",
             "store",
             "contracting",

@@ -4,7 +4,7 @@
 //! layer and JSON errors.
 
 use crate::api::{
-    awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, faults,
+    awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, edr, faults,
     listing, lots, openapi, questions, tenders, test_clocks, test_tenders,
 };
 use crate::http::throttle::Throttle;
@@ -81,7 +81,7 @@ fn complaints() -> Router {
 }
 
 /// The whole API surface, in the order of the spec's endpoint table, with the clock control API
-/// and test clocks when `clock_api` and faults on demand when `faults_api`.
+/// and test clocks when `clock_api`, and faults and EDR answers on demand when `faults_api`.
 pub fn router(clock_api: bool, faults_api: bool) -> Router {
     let questions = Router::with_path("questions")
         .get(questions::list)
@@ -167,6 +167,8 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
                 .push(tenders)
                 .push(contracts),
         )
+        // Upstream's EDR service: every other version under /api.
+        .push(edr::router())
         .push(crate::auction::api::router());
     if clock_api {
         root = root.push(
@@ -197,6 +199,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
                 .delete(faults::clear)
                 .push(rule),
         );
+        root = root.push(edr::testing_router());
     }
     root
 }

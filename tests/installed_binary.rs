@@ -192,3 +192,108 @@ async fn a_broker_the_target_refuses_stops_the_run_before_any_scenario() {
     );
     server.stop().await;
 }
+
+/// Names a CI keeps a test's history by: each JUnit suite and case, and each cucumber JSON
+/// feature by its file and scenario by its name.
+fn report_names(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let junit = std::fs::read_to_string(dir.join("certify.xml")).unwrap();
+    let attribute = |line: &str, name: &str| {
+        line.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .map(str::to_owned)
+    };
+    let cases: Vec<String> = junit
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("<testcase ") || l.trim_start().starts_with("<testsuite ")
+        })
+        .filter_map(|l| {
+            attribute(l, "name")
+                .map(|n| format!("{} {n}", attribute(l, "classname").unwrap_or_default()))
+        })
+        .collect();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("certify.json")).unwrap()).unwrap();
+    let scenarios: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            let uri = f["uri"].as_str().unwrap_or("").to_owned();
+            f["elements"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(move |e| format!("{uri}: {}", e["name"].as_str().unwrap_or("")))
+        })
+        .collect();
+    (cases, scenarios)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_runs_name_their_tests_the_same_way_in_junit_and_json() {
+    let (place, binary) = installed();
+    let (server, base_url) = serve_testing(None).await;
+    let mut names = Vec::new();
+    for _ in 0..2 {
+        let output = run_beside_server(
+            &binary,
+            place.path(),
+            &[
+                "--base-url",
+                &base_url,
+                "--tags",
+                "@questions or @auction",
+                "--junit",
+                "certify.xml",
+                "--json",
+                "certify.json",
+            ],
+        )
+        .await;
+        assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+        names.push(report_names(place.path()));
+    }
+    server.stop().await;
+    let (cases, scenarios) = &names[0];
+    assert!(
+        cases.iter().any(|c| c.starts_with(" questions.feature")),
+        "{cases:?}"
+    );
+    assert!(
+        cases
+            .iter()
+            .any(|c| c == "questions.feature A participant asks a question without a token"),
+        "{cases:?}"
+    );
+    assert!(
+        scenarios
+            .iter()
+            .any(|s| s.starts_with("questions.feature: ")),
+        "{scenarios:?}"
+    );
+    assert!(
+        cases.iter().chain(scenarios).all(|n| !n.contains("tmp")),
+        "{cases:?} {scenarios:?}"
+    );
+    assert_eq!(names[0], names[1]);
+
+    // A suite's time is its own span, never more than the run's.
+    let junit = std::fs::read_to_string(place.path().join("certify.xml")).unwrap();
+    let time_of = |tag: &str| -> f64 {
+        junit
+            .lines()
+            .find(|l| l.trim_start().starts_with(tag))
+            .and_then(|l| l.split("time=\"").nth(1))
+            .and_then(|t| t.split('"').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap()
+    };
+    let run = time_of("<testsuites ");
+    let auction = time_of("<testsuite name=\"auction.feature\"");
+    assert!(
+        auction <= run,
+        "the auction suite took {auction} s of a {run} s run"
+    );
+}

@@ -1,8 +1,9 @@
 //! The certifier toward a shared target: a read answered `429` or `503` with `Retry-After` is
-//! asked again after the wait it names, and the certificate counts such waits; a write is never
-//! repeated; an exchange left unanswered past `--timeout` fails its scenario, naming the
-//! request. A front in this test stands before the built-in server and answers as a busy or a
-//! stalled deployment would.
+//! asked again after the wait it names, and the certificate counts such waits; a write answered
+//! 503 is never repeated, one answered 429 (refused undone) is; a read left unanswered past
+//! `--timeout` is asked again at a slower pace, and one that never answers fails its scenario,
+//! naming the request. A front in this test stands before the built-in server and answers as a
+//! busy, throttling or stalled deployment would.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,8 +18,10 @@ use tender_certify::{CucumberOpts, RunReport, outcome::Verdict};
 enum Busy {
     /// The first `n` reads of a tender, and the first creation, answer 503 with `Retry-After: 1`.
     AskToWait { n: usize },
-    /// The first read of a tender is held longer than the run's timeout.
-    Stall,
+    /// The run's first creation answers 429 with `Retry-After: 1`.
+    Throttle,
+    /// The first `n` reads of a tender are held longer than the run's timeout.
+    Stall { n: usize },
 }
 
 struct Front {
@@ -42,8 +45,8 @@ fn reads_a_tender(req: &Request) -> bool {
 #[salvo::async_trait]
 impl Handler for Front {
     async fn handle(&self, req: &mut Request, _: &mut Depot, res: &mut Response, _: &mut FlowCtrl) {
-        let busy = |res: &mut Response| {
-            res.status_code(StatusCode::SERVICE_UNAVAILABLE);
+        let refuse = |res: &mut Response, status: StatusCode| {
+            res.status_code(status);
             res.headers_mut()
                 .insert("retry-after", HeaderValue::from_static("1"));
             let _ = res.write_body(
@@ -59,12 +62,16 @@ impl Handler for Front {
             reads_a_tender(req).then(|| self.tender_reads.fetch_add(1, Ordering::SeqCst)),
             creation.then(|| self.creations.fetch_add(1, Ordering::SeqCst)),
         );
+        let busy = StatusCode::SERVICE_UNAVAILABLE;
         match (self.busy, nth_read, nth_creation) {
-            (Busy::AskToWait { n }, Some(nth), _) if nth < n => return busy(res),
-            // A write is never repeated: this 503 to the run's second creation (the probe's
-            // empty ones aside) stands, and its scenario judges it.
-            (Busy::AskToWait { .. }, _, Some(1)) => return busy(res),
-            (Busy::Stall, Some(0), _) => tokio::time::sleep(Duration::from_secs(5)).await,
+            (Busy::AskToWait { n }, Some(nth), _) if nth < n => return refuse(res, busy),
+            // A write answered 503 is never repeated: this one to the run's second creation (the
+            // probe's empty ones aside) stands, and its scenario judges it.
+            (Busy::AskToWait { .. }, _, Some(1)) => return refuse(res, busy),
+            (Busy::Throttle, _, Some(1)) => return refuse(res, StatusCode::TOO_MANY_REQUESTS),
+            (Busy::Stall { n }, Some(nth), _) if nth < n => {
+                tokio::time::sleep(Duration::from_secs(5)).await
+            }
             _ => {}
         }
         let url = format!(
@@ -141,7 +148,12 @@ async fn reads_wait_as_the_target_asks_and_writes_are_never_repeated() {
         certify(&base_url, "@conventions and @spec", Duration::from_secs(30)).await;
     server.stop().await;
 
-    assert_eq!(report.asked_waits.reads, 2, "{}", report.terminal_summary());
+    assert_eq!(
+        report.asked_waits.exchanges,
+        2,
+        "{}",
+        report.terminal_summary()
+    );
     assert!(
         report.asked_waits.waited >= Duration::from_secs(2),
         "{:?}",
@@ -149,7 +161,7 @@ async fn reads_wait_as_the_target_asks_and_writes_are_never_repeated() {
     );
     assert!(
         markdown.contains(
-            "| Waits the target asked for | 2 read(s) answered 429 or 503 with `Retry-After`, asked again after"
+            "| Waits the target asked for | 2 exchange(s) answered with `Retry-After` (a read's 429 or 503, a write's 429) asked again after"
         ),
         "{markdown}"
     );
@@ -184,8 +196,31 @@ async fn reads_wait_as_the_target_asks_and_writes_are_never_repeated() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_write_refused_with_429_is_sent_again_after_the_wait() {
+    let (server, base_url) = behind_a_front(Busy::Throttle).await;
+    let (report, _) = certify(&base_url, "@conventions and @spec", Duration::from_secs(30)).await;
+    server.stop().await;
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert_eq!(
+        report.asked_waits.exchanges,
+        1,
+        "{}",
+        report.terminal_summary()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_past_the_timeout_is_asked_again_at_a_slower_pace() {
+    let (server, base_url) = behind_a_front(Busy::Stall { n: 1 }).await;
+    let (report, _) = certify(&base_url, "@conventions and @spec", Duration::from_secs(1)).await;
+    server.stop().await;
+    assert!(report.certified(), "{}", report.terminal_summary());
+    assert_eq!(report.pace.timeouts, 1, "{}", report.pace_story());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_exchange_past_the_timeout_fails_its_scenario_naming_the_request() {
-    let (server, base_url) = behind_a_front(Busy::Stall).await;
+    let (server, base_url) = behind_a_front(Busy::Stall { n: 3 }).await;
     let (report, _) = certify(&base_url, "@conventions and @spec", Duration::from_secs(1)).await;
     server.stop().await;
 
@@ -198,9 +233,12 @@ async fn an_exchange_past_the_timeout_fails_its_scenario_naming_the_request() {
     assert_eq!(failures.len(), 1, "{}", report.terminal_summary());
     assert!(
         failures[0].contains(&format!("reading {base_url}/api/2.3/tenders/"))
-            && failures[0].ends_with("no response: no answer within 1 s (--timeout)"),
+            && failures[0].ends_with(
+                "no response: no answer within 1 s (--timeout), asked 3 time(s) at a slower pace"
+            ),
         "{}",
         failures[0]
     );
-    assert_eq!(report.asked_waits.reads, 0);
+    assert_eq!(report.asked_waits.exchanges, 0);
+    assert_eq!(report.pace.timeouts, 3, "{}", report.pace_story());
 }

@@ -147,3 +147,69 @@ async fn keep_clock_leaves_a_frozen_clock_frozen_and_skips_what_must_wait_for_it
     );
     assert!(!report.certified());
 }
+
+/// A broker that holds as many test clocks as the target lets it (100 here) is certified
+/// without moving its own clock: the run says so, and waits in real time instead.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broker_holding_its_most_test_clocks_is_never_moved_silently() {
+    let (server, base_url) = serve_testing(None).await;
+    let client = test_support::client();
+    for i in 0..100 {
+        let made = client
+            .post(format!("{base_url}/testing/clocks"))
+            .basic_auth("broker", Some(""))
+            .json(&serde_json::json!({"data": {"name": format!("another job {i}")}}))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(made.status(), 201, "clock {i}");
+    }
+    let own = |clock: serde_json::Value| clock["now"].clone();
+    let read_own = || {
+        client
+            .get(format!("{base_url}/testing/clock"))
+            .basic_auth("broker", Some(""))
+            .send()
+    };
+    let before = own(read_own()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap()["data"]
+        .clone());
+    let (report, markdown) = certify(&base_url, "@scheduler and @spec", |s| {
+        s.wait_budget = Duration::from_secs(1);
+    })
+    .await;
+    let after = read_own()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap()["data"]
+        .clone();
+    server.stop().await;
+    assert_eq!(
+        report.clock,
+        ClockMode::RealTime,
+        "{}",
+        report.terminal_summary()
+    );
+    assert_eq!(report.target_clock.moves, 0);
+    assert!(
+        after["own"] != true || own(after.clone()) == before,
+        "the broker's own clock did not move: {after}"
+    );
+    let story = report
+        .test_clocks_story(false)
+        .expect("the certificate names them");
+    assert!(
+        story.contains("none could be had") && story.contains("`--move-own-clock` would move it"),
+        "{story}"
+    );
+    assert!(
+        markdown.contains("| Test clocks | offered, but none could be had"),
+        "{markdown}"
+    );
+}

@@ -1,5 +1,6 @@
 //! HTTPS end to end, with a certificate authority made here: the server serves TLS (HTTP/2 by
-//! ALPN, addresses in https, the certificate read again on SIGHUP) and the certifier checks it
+//! ALPN, a lost answer resetting its own stream, addresses in https, the certificate read again
+//! on SIGHUP, one out of its dates served with a warning) and the certifier checks it
 //! (`--cacert`, `--insecure`, `--cert`/`--key`, a CONNECT proxy from `HTTPS_PROXY`), stopping
 //! with exit 2 and one line on a certificate it cannot trust or a proxy that refuses.
 use std::{
@@ -233,6 +234,61 @@ async fn with_http2_the_certifier_speaks_it_to_a_server_that_offers_it() {
         md.contains("| Connection | https (HTTP/2), certificate `CN=localhost`"),
         "{md}"
     );
+}
+
+/// A response lost on purpose over HTTP/2 resets its own stream alone: a slow read on the
+/// same connection, in flight meanwhile, is answered, and the connection serves on. Every
+/// request goes through one tunnel of a CONNECT proxy, so they share one connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn drop_after_commit_over_http2_resets_its_stream_and_the_others_on_the_connection_go_on() {
+    let (pki, server, base_url) = https_server("localhost").await;
+    let (proxy, tunnels) = connect_proxy(false).await;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let ca = reqwest::Certificate::from_pem_bundle(&std::fs::read(&pki.ca).unwrap()).unwrap();
+    let client = reqwest::Client::builder()
+        .tls_certs_only(ca)
+        .proxy(reqwest::Proxy::all(&proxy).unwrap())
+        .build()
+        .unwrap();
+    let spore = format!("{base_url}/api/2.3/spore");
+    let first = client.get(&spore).send().await.unwrap();
+    assert_eq!(first.version(), reqwest::Version::HTTP_2);
+    for rule in [
+        serde_json::json!({"match": {"method": "GET", "path": "/api/2.3/spore"}, "fault": "delay", "delay_ms": 1500}),
+        serde_json::json!({"match": {"method": "GET", "path": "/api/2.3/tenders"}, "fault": "drop-after-commit"}),
+    ] {
+        let set = client
+            .post(format!("{base_url}/testing/faults"))
+            .json(&serde_json::json!({ "data": rule }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(set.status(), 201);
+    }
+    let slow = tokio::spawn(client.get(&spore).send());
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let lost = client
+        .get(format!("{base_url}/api/2.3/tenders"))
+        .send()
+        .await
+        .expect_err("the listing's answer is lost");
+    assert!(
+        format!("{lost:?}").contains("INTERNAL_ERROR"),
+        "its stream is reset: {lost:?}"
+    );
+    let slow = slow.await.unwrap().expect("the slow read is answered");
+    assert_eq!(slow.status(), 200);
+    let after = client.get(&spore).send().await.unwrap();
+    assert_eq!(
+        (after.status().as_u16(), after.version()),
+        (200, reqwest::Version::HTTP_2)
+    );
+    assert_eq!(
+        tunnels.load(Ordering::SeqCst),
+        1,
+        "one connection throughout"
+    );
+    server.stop().await;
 }
 
 /// Runs the certifier on `base_url` over the spec's `@conventions` scenarios with `settings`,
@@ -535,6 +591,12 @@ async fn the_certifier_goes_through_the_proxy_https_proxy_names() {
         certificate.contains(&format!("; through the proxy `{proxy} (HTTPS_PROXY)` |")),
         "{certificate}"
     );
+    // Through the tunnel the certificate names what the target presented, as a direct run does.
+    assert!(
+        certificate.contains("| Connection | https (HTTP/1.1), certificate `CN=localhost` issued by `CN=Tender Test CA`")
+            && !certificate.contains("could not be read"),
+        "{certificate}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -548,7 +610,7 @@ async fn a_proxy_that_refuses_stops_the_run_with_exit_2_and_a_line_naming_it() {
     assert_stopped_before_running(
         &output,
         &format!(
-            "tender-certify: the proxy {proxy} (HTTPS_PROXY) refused to open a tunnel to {target}: its answer to CONNECT was not 200; check NO_PROXY, or the proxy's rules for {target}"
+            "tender-certify: the proxy {proxy} (HTTPS_PROXY) refused to open a tunnel to {target}: it answered CONNECT with 403 Forbidden; check NO_PROXY, or the proxy's rules for {target}"
         ),
     );
 }
@@ -595,81 +657,112 @@ async fn presented_subject(addr: SocketAddr, ca: &Path) -> String {
     tender_certify::x509::named(&der).unwrap().subject
 }
 
+/// The server binary serving TLS with a certificate and key, its log read line by line as it
+/// comes; stopped however the test ends, so that a failure leaves no process behind (one would
+/// hold the run that started it).
+struct Logged {
+    child: std::process::Child,
+    lines: Arc<Mutex<std::sync::mpsc::Receiver<String>>>,
+}
+
+impl Logged {
+    fn start(cert: &Path, key: &Path) -> Logged {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tender-registry"))
+            .args(["--testing", "--listen", "127.0.0.1:0", "--tls-cert"])
+            .arg(cert)
+            .arg("--tls-key")
+            .arg(key)
+            .env("TENDER_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (send, lines) = std::sync::mpsc::channel::<String>();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Logged {
+            child,
+            lines: Arc::new(Mutex::new(lines)),
+        }
+    }
+
+    /// The lines of the log up to the next one holding `needle`, that one last; fails after
+    /// 30 s without one.
+    async fn until(&self, needle: &'static str) -> Vec<String> {
+        let lines = self.lines.clone();
+        tokio::task::spawn_blocking(move || {
+            let lines = lines.lock().unwrap();
+            let mut seen = Vec::new();
+            loop {
+                match lines.recv_timeout(std::time::Duration::from_secs(30)) {
+                    Ok(line) => {
+                        let found = line.contains(needle);
+                        seen.push(line);
+                        if found {
+                            return seen;
+                        }
+                    }
+                    Err(_) => panic!("no {needle:?} in the log: {seen:#?}"),
+                }
+            }
+        })
+        .await
+        .unwrap()
+    }
+
+    /// The next line of the log holding `needle`; fails after 30 s without one.
+    async fn wait_for(&self, needle: &'static str) -> String {
+        self.until(needle).await.pop().unwrap_or_default()
+    }
+
+    /// The address it says it listens on.
+    async fn listening(&self) -> SocketAddr {
+        let listening = self.wait_for("tender-registry listening").await;
+        listening
+            .split("address=https://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("{listening}"))
+    }
+
+    /// Sends it SIGHUP: read the certificate and key again.
+    fn hangup(&self) {
+        let status = Command::new("kill")
+            .args(["-HUP", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
     let pki = Pki::new();
     let (cert, key) = pki.localhost("live", "before renewal");
-    /// Stops the server however the test ends, so that a failure leaves no process behind
-    /// (one would hold the run that started it).
-    struct Stopped(std::process::Child);
-    impl Drop for Stopped {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tender-registry"))
-        .args(["--testing", "--listen", "127.0.0.1:0", "--tls-cert"])
-        .arg(&cert)
-        .arg("--tls-key")
-        .arg(&key)
-        .env("TENDER_LOG", "info")
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The server's log, line by line, as it comes.
-    let (send, lines) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().unwrap();
-    let child = Stopped(child);
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let lines = Arc::new(Mutex::new(lines));
-    let wait_for = |needle: &'static str| {
-        let lines = lines.clone();
-        async move {
-            tokio::task::spawn_blocking(move || {
-                let lines = lines.lock().unwrap();
-                let mut seen = Vec::new();
-                loop {
-                    match lines.recv_timeout(std::time::Duration::from_secs(30)) {
-                        Ok(line) if line.contains(needle) => return line,
-                        Ok(line) => seen.push(line),
-                        Err(_) => panic!("no {needle:?} in the log: {seen:#?}"),
-                    }
-                }
-            })
-            .await
-            .unwrap()
-        }
-    };
-    let listening = wait_for("tender-registry listening").await;
-    let addr: SocketAddr = listening
-        .split("address=https://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("{listening}"));
-    let hangup = |pid: u32| {
-        let status = Command::new("kill")
-            .args(["-HUP", &pid.to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
+    let server = Logged::start(&cert, &key);
+    let addr = server.listening().await;
     assert_eq!(presented_subject(addr, &pki.ca).await, "CN=before renewal");
 
     let (renewed_cert, renewed_key) = pki.localhost("renewed", "after renewal");
     std::fs::copy(&renewed_cert, &cert).unwrap();
     std::fs::copy(&renewed_key, &key).unwrap();
-    hangup(child.0.id());
-    wait_for("TLS certificate reloaded").await;
+    server.hangup();
+    server.wait_for("TLS certificate reloaded").await;
     // The listener takes the new pair a moment after the server has read it: new connections
     // get it from then on, and within a few seconds at the most.
     let mut presented = presented_subject(addr, &pki.ca).await;
@@ -683,15 +776,72 @@ async fn sighup_reloads_the_certificate_and_a_bad_file_keeps_the_one_served() {
     assert_eq!(presented, "CN=after renewal");
 
     std::fs::write(&cert, "not a certificate\n").unwrap();
-    hangup(child.0.id());
-    let refused = wait_for("TLS certificate not reloaded").await;
+    server.hangup();
+    let refused = server.wait_for("TLS certificate not reloaded").await;
     assert!(
         refused.contains("the previous one is kept")
             && refused.contains("holds no PEM certificate"),
         "{refused}"
     );
     assert_eq!(presented_subject(addr, &pki.ca).await, "CN=after renewal");
-    drop(child);
+}
+
+/// A certificate out of its dates is served all the same, with a warning naming it and its
+/// dates: an expired one at start, one not valid yet on a reload, and nothing of the kind for a
+/// valid one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_certificate_out_of_its_dates_is_served_with_a_warning_at_start_and_on_reload() {
+    let pki = Pki::new();
+    let (cert, key) = pki.issue(
+        "lapsed",
+        "lapsed.example.test",
+        &["localhost", "127.0.0.1"],
+        (2000, 2001),
+        Use::Server,
+    );
+    let server = Logged::start(&cert, &key);
+    let expired = server.wait_for("the TLS certificate has expired").await;
+    for part in [
+        "subject=CN=lapsed.example.test",
+        "not_before=2000-01-01T00:00:00Z",
+        "not_after=2001-01-01T00:00:00Z",
+        "WARN",
+    ] {
+        assert!(expired.contains(part), "{part} in {expired}");
+    }
+    let addr = server.listening().await;
+    let tcp = tokio::net::TcpStream::connect(addr).await;
+    assert!(tcp.is_ok(), "it serves: {tcp:?}");
+
+    let (early_cert, early_key) = pki.issue(
+        "early",
+        "early.example.test",
+        &["localhost", "127.0.0.1"],
+        (3000, 4000),
+        Use::Server,
+    );
+    std::fs::copy(&early_cert, &cert).unwrap();
+    std::fs::copy(&early_key, &key).unwrap();
+    server.hangup();
+    let early = server
+        .wait_for("the TLS certificate is not valid yet")
+        .await;
+    assert!(
+        early.contains("subject=CN=early.example.test")
+            && early.contains("not_before=3000-01-01T00:00:00Z"),
+        "{early}"
+    );
+    server.wait_for("TLS certificate reloaded").await;
+
+    let (good_cert, good_key) = pki.localhost("good", "good.example.test");
+    std::fs::copy(&good_cert, &cert).unwrap();
+    std::fs::copy(&good_key, &key).unwrap();
+    server.hangup();
+    let reload = server.until("TLS certificate reloaded").await;
+    assert!(
+        !reload.iter().any(|line| line.contains("WARN")),
+        "no warning for a valid one: {reload:#?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -4,7 +4,7 @@
 //!
 //! A template leaf `"{{name}}"` becomes the value itself (so amounts stay numbers);
 //! `{{name}}` inside a longer string is replaced by its text. This is the convention of the
-//! harness (`steps/src/bodies.rs`); the benchmark has its own small filler so that it does not
+//! harness (`certifier/src/exchange/bodies.rs`); the benchmark has its own small filler so that it does not
 //! build the harness and its dependencies.
 
 use crate::Error;

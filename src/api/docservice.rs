@@ -32,14 +32,12 @@ fn uploader(app: &App, req: &Request) -> Result<Uploader, ApiError> {
         return Ok(Uploader::Broker(broker.name.clone()));
     }
     match crate::http::auth::basic(req) {
-        Some((user, password)) if app.ds_users.may_upload(&user, &password) => {
-            Ok(Uploader::User(user))
-        }
+        Some((user, password)) if app.ds_users.admit(&user, &password) => Ok(Uploader::User(user)),
         // Upstream's service read its users' names in lower case, so a name written with
         // capitals never matched; the refusal says so rather than leave it a puzzle.
         Some((user, password))
             if user != user.to_lowercase()
-                && app.ds_users.may_upload(&user.to_lowercase(), &password) =>
+                && app.ds_users.admit(&user.to_lowercase(), &password) =>
         {
             Err(ApiError::forbidden_because(format!(
                 "the document service knows its users by their names in lower case, as \

@@ -1,62 +1,70 @@
-//! The fault API (only with `--testing`), beside the clock control API: `/testing/faults` sets,
-//! lists and removes rules; [`Layer`] applies them to every request of the versioned API.
+//! The fault API (with `--testing` or `--sandbox`), beside the clock control API:
+//! `/testing/faults` sets, lists and removes rules; [`Layer`] applies them to every request of
+//! the versioned API and of the live auctions.
 //!
 //! Whose requests a rule may hit is decided by [`Asker`]: a broker's rule hits only that
 //! broker's requests; rules without credentials, or for any broker, only where the server
 //! belongs to whoever runs it (`--testing`). A shared sandbox turns that one switch off.
+//!
+//! A broker may scope a rule to one test clock of its own (`X-Testing-Clock`, or
+//! `match.clock`): the rule then hits the requests on that clock alone (a tender creation
+//! naming it, any request to a record living on it), whoever sends them, since the clock's
+//! records are the broker's; `GET` and `DELETE` sent with the header see and remove that
+//! clock's rules alone. So jobs of one broker, each on its own clock, never break each other.
 
+use super::test_clocks;
 use crate::domain::Refusal;
 use crate::domain::ids;
+use crate::domain::input::Input;
 use crate::domain::parse::Problem;
 use crate::faults::{Call, Draft, Fault, Rule, in_scope};
+use crate::http::auth::{Asker, SettingKind};
 use crate::http::error::ApiError;
-use crate::http::{App, app, body, param, reply};
-use salvo::http::StatusCode;
+use crate::http::serve::Lost;
+use crate::http::{API_PREFIX, App, app, body, param, reply};
+use salvo::http::{Method, StatusCode};
 use salvo::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What a refusal of a rule's broker names.
+const RULES: SettingKind = SettingKind {
+    one: "a fault rule",
+    many: "fault rules",
+    field: "match.broker",
+};
+
 /// Where the layer leaves the rule that hit a request (its id and fault), for the access log.
 pub const HIT_RULE: &str = "fault_rule";
 
-/// Who asks, and whether the server is theirs alone.
-struct Asker {
-    broker: Option<String>,
-    owns_server: bool,
+/// Whether the caller sees `rule` in a call scoped to the test clock `scope` (any clock's
+/// rules when `None`): a rule for its requests, or one it set on its clock for anyone's.
+fn sees_on(asker: &Asker, rule: &Rule, scope: Option<&str>) -> bool {
+    asker.sees_made(rule.matcher.broker.as_deref(), rule.set_by.as_deref())
+        && scope.is_none_or(|clock| rule.matcher.clock.as_deref() == Some(clock))
 }
 
-impl Asker {
-    /// Credentials that name no known broker are refused (403), never taken for none.
-    fn of(app: &App, req: &Request) -> Result<Asker, ApiError> {
-        Ok(Asker {
-            broker: app.brokers.caller(req)?.map(|b| b.name.clone()),
-            owns_server: app.testing,
-        })
-    }
-
-    /// Whose requests a new rule hits, when `named` is the broker the body names: the
-    /// caller's own; any broker's or everyone's only on a server the caller owns.
-    fn rule_broker(&self, named: Option<&str>) -> Result<Option<String>, ApiError> {
-        match (&self.broker, named) {
-            (Some(me), None) => Ok(Some(me.clone())),
-            (Some(me), Some(other)) if other != me => Err(ApiError::forbidden_because(format!(
-                "a broker's fault rules hit its own requests alone, and match.broker names \
-                 {other}; leave it out, or name {me}"
-            ))),
-            (Some(me), Some(_)) => Ok(Some(me.clone())),
-            (None, named) if self.owns_server => Ok(named.map(str::to_string)),
-            (None, _) => Err(ApiError::forbidden_because(
-                "on a public sandbox a fault rule hits one broker's own requests: set it with \
-                 your broker's credentials",
-            )),
-        }
-    }
-
-    /// Whether the caller may see and remove `rule`.
-    fn sees(&self, rule: &Rule) -> bool {
-        self.owns_server
-            || (self.broker.is_some() && rule.matcher.broker.as_deref() == self.broker.as_deref())
-    }
+/// The test clock a call to the fault API is scoped to: the one the `X-Testing-Clock` header
+/// names (or, for a new rule, `match.clock`, which must agree with it); only its owner may
+/// name it, and an unknown or deleted clock is refused (the test clocks' ownership check).
+fn scope(
+    app: &App,
+    req: &Request,
+    asker: &Asker,
+    in_body: Option<&str>,
+) -> Result<Option<String>, ApiError> {
+    let header = test_clocks::header_clock(req)?;
+    let Some((id, location, name)) =
+        test_clocks::one_named(header, in_body, "body", "match.clock")?
+    else {
+        return Ok(None);
+    };
+    let broker = asker.broker().ok_or_else(ApiError::forbidden)?;
+    app.clocks
+        .tests()
+        .check(id, broker)
+        .map_err(|e| test_clocks::named_refused(id, e, (location, name), "fault rules"))?;
+    Ok(Some(id.to_string()))
 }
 
 #[handler]
@@ -67,7 +75,12 @@ pub async fn list(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
-    reply::ok(req, res, app.faults.list(|r| asker.sees(r)));
+    let scope = scope(&app, req, &asker, None)?;
+    reply::ok(
+        req,
+        res,
+        app.faults.list(|r| sees_on(&asker, r, scope.as_deref())),
+    );
     Ok(())
 }
 
@@ -80,17 +93,24 @@ pub async fn create(
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
-    let named = data.get("match").and_then(|m| m.get("broker")?.as_str());
-    let broker = Asker::of(&app, req)?.rule_broker(named)?;
+    let matcher = |field: &str| data.get("match").and_then(|m| m.get(field)?.as_str());
+    let asker = Asker::of(&app, req)?;
+    let clock = scope(&app, req, &asker, matcher("clock"))?;
+    let broker = match clock {
+        Some(_) => asker.whose_on_clock(matcher("broker"), RULES)?,
+        None => asker.whose(matcher("broker"), RULES)?,
+    };
     let mut draft = Draft::parse(data, &app.cx()).map_err(Refusal::from)?;
     if let Some(name) = broker.as_deref().filter(|n| !app.brokers.knows(n)) {
         let problem = Problem::msg(format!("No broker is named {name}."));
         return Err(Refusal::field("match", Problem::field("broker", problem)).into());
     }
     draft.matcher.broker = broker;
+    draft.matcher.clock = clock;
     let id = ids::new_id();
     let seed = u64::from(uuid::Uuid::new_v4().as_u128() as u32);
-    let view = app.faults.add(Rule::new(id.clone(), draft, seed));
+    let rule = Rule::new(id.clone(), draft, seed).set_by(asker.broker().map(str::to_string));
+    let view = app.faults.add(rule);
     let location = format!("{}/testing/faults/{id}", app.base_url(req));
     reply::created(req, res, &location, view, None);
     Ok(())
@@ -104,9 +124,12 @@ pub async fn show(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
+    let scope = scope(&app, req, &asker, None)?;
     let rule = app
         .faults
-        .get(&param(req, "fault_id"), |r| asker.sees(r))
+        .get(&param(req, "fault_id"), |r| {
+            sees_on(&asker, r, scope.as_deref())
+        })
         .ok_or_else(|| ApiError::not_found("fault_id"))?;
     reply::ok(req, res, rule);
     Ok(())
@@ -121,15 +144,19 @@ pub async fn remove(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
+    let scope = scope(&app, req, &asker, None)?;
     let rule = app
         .faults
-        .remove(&param(req, "fault_id"), |r| asker.sees(r))
+        .remove(&param(req, "fault_id"), |r| {
+            sees_on(&asker, r, scope.as_deref())
+        })
         .ok_or_else(|| ApiError::not_found("fault_id"))?;
     reply::ok(req, res, rule);
     Ok(())
 }
 
-/// Removes every rule the caller sees and answers them as they were.
+/// Removes every rule the caller sees (with the header, that clock's) and answers them as
+/// they were.
 #[handler]
 pub async fn clear(
     req: &mut Request,
@@ -138,8 +165,60 @@ pub async fn clear(
 ) -> Result<(), ApiError> {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
-    reply::ok(req, res, app.faults.remove_all(|r| asker.sees(r)));
+    let scope = scope(&app, req, &asker, None)?;
+    let removed = app
+        .faults
+        .remove_all(|r| sees_on(&asker, r, scope.as_deref()));
+    reply::ok(req, res, removed);
     Ok(())
+}
+
+/// The test clock a request is on, for the rules of one clock: the one a tender creation
+/// names (the header, or the `clock=` word of `procurementMethodDetails`, read from the body
+/// the handler reads next), else the one the tender, contract under management or auction its
+/// path names lives on. A creation whose body cannot be read is answered as its handler would
+/// answer it.
+async fn request_clock(app: &App, req: &mut Request) -> Result<Option<String>, ApiError> {
+    let path = req.uri().path();
+    let tender_s = |id: &str| app.store.read(id, |t| t.clock.clone()).flatten();
+    let clock = if let Some(rest) = path.strip_prefix(API_PREFIX) {
+        let mut parts = rest.split('/').skip(1);
+        match (parts.next(), parts.next()) {
+            (Some("tenders"), None) if req.method() == Method::POST => {
+                return created_on(app, req).await;
+            }
+            (Some("tenders"), Some(id)) => tender_s(id),
+            (Some("contracts"), Some(id)) => {
+                app.store.read_contract(id, |c| c.clock.clone()).flatten()
+            }
+            _ => None,
+        }
+    } else if let Some(rest) = path.strip_prefix("/auctions/") {
+        let auction = rest.split('/').next().unwrap_or_default();
+        tender_s(auction.split('_').next().unwrap_or_default())
+    } else {
+        None
+    };
+    Ok(clock.map(String::from))
+}
+
+/// The test clock a tender creation names, as its handler reads it.
+async fn created_on(app: &App, req: &mut Request) -> Result<Option<String>, ApiError> {
+    if let Ok(Some(header)) = test_clocks::header_clock(req) {
+        return Ok(Some(header.to_string()));
+    }
+    if body::check_content_type(req).is_err() {
+        return Ok(None);
+    }
+    let body = body::read(req, app.max_body).await?;
+    let word = body
+        .data()
+        .ok()
+        .and_then(|data| data.get("procurementMethodDetails"))
+        .and_then(Input::as_str)
+        .and_then(test_clocks::clock_word)
+        .map(str::to_string);
+    Ok(word)
 }
 
 /// The hoop that applies the rules. The rule is consumed before the request runs; then the
@@ -160,11 +239,23 @@ impl Handler for Layer {
         if !app.faults.any() || !in_scope(req.uri().path()) {
             return;
         }
+        let clock = match app.faults.any_on_clocks() {
+            true => match request_clock(app, req).await {
+                Ok(clock) => clock,
+                Err(refused) => {
+                    refused.render(res);
+                    ctrl.skip_rest();
+                    return;
+                }
+            },
+            false => None,
+        };
         let broker = app.brokers.identify(req).map(|b| b.name.as_str());
         let call = Call {
             method: req.method().as_str(),
             path: req.uri().path(),
             broker,
+            clock: clock.as_deref(),
         };
         let Some(hit) = app.faults.consume(call) else {
             return;
@@ -185,8 +276,9 @@ impl Handler for Layer {
             }
             Fault::DropAfterCommit => {
                 ctrl.call_next(req, depot, res).await;
-                // Salvo then closes the connection without writing the response.
-                ctrl.conn().abort();
+                // The listener loses it: the request's HTTP/2 stream is reset, an HTTP/1.1
+                // connection closed, without a response.
+                res.extensions.insert(Lost);
             }
         }
     }
@@ -195,68 +287,4 @@ impl Handler for Layer {
 fn fail(res: &mut Response, status: u16) {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
     ApiError::bare(status).render(res);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::input::Input;
-
-    fn asker(broker: Option<&str>, owns_server: bool) -> Asker {
-        Asker {
-            broker: broker.map(str::to_string),
-            owns_server,
-        }
-    }
-
-    fn status(r: Result<Option<String>, ApiError>) -> Result<Option<String>, u16> {
-        r.map_err(|e| e.status.as_u16())
-    }
-
-    #[test]
-    fn a_broker_sets_rules_for_itself_alone() {
-        for owns_server in [true, false] {
-            let a = asker(Some("a"), owns_server);
-            assert_eq!(status(a.rule_broker(None)), Ok(Some("a".into())));
-            assert_eq!(status(a.rule_broker(Some("a"))), Ok(Some("a".into())));
-            assert_eq!(status(a.rule_broker(Some("b"))), Err(403));
-        }
-    }
-
-    #[test]
-    fn on_a_shared_server_a_broker_sees_only_its_own_rules() {
-        let cx = app_cx();
-        let rule = |broker: Option<&str>| {
-            let data = serde_json::json!({"match": {"path": "/api/2.3/tenders", "broker": broker}, "fault": "drop-after-commit"});
-            Rule::new(
-                "r".into(),
-                Draft::parse(&Input::view(&data), &cx).expect("valid"),
-                0,
-            )
-        };
-        let (mine, theirs, anyones) = (rule(Some("a")), rule(Some("b")), rule(None));
-        let shared = asker(Some("a"), false);
-        assert!(shared.sees(&mine) && !shared.sees(&theirs) && !shared.sees(&anyones));
-        let nobody = asker(None, false);
-        assert!(!nobody.sees(&mine) && !nobody.sees(&anyones));
-        let owner = asker(None, true);
-        assert!(owner.sees(&mine) && owner.sees(&theirs) && owner.sees(&anyones));
-    }
-
-    fn app_cx() -> crate::domain::parse::Cx {
-        crate::domain::parse::Cx {
-            zone: crate::domain::time::Zone::named("Europe/Kyiv").expect("zone"),
-            testing: true,
-        }
-    }
-
-    #[test]
-    fn rules_without_credentials_only_on_an_owned_server() {
-        let owner = asker(None, true);
-        assert_eq!(status(owner.rule_broker(None)), Ok(None));
-        assert_eq!(status(owner.rule_broker(Some("b"))), Ok(Some("b".into())));
-        let shared = asker(None, false);
-        assert_eq!(status(shared.rule_broker(None)), Err(403));
-        assert_eq!(status(shared.rule_broker(Some("b"))), Err(403));
-    }
 }

@@ -1,6 +1,7 @@
 //! `GET /` for whoever does not ask for the dashboard: what the server offers and where, as
-//! JSON for a client that asks for JSON, as short text for anyone else (curl, a document
-//! service's status probe, which reads only the `200 text/plain`).
+//! JSON for a client that asks for JSON (with the server's time, in its zone), as short text
+//! for anyone else (curl, a document service's status probe, which reads only the
+//! `200 text/plain`).
 
 use crate::files::Uploader;
 use crate::http::{API_PREFIX, App, app, reply};
@@ -32,6 +33,11 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
             format!("{base}/upload"),
             "the document service (POST /register, /upload; GET /get/{key})",
         ),
+        (
+            "edr",
+            format!("{base}/api/1.0/verify"),
+            "the EDR service (GET ?id=<code>; Basic auth as for documents)",
+        ),
     ];
     if app.testing {
         all.push((
@@ -51,6 +57,11 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
             "faults",
             format!("{base}/testing/faults"),
             "faults on demand",
+        ));
+        all.push((
+            "edr-answers",
+            format!("{base}/testing/edr"),
+            "EDR answers on demand, per code",
         ));
     }
     all
@@ -141,6 +152,7 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             "interface": "Tender Procurement Service Interface 2.3",
             "links": links,
             "limits": limits_json(&app),
+            "now": app.zone.at(app.clocks.server().now()),
         });
         if let Some((broker, h)) = &holding {
             data["held"] = json!({
@@ -156,20 +168,29 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     }
     let mut text =
         format!("tender-registry {version}: the Tender Procurement Service Interface 2.3\n\n");
+    let width = offered
+        .iter()
+        .map(|(name, ..)| name.len())
+        .max()
+        .unwrap_or(0);
+    let indent = " ".repeat(width + 1);
     for (name, url, what) in &offered {
-        text.push_str(&format!("{name:<10} {url}\n           {what}\n"));
+        text.push_str(&format!("{name:<width$} {url}\n{indent}{what}\n"));
     }
     match limits_text(&app) {
         Some(limits) => {
-            text.push_str(&format!("limits     each broker: {limits}\n"));
+            text.push_str(&format!("{:<width$} each broker: {limits}\n", "limits"));
             if app.limits.rate.is_some() {
-                text.push_str(
-                    "           (requests without a broker's credentials: each client address \
-                     at the same rate)\n",
-                );
+                text.push_str(&format!(
+                    "{indent}(requests without a broker's credentials: each client address at \
+                     the same rate)\n"
+                ));
             }
         }
-        None => text.push_str("limits     none: no rate, no bound on what a broker keeps\n"),
+        None => text.push_str(&format!(
+            "{:<width$} none: no rate, no bound on what a broker keeps\n",
+            "limits"
+        )),
     }
     if let Some((broker, h)) = &holding {
         let mut kinds = vec![Kind::LiveTenders.amount(h.live_tenders)];
@@ -182,7 +203,8 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             limits::bytes(h.upload_bytes)
         ));
         text.push_str(&format!(
-            "held       broker {broker}: {}\n",
+            "{:<width$} broker {broker}: {}\n",
+            "held",
             kinds.join(", ")
         ));
     }

@@ -1,5 +1,6 @@
 //! The API's resources, one module per resource (tenders and what they hold, the listings,
-//! the document service, the clock, test clock and fault APIs, the dashboard, the OpenAPI description),
+//! the document service, the EDR service, the clock, test clock and fault APIs, the dashboard,
+//! the OpenAPI description),
 //! each on the shared plumbing of `http`. `routes` composes them.
 
 pub mod awards;
@@ -10,6 +11,7 @@ pub mod complaints;
 pub mod dashboard;
 pub mod docservice;
 pub mod documents;
+pub mod edr;
 pub mod faults;
 pub mod index;
 pub mod listing;

@@ -3,19 +3,21 @@
 //! (`X-Testing-Clock`, or `clock=ID` among the sandbox words of `procurementMethodDetails`).
 //!
 //! A broker creates, lists, moves and deletes its own (credentials required; credentials that
-//! name no known broker are refused, 403); anyone reads one by id. A move takes the body
-//! `/testing/clock` takes and answers once every transition due on the clock is applied.
-//! A deletion waits for the clock's records to finish (409 naming the live ones); its finished
-//! records stay, on the clock frozen at its last moment (see [`crate::clock::test_clocks`]),
-//! and reading the clock then shows `deleted`. A broker holds at most `--test-clocks` live
-//! clocks (100 by default): one more is refused with 409.
+//! name no known broker are refused, 403); anyone reads one by id. The list shows its owner
+//! each clock's records still live (drafts among them, which only their owner may know of). A
+//! move takes the body `/testing/clock` takes and answers once every transition due on the clock is applied.
+//! A deletion waits for the clock's records to finish (409 naming the live ones), or with
+//! `?settle=true` finishes them itself as their owner would; its finished records stay, on the
+//! clock frozen at its last moment (see [`crate::clock::test_clocks`]), and reading the clock
+//! then shows `deleted`. A broker holds at most `--test-clocks` live clocks (100 by default):
+//! one more is refused with 409.
 
 use super::clock::Move;
 use crate::clock::test_clocks::{Attached, LONGEST_NAME, TestClockError, TestReading};
-use crate::domain::Refusal;
 use crate::domain::input::Input;
 use crate::domain::parse::{Obj, Problem};
 use crate::domain::time::Timestamp;
+use crate::domain::{Change, Refusal};
 use crate::http::error::ApiError;
 use crate::http::{App, app, body, bounds, param, reply};
 use crate::limits::Kind;
@@ -137,7 +139,16 @@ pub async fn list(
         .tests()
         .of_owner(&owner)
         .iter()
-        .map(|r| shown(&app, r, Some(&owner)))
+        .map(|r| {
+            let mut clock = shown(&app, r, Some(&owner));
+            let live = app.store.live_records(&r.id);
+            let ids = |records: &[(String, &str)]| -> Vec<String> {
+                records.iter().map(|(id, _)| id.clone()).collect()
+            };
+            clock["live"] =
+                json!({"tenders": ids(&live.tenders), "contracts": ids(&live.contracts)});
+            clock
+        })
         .collect();
     reply::ok(req, res, clocks);
     Ok(())
@@ -209,18 +220,30 @@ pub async fn remove(
     let tests = app.clocks.tests();
     // Refused as a deletion would be, before creations on test clocks are held for it and
     // the records are looked at; the deletion checks again under that hold.
+    let settle = settle_asked(req)?;
     tests
         .check(&id, &mover)
         .map_err(|e| refused(&app, &mover, &id, e))?;
     let deleting = tests.deleting().await;
+    let settled = match settle {
+        true => settle_live(&app, &id).await,
+        false => Settled::default(),
+    };
     let live = app.store.live_on(&id);
     if !live.is_empty() {
+        let why = match settle {
+            true => format!(
+                " Settling could not finish them: {}.",
+                settled.refused.join("; ")
+            ),
+            false => " Finish them, or delete it with ?settle=true.".to_string(),
+        };
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "url",
             "clock_id",
             format!(
-                "The test clock {id} holds records in a live status: {}. A clock is deleted once its records are finished.",
+                "The test clock {id} holds records in a live status: {}. A clock is deleted once its records are finished.{why}",
                 live.join(", ")
             ),
         ));
@@ -229,17 +252,161 @@ pub async fn remove(
         .delete(&deleting, &id, &mover)
         .map_err(|e| refused(&app, &mover, &id, e))?;
     drop(deleting);
-    reply::ok(req, res, shown(&app, &gone, Some(&mover)));
+    let mut shown = shown(&app, &gone, Some(&mover));
+    if settle {
+        shown["settled"] = json!({"tenders": settled.tenders, "contracts": settled.contracts});
+    }
+    reply::ok(req, res, shown);
     Ok(())
+}
+
+/// `?settle=true` (or `1`) on a deletion; `false`, `0` or none leave live records refusing it.
+fn settle_asked(req: &Request) -> Result<bool, ApiError> {
+    match req.query::<String>("settle").as_deref() {
+        None | Some("false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(_) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "url",
+            "settle",
+            "settle should be true or false.",
+        )),
+    }
+}
+
+/// What settling a clock's live records did: the records it finished, and why any refused.
+#[derive(Default)]
+struct Settled {
+    tenders: Vec<String>,
+    contracts: Vec<String>,
+    refused: Vec<String>,
+}
+
+/// Finishes the records still live on the test clock `id`, as their owner would through the
+/// API, in the store's own writes (so the feeds carry each change and every record stays
+/// readable): each live tender, drafts too, cancelled by an active cancellation; then each
+/// contract under management still active (the tenders completed before), terminated with
+/// its value paid.
+async fn settle_live(app: &App, id: &str) -> Settled {
+    let reason = format!("The test clock {id} was deleted with settle=true.");
+    let cx = app.cx();
+    let mut settled = Settled::default();
+    for (tender, _) in app.store.live_records(id).tenders {
+        let cancellation = json!({"reason": reason, "status": "active"});
+        let cancelled = app
+            .store
+            .update(
+                &tender,
+                |t, now| {
+                    t.add_cancellation(&Input::view(&cancellation), &cx, now)?;
+                    Ok(Change::Public)
+                },
+                |_| (),
+            )
+            .await;
+        match cancelled {
+            Ok(()) => settled.tenders.push(tender),
+            Err(e) => settled
+                .refused
+                .push(format!("tender {tender}: {}", ApiError::from(e).summary())),
+        }
+    }
+    for (contract, _) in app.store.live_records(id).contracts {
+        let terminated = app
+            .store
+            .update_contract(
+                &contract,
+                |c, _| {
+                    let end = json!({
+                        "status": "terminated",
+                        "amountPaid": {"amount": c.value.amount},
+                        "terminationDetails": reason,
+                    });
+                    c.patch(&Input::view(&end), &cx)
+                },
+                |_| (),
+            )
+            .await;
+        match terminated {
+            Ok(()) => settled.contracts.push(contract),
+            Err(e) => settled.refused.push(format!(
+                "contract {contract}: {}",
+                ApiError::from(e).summary()
+            )),
+        }
+    }
+    settled
 }
 
 /// The `clock=ID` word among the sandbox words of `procurementMethodDetails` (words apart by
 /// commas, as in `quick, accelerator=1440, clock=ID`).
-fn clock_word(details: &str) -> Option<&str> {
+pub fn clock_word(details: &str) -> Option<&str> {
     details
         .split(',')
         .find_map(|word| word.trim().strip_prefix("clock="))
         .map(str::trim)
+}
+
+/// The test clock the `X-Testing-Clock` header names, if it is sent.
+pub fn header_clock(req: &Request) -> Result<Option<&str>, ApiError> {
+    match req.headers().get(HEADER) {
+        None => Ok(None),
+        Some(value) => value.to_str().map(|v| Some(v.trim())).map_err(|_| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "header",
+                HEADER,
+                "The header should hold a test clock's id.",
+            )
+        }),
+    }
+}
+
+/// The one test clock a request names by the header and by `name` at `location` in its body
+/// (`word`), which must agree: the id, with where it was read from.
+pub fn one_named<'a>(
+    header: Option<&'a str>,
+    word: Option<&'a str>,
+    location: &'static str,
+    name: &'static str,
+) -> Result<Option<(&'a str, &'static str, &'static str)>, ApiError> {
+    match (header, word) {
+        (None, None) => Ok(None),
+        (Some(h), Some(w)) if h != w => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            location,
+            name,
+            format!("It names the test clock {w}, the {HEADER} header another ({h})."),
+        )),
+        (Some(h), _) => Ok(Some((h, "header", HEADER))),
+        (None, Some(w)) => Ok(Some((w, location, name))),
+    }
+}
+
+/// The refusal of the test clock `id`, named at `location`/`name` by a broker that does not
+/// own it, or that may no longer be named (it is given no more `given`): the same for a new
+/// tender and for fault rules.
+pub fn named_refused(
+    id: &str,
+    e: TestClockError,
+    (location, name): (&str, &str),
+    given: &str,
+) -> ApiError {
+    let (status, description) = match e {
+        TestClockError::Foreign => (
+            StatusCode::FORBIDDEN,
+            format!("The test clock {id} is another broker's."),
+        ),
+        TestClockError::Deleted => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("The test clock {id} was deleted: it is given no {given}."),
+        ),
+        _ => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("No test clock has the id {id}."),
+        ),
+    };
+    ApiError::new(status, location, name, description)
 }
 
 /// The test clock a new tender of `broker` asks to live on, held until the tender is stored
@@ -255,56 +422,20 @@ pub async fn chosen<'a>(
     if !app.sandbox {
         return Ok(None);
     }
-    let header = match req.headers().get(HEADER) {
-        None => None,
-        Some(value) => Some(value.to_str().map(str::trim).map_err(|_| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "header",
-                HEADER,
-                "The header should hold a test clock's id.",
-            )
-        })?),
-    };
     let word = data
         .get("procurementMethodDetails")
         .and_then(Input::as_str)
         .and_then(clock_word);
-    let (id, location, name) = match (header, word) {
-        (None, None) => return Ok(None),
-        (Some(h), Some(w)) if h != w => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "body",
-                "procurementMethodDetails",
-                format!("It names the test clock {w}, the {HEADER} header another ({h})."),
-            ));
-        }
-        (Some(h), _) => (h, "header", HEADER),
-        (None, Some(w)) => (w, "body", "procurementMethodDetails"),
+    let named = one_named(header_clock(req)?, word, "body", "procurementMethodDetails")?;
+    let Some((id, location, name)) = named else {
+        return Ok(None);
     };
     app.clocks
         .tests()
         .attach(id, broker)
         .await
         .map(Some)
-        .map_err(|e| {
-            let (status, description) = match e {
-                TestClockError::Foreign => (
-                    StatusCode::FORBIDDEN,
-                    format!("The test clock {id} is another broker's."),
-                ),
-                TestClockError::Deleted => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("The test clock {id} was deleted: it is given no records."),
-                ),
-                _ => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("No test clock has the id {id}."),
-                ),
-            };
-            ApiError::new(status, location, name, description)
-        })
+        .map_err(|e| named_refused(id, e, (location, name), "records"))
 }
 
 #[cfg(test)]

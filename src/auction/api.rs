@@ -5,7 +5,8 @@
 //!
 //! A participant is named by its participation address: `key_for_bid` (its bid's id) and
 //! `hash` (the secret its address carries); a wrong secret is refused: 403, a page saying the
-//! address is not valid to a browser, the error envelope to any other client.
+//! address is not valid to a browser, the error envelope to any other client. The address of
+//! no auction is 404, likewise a page to a browser and the envelope to a client.
 
 use super::view;
 use crate::domain::Refusal;
@@ -23,6 +24,9 @@ const PAGE: &str = include_str!("page/page.html");
 
 /// What a browser is shown for a participation address refused.
 const INVALID: &str = include_str!("page/invalid.html");
+
+/// What a browser is shown at the address of no auction.
+const UNKNOWN: &str = include_str!("page/unknown.html");
 
 /// The page's assets, served under `/auctions/assets/`.
 pub const ASSETS: [Asset; 2] = [
@@ -91,7 +95,8 @@ fn read<T>(
 }
 
 /// The page: the same for a viewer and a participant, whose script reads the state. A
-/// participation address refused is a page saying so to a browser, the envelope to a client.
+/// participation address refused, or the address of no auction, is a page saying so to a
+/// browser, the envelope to a client.
 #[handler]
 pub async fn page(
     req: &mut Request,
@@ -104,7 +109,15 @@ pub async fn page(
             Err(refused) => Some(Err(refused)),
             Ok(_) => t.auction_of(lot).1.map(|_| Ok(())),
         })
-    })?;
+    });
+    let named = match named {
+        Ok(named) => named,
+        Err(unknown) if pages::prefers_html(req) && unknown.status == StatusCode::NOT_FOUND => {
+            pages::page_with(res, StatusCode::NOT_FOUND, POLICY, UNKNOWN);
+            return Ok(());
+        }
+        Err(unknown) => return Err(unknown),
+    };
     match named {
         Ok(()) => pages::page(res, POLICY, PAGE),
         Err(_) if pages::prefers_html(req) => {

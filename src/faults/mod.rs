@@ -1,10 +1,11 @@
-//! Faults on demand: rules that make matching requests of the versioned API fail the way a
-//! real deployment can (a 5xx after or before the write, a lost response, a slow answer), so
-//! a broker can try how its platform recovers. No HTTP here: the API and the layer that applies
-//! the rules are in `api::faults`.
+//! Faults on demand: rules that make matching requests of the versioned API (and of the live
+//! auctions' pages and JSON) fail the way a real deployment can (a 5xx after or before the
+//! write, a lost response, a slow answer), so a broker can try how its platform recovers. No
+//! HTTP here: the API and the layer that applies the rules are in `api::faults`.
 //!
 //! A rule is consumed under one lock before its request runs, so concurrent requests never
-//! share a hit; while no rule can hit, a request pays one atomic load.
+//! share a hit; while no rule can hit, a request pays one atomic load, and the test clock a
+//! request is on is looked up only while a rule for one test clock can hit.
 
 mod chance;
 pub mod rule;
@@ -27,6 +28,8 @@ pub struct Hit {
 pub struct Faults {
     /// How many rules can still hit.
     live: AtomicUsize,
+    /// How many of them hit only the requests on one test clock.
+    live_on_clocks: AtomicUsize,
     rules: Mutex<Vec<Rule>>,
 }
 
@@ -40,14 +43,22 @@ impl Faults {
         self.live.load(Ordering::Acquire) > 0
     }
 
+    /// Whether a rule for one test clock can hit a request, so that a request's clock is
+    /// worth looking up.
+    pub fn any_on_clocks(&self) -> bool {
+        self.live_on_clocks.load(Ordering::Acquire) > 0
+    }
+
     fn rules(&self) -> MutexGuard<'_, Vec<Rule>> {
         // A panic elsewhere cannot leave a rule half-changed: every change is one assignment.
         self.rules.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn recount(&self, rules: &[Rule]) {
-        let live = rules.iter().filter(|r| r.live()).count();
-        self.live.store(live, Ordering::Release);
+        let live = || rules.iter().filter(|r| r.live());
+        self.live_on_clocks
+            .store(live().filter(|r| r.on_clock()).count(), Ordering::Release);
+        self.live.store(live().count(), Ordering::Release);
     }
 
     pub fn add(&self, rule: Rule) -> Json {
@@ -133,6 +144,7 @@ mod tests {
         method: "POST",
         path: "/api/2.3/tenders",
         broker: Some("broker"),
+        clock: None,
     };
 
     #[test]
@@ -144,7 +156,7 @@ mod tests {
             "a",
             json!({"match": {"path": "/api/2.3/tenders"}, "fault": "error-before-commit"}),
         ));
-        assert!(faults.any());
+        assert!(faults.any() && !faults.any_on_clocks());
         let hit = faults.consume(POST).expect("hit");
         assert_eq!(hit.rule, "a");
         assert!(!faults.any(), "the only rule is spent");
@@ -163,6 +175,23 @@ mod tests {
         assert_eq!(faults.consume(POST).map(|h| h.rule).as_deref(), Some("b"));
         assert_eq!(faults.remove_all(|r| r.id == "b").len(), 1);
         assert!(!faults.any());
+    }
+
+    #[test]
+    fn a_clock_s_rule_is_counted_apart_until_spent() {
+        let faults = Faults::new();
+        faults.add(rule(
+            "a",
+            json!({"match": {"path": "/api/2.3/tenders", "clock": "c"}, "fault": "error-before-commit"}),
+        ));
+        assert!(faults.any() && faults.any_on_clocks());
+        assert_eq!(faults.consume(POST), None, "a request on no clock");
+        let on_it = Call {
+            clock: Some("c"),
+            ..POST
+        };
+        assert_eq!(faults.consume(on_it).map(|h| h.rule).as_deref(), Some("a"));
+        assert!(!faults.any_on_clocks());
     }
 
     #[test]

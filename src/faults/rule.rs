@@ -6,8 +6,9 @@ use crate::domain::input::Input;
 use crate::domain::parse::{Cx, FromJson, Obj, Problem, REQUIRED, one_of};
 use serde_json::{Value as Json, json};
 
-/// The versioned API, the only part of the server faults apply to.
-pub const SCOPE: &str = "/api/2.3";
+/// The versioned API and the live auctions' pages and JSON: the parts of the server faults
+/// apply to.
+pub const SCOPES: [&str; 2] = ["/api/2.3", "/auctions"];
 /// The longest `delay` a rule may ask for.
 pub const MAX_DELAY_MS: i64 = 60_000;
 /// Seeds stay below 2^53 so that every JSON client reads them exactly.
@@ -21,10 +22,12 @@ const FAULTS: [&str; 4] = [
 ];
 const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
-/// Whether a request path belongs to the versioned API.
+/// Whether a request path belongs to the versioned API or to an auction.
 pub fn in_scope(path: &str) -> bool {
-    path.strip_prefix(SCOPE)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    SCOPES.iter().any(|scope| {
+        path.strip_prefix(scope)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 /// What a rule does to a request it hits.
@@ -51,7 +54,8 @@ impl Fault {
     }
 }
 
-/// A path under the versioned API; a `*` segment stands for exactly one path segment.
+/// A path under the versioned API or the auctions; a `*` segment stands for exactly one path
+/// segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     text: String,
@@ -61,10 +65,10 @@ pub struct Pattern {
 impl Pattern {
     pub fn parse(text: &str) -> Result<Pattern, Problem> {
         let bad = || {
-            Problem::msg(format!(
-                "Should be a path under {SCOPE} such as {SCOPE}/tenders/*/bids, where * stands \
-                 for one whole path segment."
-            ))
+            Problem::msg(
+                "Should be a path under /api/2.3 or /auctions such as /api/2.3/tenders/*/bids, \
+                 where * stands for one whole path segment.",
+            )
         };
         if !in_scope(text) || text.contains(['?', '#']) || text.contains(char::is_whitespace) {
             return Err(bad());
@@ -112,6 +116,9 @@ pub struct Match {
     pub path: Pattern,
     /// The broker (by name, as `owner` shows it) whose requests it hits; anyone's when absent.
     pub broker: Option<String>,
+    /// The test clock whose requests it hits alone (a creation naming it, any request to a
+    /// record living on it); requests on any clock when absent.
+    pub clock: Option<String>,
 }
 
 impl FromJson for Match {
@@ -120,6 +127,7 @@ impl FromJson for Match {
         let method: Option<String> = o.opt("method");
         let path: Option<String> = o.req("path");
         let broker: Option<String> = o.opt("broker");
+        let clock: Option<String> = o.opt("clock");
         let method = method.map(|m| m.to_ascii_uppercase());
         if method.as_deref().is_some_and(|m| !METHODS.contains(&m)) {
             o.fail("method", Problem::msg(one_of(&METHODS)));
@@ -136,6 +144,7 @@ impl FromJson for Match {
                 method,
                 path: path?,
                 broker,
+                clock,
             })
         })
     }
@@ -259,6 +268,8 @@ impl Draft {
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
+    /// The broker that set it (`None`: set without credentials).
+    pub set_by: Option<String>,
     pub matcher: Match,
     pub fault: Fault,
     times: Option<u64>,
@@ -272,6 +283,9 @@ pub struct Call<'a> {
     pub method: &'a str,
     pub path: &'a str,
     pub broker: Option<&'a str>,
+    /// The test clock it is on: the one a creation names, or the one of the record it is
+    /// about (`None`: no test clock, or not looked up while no rule needs it).
+    pub clock: Option<&'a str>,
 }
 
 impl Rule {
@@ -279,6 +293,7 @@ impl Rule {
     pub fn new(id: String, draft: Draft, seed: u64) -> Rule {
         Rule {
             id,
+            set_by: None,
             matcher: draft.matcher,
             fault: draft.fault,
             times: draft.times,
@@ -289,9 +304,20 @@ impl Rule {
         }
     }
 
+    /// The same rule, set by `broker`.
+    pub fn set_by(mut self, broker: Option<String>) -> Rule {
+        self.set_by = broker;
+        self
+    }
+
     /// Whether it can still hit a request.
     pub fn live(&self) -> bool {
         self.times != Some(0)
+    }
+
+    /// Whether it hits only the requests on one test clock.
+    pub fn on_clock(&self) -> bool {
+        self.matcher.clock.is_some()
     }
 
     fn matches(&self, call: Call) -> bool {
@@ -302,6 +328,9 @@ impl Rule {
             && m.broker
                 .as_deref()
                 .is_none_or(|broker| Some(broker) == call.broker)
+            && m.clock
+                .as_deref()
+                .is_none_or(|clock| Some(clock) == call.clock)
             && m.path.matches(call.path)
     }
 
@@ -332,6 +361,9 @@ impl Rule {
         matcher["path"] = json!(self.matcher.path.as_str());
         if let Some(broker) = &self.matcher.broker {
             matcher["broker"] = json!(broker);
+        }
+        if let Some(clock) = &self.matcher.clock {
+            matcher["clock"] = json!(clock);
         }
         let mut view = json!({"id": self.id, "match": matcher, "fault": self.fault.name()});
         match self.fault {
@@ -408,6 +440,12 @@ mod tests {
             assert!(Pattern::parse(bad).is_err(), "{bad}");
         }
         assert!(Pattern::parse("/api/2.3").is_ok());
+        assert!(Pattern::parse("/auctionsx/abc").is_err());
+        let auction = Pattern::parse("/auctions/*/bids").expect("an auction's JSON");
+        assert!(auction.matches("/auctions/abc_def/bids"));
+        assert!(
+            in_scope("/auctions/abc") && !in_scope("/auctionsx") && !in_scope("/testing/faults")
+        );
     }
 
     #[test]
@@ -440,7 +478,7 @@ mod tests {
             })),
             json!({
                 "match.method": one_of(&METHODS),
-                "match.path": "Should be a path under /api/2.3 such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
+                "match.path": "Should be a path under /api/2.3 or /auctions such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
                 "match.colour": "Rogue field",
                 "fault": one_of(&FAULTS),
                 "times": "Should be at least 1.",
@@ -483,6 +521,7 @@ mod tests {
             method,
             path: "/api/2.3/tenders",
             broker,
+            clock: None,
         };
         assert!(!rule.try_hit(call("GET", Some("a"))));
         assert!(!rule.try_hit(call("POST", Some("b"))));
@@ -493,5 +532,40 @@ mod tests {
         assert!(!rule.try_hit(call("POST", Some("a"))));
         assert_eq!(rule.view()["hits"], 2);
         assert_eq!(rule.view()["times"], 0);
+    }
+
+    #[test]
+    fn a_clock_rule_hits_only_requests_on_its_clock() {
+        let draft = Draft::parse(
+            &Input::view(&json!({"match": {"path": "/api/2.3/tenders/*", "clock": "c1"}, "fault": "error-before-commit", "times": 5})),
+            &cx(),
+        )
+        .expect("valid");
+        let mut rule = Rule::new("r".into(), draft, 0).set_by(Some("a".into()));
+        assert!(rule.on_clock());
+        let call = |clock| Call {
+            method: "GET",
+            path: "/api/2.3/tenders/abc",
+            broker: None,
+            clock,
+        };
+        assert!(!rule.try_hit(call(None)));
+        assert!(!rule.try_hit(call(Some("c2"))));
+        assert!(
+            rule.try_hit(call(Some("c1"))),
+            "anyone's request on the clock"
+        );
+        assert_eq!(rule.view()["match"]["clock"], "c1");
+        let mut anywhere = Rule::new(
+            "s".into(),
+            Draft::parse(
+                &Input::view(&json!({"match": {"path": "/api/2.3/tenders/*"}, "fault": "error-before-commit", "times": 5})),
+                &cx(),
+            )
+            .expect("valid"),
+            0,
+        );
+        assert!(!anywhere.on_clock());
+        assert!(anywhere.try_hit(call(None)) && anywhere.try_hit(call(Some("c1"))));
     }
 }

@@ -12,7 +12,6 @@
 
 pub mod address;
 pub mod signing;
-pub mod users;
 
 // A file's key is an id as the service makes them: 32 lowercase hex digits, so never a path.
 use crate::domain::ids::{hex, is_id as is_key, new_id as new_key};

@@ -170,6 +170,98 @@ impl Brokers {
     }
 }
 
+/// Who asks on the testing routes that set what a broker's own requests meet (fault rules,
+/// EDR answers), and whether the server is theirs alone (`--testing`): a broker's setting
+/// applies to that broker's requests only; settings without credentials, or for another
+/// broker, only on a server its runner owns. A shared sandbox turns that one switch off.
+pub struct Asker {
+    broker: Option<String>,
+    owns_server: bool,
+}
+
+impl Asker {
+    /// Credentials that name no known broker are refused (403), never taken for none.
+    pub fn of(app: &super::App, req: &Request) -> Result<Asker, ApiError> {
+        Ok(Asker {
+            broker: app.brokers.caller(req)?.map(|b| b.name.clone()),
+            owns_server: app.testing,
+        })
+    }
+
+    /// Whose requests a new setting applies to, when `named` is the broker the body names:
+    /// the caller's own; any broker's or everyone's only on a server the caller owns.
+    pub fn whose(
+        &self,
+        named: Option<&str>,
+        what: SettingKind,
+    ) -> Result<Option<String>, ApiError> {
+        match (&self.broker, named) {
+            (Some(me), None) => Ok(Some(me.clone())),
+            (Some(me), Some(other)) if other != me => Err(what.foreign(me, other)),
+            (Some(me), Some(_)) => Ok(Some(me.clone())),
+            (None, named) if self.owns_server => Ok(named.map(str::to_string)),
+            (None, _) => Err(ApiError::forbidden_because(format!(
+                "on a public sandbox {} hits one broker's own requests: set it with your \
+                 broker's credentials",
+                what.one
+            ))),
+        }
+    }
+
+    /// Whether the caller may see and remove a setting for `broker`'s requests (everyone's
+    /// when `None`).
+    pub fn sees(&self, broker: Option<&str>) -> bool {
+        self.owns_server || (self.broker.is_some() && broker == self.broker.as_deref())
+    }
+
+    /// Whether the caller may see and remove a setting for `broker`'s requests that `set_by`
+    /// made: one for its own requests, or one it made on its test clock for anyone's.
+    pub fn sees_made(&self, broker: Option<&str>, set_by: Option<&str>) -> bool {
+        self.sees(broker) || (set_by.is_some() && set_by == self.broker.as_deref())
+    }
+
+    /// Whose requests a new setting on the caller's test clock applies to: anyone's on the
+    /// clock, or the caller's own alone when the body names the caller (naming another is 403).
+    pub fn whose_on_clock(
+        &self,
+        named: Option<&str>,
+        what: SettingKind,
+    ) -> Result<Option<String>, ApiError> {
+        match (&self.broker, named) {
+            (Some(me), Some(other)) if other != me => Err(what.foreign(me, other)),
+            (Some(me), named) => Ok(named.map(|_| me.clone())),
+            (None, _) => Err(ApiError::forbidden_because(format!(
+                "{} on a test clock is set by the clock's owner, with its broker's credentials",
+                what.one
+            ))),
+        }
+    }
+
+    /// The broker asking, if any.
+    pub fn broker(&self) -> Option<&str> {
+        self.broker.as_deref()
+    }
+}
+
+/// A setting made for one broker's requests (a fault rule, an EDR answer), as a refusal
+/// names it: its kind, and the field of the body naming its broker.
+#[derive(Clone, Copy)]
+pub struct SettingKind {
+    pub one: &'static str,
+    pub many: &'static str,
+    pub field: &'static str,
+}
+
+impl SettingKind {
+    fn foreign(self, me: &str, other: &str) -> ApiError {
+        ApiError::forbidden_because(format!(
+            "a broker's {} hit its own requests alone, and {} names {other}; leave it out, or \
+             name {me}",
+            self.many, self.field
+        ))
+    }
+}
+
 /// The user name and password of a request's HTTP Basic `Authorization`.
 pub fn basic(req: &Request) -> Option<(String, String)> {
     let header = req.headers().get(AUTHORIZATION)?.to_str().ok()?;
@@ -206,6 +298,12 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    const KIND: SettingKind = SettingKind {
+        one: "a fault rule",
+        many: "fault rules",
+        field: "match.broker",
+    };
+
     #[test]
     fn loads_brokers_with_levels() {
         let mut file = tempfile::NamedTempFile::new().expect("temp file");
@@ -226,6 +324,48 @@ mod tests {
             t.accredited(Level::Tenders) && !t.accredited(Level::Participation) && t.test_only()
         );
         assert!(!brokers.by_key.contains_key("auction"));
+    }
+
+    fn asker(broker: Option<&str>, owns_server: bool) -> Asker {
+        Asker {
+            broker: broker.map(str::to_string),
+            owns_server,
+        }
+    }
+
+    fn status(r: Result<Option<String>, ApiError>) -> Result<Option<String>, u16> {
+        r.map_err(|e| e.status.as_u16())
+    }
+
+    #[test]
+    fn a_broker_sets_what_its_own_requests_meet_alone() {
+        for owns_server in [true, false] {
+            let a = asker(Some("a"), owns_server);
+            assert_eq!(status(a.whose(None, KIND)), Ok(Some("a".into())));
+            assert_eq!(status(a.whose(Some("a"), KIND)), Ok(Some("a".into())));
+            assert_eq!(status(a.whose(Some("b"), KIND)), Err(403));
+        }
+    }
+
+    #[test]
+    fn on_a_shared_server_a_broker_sees_only_its_own_settings() {
+        let (mine, theirs, anyones) = (Some("a"), Some("b"), None);
+        let shared = asker(Some("a"), false);
+        assert!(shared.sees(mine) && !shared.sees(theirs) && !shared.sees(anyones));
+        let nobody = asker(None, false);
+        assert!(!nobody.sees(mine) && !nobody.sees(anyones));
+        let owner = asker(None, true);
+        assert!(owner.sees(mine) && owner.sees(theirs) && owner.sees(anyones));
+    }
+
+    #[test]
+    fn settings_without_credentials_only_on_an_owned_server() {
+        let owner = asker(None, true);
+        assert_eq!(status(owner.whose(None, KIND)), Ok(None));
+        assert_eq!(status(owner.whose(Some("b"), KIND)), Ok(Some("b".into())));
+        let shared = asker(None, false);
+        assert_eq!(status(shared.whose(None, KIND)), Err(403));
+        assert_eq!(status(shared.whose(Some("b"), KIND)), Err(403));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! and the mapping of every refusal onto it. This is the only place errors are rendered.
 //!
 //! Every description is a string, as the spec types it: an entry holds text, never JSON. A
-//! validation problem becomes one entry per field at fault, named by its dotted path.
+//! validation problem becomes one entry per field at fault, named by its dotted path. The one
+//! exception is the EDR service's answers, whose description is upstream's list, since the
+//! clients of that service read it so.
 
 use crate::domain::Refusal;
 use salvo::http::StatusCode;
@@ -17,7 +19,24 @@ pub const JSON_UTF8: &str = "application/json; charset=UTF-8";
 pub struct ErrorEntry {
     pub location: String,
     pub name: String,
-    pub description: String,
+    pub description: Description,
+}
+
+/// What an entry says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Description {
+    Text(String),
+    /// Upstream's EDR service's list of objects.
+    Listed(Vec<Json>),
+}
+
+impl Description {
+    fn to_json(&self) -> Json {
+        match self {
+            Description::Text(text) => json!(text),
+            Description::Listed(entries) => json!(entries),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -38,7 +57,19 @@ impl ApiError {
             errors: vec![ErrorEntry {
                 location: location.to_string(),
                 name: name.to_string(),
-                description: description.into(),
+                description: Description::Text(description.into()),
+            }],
+        }
+    }
+
+    /// An EDR answer's refusal, its description upstream's list of `entries`.
+    pub fn listed(status: StatusCode, location: &str, name: &str, entries: Vec<Json>) -> ApiError {
+        ApiError {
+            status,
+            errors: vec![ErrorEntry {
+                location: location.to_string(),
+                name: name.to_string(),
+                description: Description::Listed(entries),
             }],
         }
     }
@@ -73,11 +104,24 @@ impl ApiError {
         )
     }
 
+    /// The entries in one line, each `location/name: description`, for a message that quotes
+    /// a refusal.
+    pub fn summary(&self) -> String {
+        let entries = self.errors.iter().map(|e| {
+            let description = match &e.description {
+                Description::Text(text) => text.clone(),
+                Description::Listed(entries) => Json::from(entries.clone()).to_string(),
+            };
+            format!("{}/{}: {description}", e.location, e.name)
+        });
+        entries.collect::<Vec<_>>().join(", ")
+    }
+
     pub fn body(&self) -> Json {
         let errors: Vec<Json> = self
             .errors
             .iter()
-            .map(|e| json!({"location": e.location, "name": e.name, "description": e.description}))
+            .map(|e| json!({"location": e.location, "name": e.name, "description": e.description.to_json()}))
             .collect();
         json!({"status": "error", "errors": errors})
     }
@@ -94,7 +138,7 @@ impl From<Refusal> for ApiError {
                     .map(|(name, description)| ErrorEntry {
                         location: "body".to_string(),
                         name,
-                        description,
+                        description: Description::Text(description),
                     })
                     .collect(),
             },
@@ -230,5 +274,15 @@ mod tests {
             assert_eq!(list.len(), 1, "{body}");
             assert!(list[0]["description"].is_string(), "{body}");
         }
+    }
+
+    #[test]
+    fn an_edr_refusal_keeps_upstream_s_list() {
+        let said = json!({"message": "Wrong name of the GET parameter"});
+        let error = ApiError::listed(StatusCode::FORBIDDEN, "url", "id", vec![said.clone()]);
+        assert_eq!(
+            error.body(),
+            json!({"status": "error", "errors": [{"location": "url", "name": "id", "description": [said]}]})
+        );
     }
 }

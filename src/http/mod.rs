@@ -1,8 +1,8 @@
 //! The HTTP plumbing every router shares (the API's resources in `api`, contract management
 //! in `contracting`, the live auction in `auction`): the server's state ([`App`]), the
 //! envelope and its errors, reading a body, who is calling, the checks of a write, the reads
-//! and writes of a record's collections, document writes, received files and pages compiled
-//! into the binary. It names none of the routers.
+//! and writes of a record's collections, document writes, received files, pages compiled
+//! into the binary, and the loop that serves connections. It names none of the routers.
 
 pub mod auth;
 pub mod body;
@@ -13,8 +13,10 @@ pub mod guard;
 pub mod pages;
 pub mod reads;
 pub mod reply;
+pub mod serve;
 pub mod throttle;
 pub mod upload;
+pub mod users;
 pub mod writes;
 
 use crate::clock::clocks::Clocks;
@@ -42,7 +44,9 @@ pub struct App {
     pub clocks: Arc<Clocks>,
     pub brokers: Brokers,
     /// The document service's own users (`--ds-users`, or the brokers file's uploaders).
-    pub ds_users: crate::files::users::Users,
+    pub ds_users: users::Users,
+    /// The EDR service's own users (the same files' `[platforms]`).
+    pub edr_users: users::Users,
     pub zone: Zone,
     /// The clock control API and faults on demand for anyone (`--testing`).
     pub testing: bool,
@@ -65,6 +69,8 @@ pub struct App {
     pub limits: Limits,
     /// The buckets of the rate, when the server has one.
     pub throttle: Option<Limiter>,
+    /// EDR answers set per code on demand (with `--testing` or `--sandbox`).
+    pub edr_answers: crate::edr::Answers,
 }
 
 impl App {

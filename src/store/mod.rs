@@ -225,6 +225,21 @@ impl Store {
     /// The records on the test clock `clock` still in a live status, each named with its
     /// status (a tender not finished, a contract under management still active).
     pub fn live_on(&self, clock: &str) -> Vec<String> {
+        let live = self.live_records(clock);
+        let tenders = live
+            .tenders
+            .iter()
+            .map(|(id, status)| format!("tender {id} ({status})"));
+        let contracts = live
+            .contracts
+            .iter()
+            .map(|(id, status)| format!("contract {id} ({status})"));
+        tenders.chain(contracts).collect()
+    }
+
+    /// The records on the test clock `clock` still in a live status, with their statuses, in
+    /// the order they were made.
+    pub fn live_records(&self, clock: &str) -> Live {
         let ids = |contracts: bool| {
             let indexes = lock(&self.indexes);
             let on = indexes.on_test_clocks.get(clock);
@@ -240,22 +255,26 @@ impl Store {
         };
         // The tenders first, the contracts after: a write that finishes a tender hands its
         // contracts over before the tender reads finished, so none is missed between the two.
-        let mut live: Vec<String> = ids(false)
-            .iter()
+        let tenders = ids(false)
+            .into_iter()
             .filter_map(|id| {
-                self.read(id, |t| {
-                    (!t.status.is_terminal())
-                        .then(|| format!("tender {id} ({})", t.status.as_str()))
-                })?
+                let status = self.read(&id, |t| {
+                    (!t.status.is_terminal()).then(|| t.status.as_str())
+                })??;
+                Some((id, status))
             })
             .collect();
-        live.extend(ids(true).iter().filter_map(|id| {
-            self.read_contract(id, |c| {
-                (c.status == crate::contracting::contract::Status::Active)
-                    .then(|| format!("contract {id} ({})", c.status.as_str()))
-            })?
-        }));
-        live
+        let contracts = ids(true)
+            .into_iter()
+            .filter_map(|id| {
+                let status = self.read_contract(&id, |c| {
+                    (c.status == crate::contracting::contract::Status::Active)
+                        .then(|| c.status.as_str())
+                })??;
+                Some((id, status))
+            })
+            .collect();
+        Live { tenders, contracts }
     }
 
     /// A page of the listing, with the listed fields of each row when the request wants fields.
@@ -285,6 +304,14 @@ impl Drop for LiveHold {
             lock(&self.store.indexes).release_live(&self.owner);
         }
     }
+}
+
+/// The records of one test clock still in a live status: (id, status) of each tender, then of
+/// each contract under management.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Live {
+    pub tenders: Vec<(String, &'static str)>,
+    pub contracts: Vec<(String, &'static str)>,
 }
 
 /// The listed fields of a tender the listing shows (none for a draft).

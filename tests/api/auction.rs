@@ -372,71 +372,84 @@ async fn the_page_is_served_with_its_assets_and_a_strict_policy() {
     unknown.assert_refused_on(404, "auction_id");
 }
 
-/// A real-time sandbox plans a quick auction as upstream's chronograph did, at least 12
-/// minutes after tendering on the quarter hour, and keeps upstream's stage lengths however much
-/// the tender is accelerated: read back from the server's dates, not waited for.
+/// A sandbox plans a quick auction as upstream's chronograph did, at least 12 minutes after
+/// tendering on the quarter hour, and keeps upstream's stage lengths however much the tender is
+/// accelerated: read back from the server's dates, not waited for. The tender lives on a test
+/// clock standing where the test puts it and moved only by it (a tendering of seconds on the
+/// wall clock raced a busy machine: its creation could come after its own enquiry end): on an
+/// ordinary afternoon, and across the night Kyiv springs forward (03:00 EET is 04:00 EEST).
 #[tokio::test]
 async fn a_sandbox_quick_auction_waits_12_minutes_and_keeps_upstream_s_stage_lengths() {
     let s = TestServer::sandbox().await;
-    let now = s.date_now().await;
-    let soon = |seconds: i64| {
-        (moment(&now) + time::Duration::seconds(seconds))
-            .format(&time::format_description::well_known::Rfc3339)
-            .expect("formats")
-    };
-    let mut body = tender_body(&now, 1, 4);
-    body["procurementMethodDetails"] = json!("quick, accelerator=1440");
-    body["submissionMethodDetails"] = json!("quick");
-    body["enquiryPeriod"]["endDate"] = json!(soon(1));
-    body["tenderPeriod"]["endDate"] = json!(soon(3));
-    let (id, _, _) = s.create(body).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while s.tender(&id).await["status"] != "active.tendering" {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "tendering never started"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    s.bid(&id, 480.0).await;
-    s.bid(&id, 450.0).await;
-    let t = loop {
+    for (tender_end, planned) in [
+        ("2026-11-27T16:30:00+02:00", "2026-11-27T16:45:00+02:00"),
+        ("2027-03-28T02:55:00+02:00", "2027-03-28T04:15:00+03:00"),
+    ] {
+        let end = moment(tender_end);
+        let at = |t: time::OffsetDateTime| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .expect("formats")
+        };
+        let made = s
+            .by("broker")
+            .post(
+                "/testing/clocks",
+                json!({"now": at(end - time::Duration::hours(2))}),
+            )
+            .await
+            .assert_status(201);
+        let clock = made.id();
+        let on = Clock::Test {
+            broker: "broker",
+            id: &clock,
+        };
+        let mut body = tender_body(&at(end - time::Duration::hours(2)), 1, 4);
+        body["procurementMethodDetails"] = json!("quick, accelerator=1440");
+        body["submissionMethodDetails"] = json!("quick");
+        body["enquiryPeriod"]["endDate"] = json!(at(end - time::Duration::hours(1)));
+        body["tenderPeriod"]["endDate"] = json!(tender_end);
+        let created = s
+            .post("/api/2.3/tenders")
+            .broker("broker")
+            .header("X-Testing-Clock", &clock)
+            .data(body)
+            .send()
+            .await
+            .assert_status(201);
+        let id = created.id();
+        s.past_on(on, &at(end - time::Duration::hours(1))).await;
+        assert_eq!(s.tender(&id).await["status"], "active.tendering");
+        s.bid(&id, 480.0).await;
+        s.bid(&id, 450.0).await;
+        s.past_on(on, tender_end).await;
         let t = s.tender(&id).await;
-        if t["status"] == "active.auction" {
-            break t;
-        }
-        assert!(std::time::Instant::now() < deadline, "no auction: {t}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
-    let st = state(&s, &text(&t["auctionUrl"])).await;
-    let start = instant(&st["startDate"]);
-    assert_eq!(start, instant(&t["auctionPeriod"]["startDate"]));
-    let after = start - instant(&t["tenderPeriod"]["endDate"]);
-    assert!(
-        after >= time::Duration::minutes(12) && after < time::Duration::minutes(27),
-        "the auction starts {after} after tendering: {t}"
-    );
-    assert_eq!(
-        (start.minute() % 15, start.second(), start.nanosecond()),
-        (0, 0, 0),
-        "on the quarter hour: {start}"
-    );
-    assert_eq!(st["status"], "waiting", "{st}");
-    let offsets: Vec<i64> = st["stages"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|s| (instant(&s["start"]) - start).whole_seconds())
-                .collect()
-        })
-        .unwrap_or_default();
-    assert_eq!(
-        offsets,
-        [0, 300, 420, 540, 660, 780, 900, 1020, 1140, 1260, 1260]
-    );
-    assert_eq!(
-        instant(&t["next_check"]),
-        start,
-        "the tender waits for its start"
-    );
+        assert_eq!(t["status"], "active.auction", "{t}");
+        let st = state(&s, &text(&t["auctionUrl"])).await;
+        let start = instant(&st["startDate"]);
+        assert_eq!(start, instant(&t["auctionPeriod"]["startDate"]));
+        assert_eq!(start, moment(planned), "{tender_end}: {t}");
+        let after = start - end;
+        assert!(
+            after >= time::Duration::minutes(12) && after < time::Duration::minutes(27),
+            "the auction starts {after} after tendering: {t}"
+        );
+        assert_eq!(st["status"], "waiting", "{st}");
+        let offsets: Vec<i64> = st["stages"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| (instant(&s["start"]) - start).whole_seconds())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            offsets,
+            [0, 300, 420, 540, 660, 780, 900, 1020, 1140, 1260, 1260]
+        );
+        assert_eq!(
+            instant(&t["next_check"]),
+            start,
+            "the tender waits for its start"
+        );
+    }
 }

@@ -715,6 +715,15 @@ impl TestServer {
     }
 }
 
+/// A password as upstream's users files hold it: its SHA-512 digest in hexadecimal.
+pub fn sha512_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha512::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The string `v` holds, or an empty one.
 pub fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()

@@ -879,14 +879,6 @@ async fn multipart_bid_documents_redirect_to_a_temporary_address() {
     assert_eq!(body, b"bid file");
 }
 
-fn sha512_hex(text: &str) -> String {
-    use sha2::Digest;
-    sha2::Sha512::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// A broker's existing document service configuration points at this server: its users come
 /// from upstream's file (groups of `user = sha512 hex`), `uploaders` and `api` upload, anyone
 /// else is refused, and the brokers' own keys keep working.

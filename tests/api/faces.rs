@@ -1,6 +1,6 @@
 //! The faces of the server beside the JSON API: the OpenAPI description agrees with the
 //! router, the dashboard and its assets and the server's icon are served, and a browser shown a
-//! participation address refused gets a page saying so.
+//! participation address refused, or the address of no auction, gets a page saying so.
 
 use crate::common::{Reply, TestServer, text};
 use serde_json::Value;
@@ -153,7 +153,22 @@ async fn the_dashboard_and_its_assets_are_served_from_the_binary() {
         json.body["data"]["links"]["api"],
         format!("{}/api/2.3/tenders", server.base)
     );
+    assert_eq!(
+        json.body["data"]["now"],
+        server.now().await,
+        "the server's time, in its zone, as the clock shows it"
+    );
     let bare = TestServer::start_with(tender_registry::Settings::default()).await;
+    let bare_index = bare
+        .get("/")
+        .header("Accept", "application/json")
+        .send()
+        .await;
+    let now = text(&bare_index.body["data"]["now"]);
+    assert!(
+        now.ends_with("+02:00") || now.ends_with("+03:00"),
+        "without a clock API too, in Kyiv's offset: {now}"
+    );
     let index = bare.get("/").send().await;
     assert!(
         !index.text.contains("/testing/"),
@@ -254,5 +269,52 @@ async fn a_browser_is_told_a_participation_address_is_not_valid_and_a_client_get
                 answer.text
             );
         }
+    }
+}
+
+/// The address of no auction (an unknown id, a tender without one) is a page saying so to a
+/// browser, 404, and the envelope to any other client.
+#[tokio::test]
+async fn a_browser_is_told_no_auction_is_there_and_a_client_gets_the_envelope() {
+    let server = TestServer::start().await;
+    let (without, _, _) = server.published().await;
+    for id in [
+        crate::common::UNKNOWN_ID.to_string(),
+        without,
+        format!("{}_lot", crate::common::UNKNOWN_ID),
+    ] {
+        let page = format!("/auctions/{id}");
+        let shown = server.get(&page).header("Accept", BROWSER).send().await;
+        assert_eq!(shown.status, 404, "{page}: {}", shown.text);
+        assert_eq!(
+            shown.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+        assert!(
+            shown
+                .header("content-security-policy")
+                .is_some_and(|p| p.starts_with("default-src 'self'"))
+        );
+        assert!(
+            shown.text.contains("id=\"unknown-auction\"")
+                && shown.text.contains("No auction is found at this address"),
+            "{}",
+            shown.text
+        );
+        for accept in [None, Some("application/json"), Some("*/*")] {
+            let mut call = server.get(&page);
+            if let Some(accept) = accept {
+                call = call.header("Accept", accept);
+            }
+            call.send()
+                .await
+                .assert_refused(404, "url", "auction_id", "Not Found");
+        }
+        server
+            .get(&format!("{page}/state"))
+            .header("Accept", BROWSER)
+            .send()
+            .await
+            .assert_refused(404, "url", "auction_id", "Not Found");
     }
 }

@@ -1,5 +1,6 @@
 //! Faults on demand (`/testing/faults`): each fault as a client sees it, whose requests a rule
-//! hits and how often, the refusals, and the log line that names the rule.
+//! hits and how often, rules scoped to a test clock, the refusals, and the log line that names
+//! the rule.
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -413,12 +414,12 @@ async fn invalid_rules_are_refused_with_422() {
         (
             json!({"match": {"path": "/api/2.3/tenders/*x"}, "fault": "delay", "delay_ms": 1}),
             "match.path",
-            "Should be a path under /api/2.3 such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
+            "Should be a path under /api/2.3 or /auctions such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
         ),
         (
             json!({"match": {"path": "/testing/clock"}, "fault": "delay", "delay_ms": 1}),
             "match.path",
-            "Should be a path under /api/2.3 such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
+            "Should be a path under /api/2.3 or /auctions such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
         ),
         (
             json!({"match": {"path": "/api/2.3/tenders", "method": "FETCH"}, "fault": "delay", "delay_ms": 1}),
@@ -500,6 +501,325 @@ async fn without_testing_there_is_no_fault_api() {
     ] {
         assert_eq!((r.status, r.error()), not_found, "{}", r.text);
     }
+}
+
+/// A new test clock of `broker`'s, standing where its clock stands: its id and now.
+async fn test_clock(s: &TestServer, broker: &str) -> (String, String) {
+    let r = s
+        .by(broker)
+        .post("/testing/clocks", json!({}))
+        .await
+        .assert_status(201);
+    (r.id(), text(&r.body["data"]["now"]))
+}
+
+/// A call to the fault API at `path` as `broker`, scoped to test clock `clock` by the header.
+fn on_clock(s: &TestServer, method: reqwest::Method, path: &str, clock: &str) -> Call {
+    s.call(method, path)
+        .broker("broker")
+        .header("X-Testing-Clock", clock)
+}
+
+/// The rules `broker` sees with the header naming `clock`.
+async fn rules_on(s: &TestServer, clock: &str) -> Value {
+    let r = on_clock(s, reqwest::Method::GET, "/testing/faults", clock)
+        .send()
+        .await
+        .assert_status(200);
+    r.body["data"].clone()
+}
+
+/// Asks to create a tender as broker on test clock `clock` (by the header), dated `now`.
+async fn create_on(s: &TestServer, clock: &str, now: &str) -> Reply {
+    on_clock(s, reqwest::Method::POST, "/api/2.3/tenders", clock)
+        .data(tender_body(now, 1, 4))
+        .send()
+        .await
+}
+
+/// Two CI jobs of one broker, each on a test clock of its own, each setting, reading and
+/// clearing fault rules scoped to its clock: neither sees the other's, nor is hit by them.
+#[tokio::test]
+async fn two_jobs_of_one_broker_each_on_its_own_clock_neither_sees_nor_is_hit_by_the_other() {
+    let s = TestServer::start().await;
+    let ((a, now), (b, _)) = (
+        test_clock(&s, "broker").await,
+        test_clock(&s, "broker").await,
+    );
+    // Job A scopes its rule by the header, job B by match.clock.
+    let mut a_creation = on_creation("error-after-commit");
+    a_creation["times"] = json!(2);
+    let a_rule = on_clock(&s, reqwest::Method::POST, "/testing/faults", &a)
+        .data(a_creation)
+        .send()
+        .await
+        .assert_status(201)
+        .body["data"]
+        .clone();
+    assert_eq!(
+        a_rule["match"],
+        json!({"method": "POST", "path": "/api/2.3/tenders", "clock": a}),
+        "anyone's requests on the clock"
+    );
+    let mut b_creation = on_creation("error-before-commit");
+    b_creation["match"]["clock"] = json!(b);
+    let b_rule = fault(&s, "broker", b_creation).await;
+
+    let unscoped = s.try_create(tender_body(&now, 1, 4)).await;
+    assert_eq!(unscoped.status, 201, "on no test clock: {}", unscoped.text);
+    let b_try = create_on(&s, &b, &now).await;
+    assert_eq!(
+        (b_try.status, b_try.body.clone()),
+        unavailable(503, "Service Unavailable")
+    );
+    assert_eq!(listed(&s).await.len(), 1, "job B's creation was refused");
+    let a_try = create_on(&s, &a, &now).await;
+    assert_eq!(a_try.status, 503, "{}", a_try.text);
+    assert_eq!(listed(&s).await.len(), 2, "job A's tender was created");
+    assert_eq!(rule(&s, &text(&a_rule["id"])).await["hits"], 1);
+    assert_eq!(rule(&s, &text(&b_rule["id"])).await["hits"], 1);
+
+    // Job B's rule is spent; job A's, one hit left, leaves B's creation (by the clock word) be.
+    let mut by_word = tender_body(&now, 1, 4);
+    by_word["procurementMethodDetails"] = json!(format!("quick, clock={b}"));
+    let b_tender = s.try_create(by_word).await.assert_status(201).id();
+    let a_tender = text(&listed(&s).await[1]["id"]);
+    on_clock(&s, reqwest::Method::POST, "/testing/faults", &b)
+        .data(json!({"match": {"method": "GET", "path": "/api/2.3/tenders/*"}, "fault": "error-before-commit", "probability": 1}))
+        .send()
+        .await
+        .assert_status(201);
+    let read = |id: &str| s.get(&format!("/api/2.3/tenders/{id}")).send();
+    assert_eq!(read(&a_tender).await.status, 200, "job A's tender is read");
+    assert_eq!(
+        read(&b_tender).await.status,
+        503,
+        "job B's is not, by anyone"
+    );
+
+    let a_seen = rules_on(&s, &a).await;
+    assert_eq!(a_seen, json!([rule(&s, &text(&a_rule["id"])).await]));
+    let b_seen = rules_on(&s, &b).await;
+    assert_eq!(b_seen.as_array().map(Vec::len), Some(2), "{b_seen}");
+    assert!(
+        b_seen
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|r| r["match"]["clock"] == b)
+    );
+    let everyone = s.by("broker").get("/testing/faults").await;
+    assert_eq!(
+        count(&everyone.body["data"]),
+        Some(3),
+        "unscoped, as before"
+    );
+
+    let cleared = on_clock(&s, reqwest::Method::DELETE, "/testing/faults", &b)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(cleared.body["data"], b_seen, "job B's rules, as they were");
+    assert_eq!(rules_on(&s, &b).await, json!([]));
+    assert_eq!(rules_on(&s, &a).await, a_seen, "job A's rule stays");
+    assert_eq!(read(&b_tender).await.status, 200);
+    assert_eq!(
+        create_on(&s, &a, &now).await.status,
+        503,
+        "and still hits job A"
+    );
+    // One rule by id, through another clock's scope, is not found.
+    let a_path = format!("/testing/faults/{}", text(&a_rule["id"]));
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        on_clock(&s, method, &a_path, &b)
+            .send()
+            .await
+            .assert_refused(404, "url", "fault_id", "Not Found");
+    }
+    let shown = on_clock(&s, reqwest::Method::GET, &a_path, &a).send().await;
+    assert_eq!(
+        (shown.status, &shown.body["data"]["hits"]),
+        (200, &json!(2))
+    );
+}
+
+/// A rule of a test clock hits every request to a record living on it, whoever sends it: the
+/// tender and what lies under it, its auction's JSON, its contract under management.
+#[tokio::test]
+async fn a_clock_s_rule_hits_the_records_living_on_it_and_no_other() {
+    let server = TestServer::start().await;
+    let s = &server;
+    let made = |shape: Value| async move {
+        let r = s.by("broker").post("/testing/tenders", shape).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        r.body
+    };
+    let auction = made(json!({"status": "active.auction"})).await;
+    let other = made(json!({"status": "active.auction"})).await;
+    let clock = text(&auction["clock"]["id"]);
+    let scoped = |method: &str, path: &str| {
+        let rule = json!({"match": {"method": method, "path": path}, "fault": "error-before-commit", "probability": 1});
+        on_clock(s, reqwest::Method::POST, "/testing/faults", &clock)
+            .data(rule)
+            .send()
+    };
+    for (method, path) in [
+        ("GET", "/auctions/*/state"),
+        ("GET", "/api/2.3/tenders/*/bids/*"),
+        ("GET", "/api/2.3/contracts/*"),
+    ] {
+        scoped(method, path).await.assert_status(201);
+    }
+    let state = |answer: &Value| {
+        let url = format!("{}/state", text(&answer["data"]["auctionUrl"]));
+        async move { s.get(&url).send().await.status }
+    };
+    assert_eq!(
+        state(&auction).await,
+        503,
+        "its auction's JSON, anonymously"
+    );
+    assert_eq!(state(&other).await, 200, "another clock's auction");
+    let bid = |answer: &Value| {
+        let (tender, b) = (text(&answer["data"]["id"]), &answer["bids"][0]);
+        let path = format!(
+            "/api/2.3/tenders/{tender}/bids/{}?acc_token={}",
+            text(&b["id"]),
+            text(&b["token"])
+        );
+        let broker = text(&b["broker"]);
+        async move { s.by(&broker).get(&path).await.status }
+    };
+    assert_eq!(bid(&auction).await, 503, "another broker's read of its bid");
+    assert_eq!(bid(&other).await, 200);
+    s.get(&format!(
+        "/api/2.3/tenders/{}",
+        text(&auction["data"]["id"])
+    ))
+    .send()
+    .await
+    .assert_status(200);
+
+    // A contract under management lives on its tender's clock; its rule is that clock's.
+    let signed = made(json!({"status": "complete", "bids": 1, "contract": "active"})).await;
+    let contract_clock = text(&signed["clock"]["id"]);
+    let contract = text(&signed["contracts"][0]["id"]);
+    let path = format!("/api/2.3/contracts/{contract}");
+    assert_eq!(
+        s.get(&path).send().await.status,
+        200,
+        "the rule is another clock's"
+    );
+    on_clock(s, reqwest::Method::POST, "/testing/faults", &contract_clock)
+        .data(json!({"match": {"path": "/api/2.3/contracts/*"}, "fault": "error-before-commit"}))
+        .send()
+        .await
+        .assert_status(201);
+    assert_eq!(s.get(&path).send().await.status, 503);
+}
+
+/// Only a clock's owner names it, and only a live clock: an unknown, deleted or foreign one is
+/// refused with the envelope, and nothing changes.
+#[tokio::test]
+async fn a_rule_on_an_unknown_deleted_or_foreign_clock_is_refused_and_nothing_changes() {
+    let s = TestServer::start().await;
+    let (mine, _) = test_clock(&s, "broker").await;
+    let (theirs, _) = test_clock(&s, "broker1").await;
+    let (gone, _) = test_clock(&s, "broker").await;
+    s.by("broker")
+        .delete(&format!("/testing/clocks/{gone}"))
+        .await
+        .assert_status(200);
+    let kept = fault(&s, "broker", on_creation("drop-after-commit")).await;
+    let before = s.get("/testing/faults").send().await.body["data"].clone();
+    let rule = json!({"match": {"path": "/api/2.3/tenders"}, "fault": "error-before-commit"});
+    let post = reqwest::Method::POST;
+    for (call, status, location, name, description) in [
+        (
+            on_clock(&s, post.clone(), "/testing/faults", UNKNOWN_ID),
+            422,
+            "header",
+            "X-Testing-Clock",
+            format!("No test clock has the id {UNKNOWN_ID}."),
+        ),
+        (
+            on_clock(&s, post.clone(), "/testing/faults", &gone),
+            422,
+            "header",
+            "X-Testing-Clock",
+            format!("The test clock {gone} was deleted: it is given no fault rules."),
+        ),
+        (
+            on_clock(&s, post.clone(), "/testing/faults", &theirs),
+            403,
+            "header",
+            "X-Testing-Clock",
+            format!("The test clock {theirs} is another broker's."),
+        ),
+        (
+            on_clock(&s, reqwest::Method::GET, "/testing/faults", &theirs),
+            403,
+            "header",
+            "X-Testing-Clock",
+            format!("The test clock {theirs} is another broker's."),
+        ),
+        (
+            on_clock(&s, reqwest::Method::DELETE, "/testing/faults", &gone),
+            422,
+            "header",
+            "X-Testing-Clock",
+            format!("The test clock {gone} was deleted: it is given no fault rules."),
+        ),
+        (
+            s.post("/testing/faults").header("X-Testing-Clock", &mine),
+            403,
+            "url",
+            "permission",
+            "Forbidden".to_string(),
+        ),
+        (
+            s.delete("/testing/faults").header("X-Testing-Clock", &mine),
+            403,
+            "url",
+            "permission",
+            "Forbidden".to_string(),
+        ),
+    ] {
+        let r = call.data(rule.clone()).send().await;
+        r.assert_refused(status, location, name, description);
+    }
+    let in_body = |clock: &str| {
+        let mut r = rule.clone();
+        r["match"]["clock"] = json!(clock);
+        r
+    };
+    fault_refused(&s, in_body(&theirs), 403, "match.clock").await;
+    fault_refused(&s, in_body(UNKNOWN_ID), 422, "match.clock").await;
+    let disagreeing = on_clock(&s, post.clone(), "/testing/faults", &mine)
+        .data(in_body(&gone))
+        .send()
+        .await;
+    disagreeing.assert_refused(
+        422,
+        "body",
+        "match.clock",
+        format!("It names the test clock {gone}, the X-Testing-Clock header another ({mine})."),
+    );
+    let mut naming_another = in_body(&mine);
+    naming_another["match"]["broker"] = json!("broker1");
+    fault_refused(&s, naming_another, 403, "permission").await;
+    assert_eq!(
+        s.get("/testing/faults").send().await.body["data"],
+        before,
+        "nothing was added nor removed"
+    );
+    assert_eq!(before, json!([kept]));
+}
+
+/// Sets `rule` as broker and asserts it is refused with `status`, naming `name`.
+async fn fault_refused(s: &TestServer, rule: Value, status: u16, name: &str) {
+    let r = set(s, Some("broker"), rule).await;
+    r.assert_refused_on(status, name);
 }
 
 /// Read from the server binary's own output, as an operator reads it: a subscriber set for one

@@ -305,14 +305,14 @@ async fn the_index_and_the_description_show_a_sandbox_s_limits() {
     let text = s.get("/").send().await.text;
     assert!(
         text.contains(
-            "limits     each broker: 1,000 requests a second (burst 1,000); 5,000 live \
+            "limits      each broker: 1,000 requests a second (burst 1,000); 5,000 live \
              tenders; 100 live test clocks; 100,000 uploaded files; 512 MiB of uploaded files"
         ),
         "{text}"
     );
     let mine = s.get("/").broker("broker").send().await.text;
     assert!(
-        mine.contains("held       broker broker: 0 live tenders, 0 live test clocks, 0 uploaded files (0 bytes)"),
+        mine.contains("held        broker broker: 0 live tenders, 0 live test clocks, 0 uploaded files (0 bytes)"),
         "{mine}"
     );
     // Every operation of the description may answer 429, with Retry-After.
@@ -366,7 +366,7 @@ async fn testing_without_the_options_keeps_its_freedom() {
     );
     let text = s.get("/").send().await.text;
     assert!(
-        text.contains("limits     each broker: 100 live test clocks"),
+        text.contains("limits      each broker: 100 live test clocks"),
         "{text}"
     );
 }

@@ -12,6 +12,7 @@ mod contracting;
 mod conventions;
 mod docservice;
 mod documents;
+mod edr;
 mod faces;
 mod faults;
 mod lifecycle;

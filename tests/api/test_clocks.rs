@@ -167,9 +167,14 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
 
     let listed = s.by("broker").get("/testing/clocks").await;
     assert_eq!(listed.status, 200, "{}", listed.text);
+    let with_no_records = |c: &Value| {
+        let mut c = c.clone();
+        c["live"] = json!({"tenders": [], "contracts": []});
+        c
+    };
     assert_eq!(
         listed.body["data"],
-        json!([clock, back]),
+        json!([with_no_records(&clock), with_no_records(&back)]),
         "its own, in order"
     );
     let read = s.anyone().get(&format!("/testing/clocks/{id}")).await;
@@ -203,7 +208,11 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         (&json!(true), &json!(true))
     );
     let listed = s.by("broker").get("/testing/clocks").await;
-    assert_eq!(listed.body["data"], json!([back]), "no longer listed");
+    assert_eq!(
+        listed.body["data"],
+        json!([with_no_records(&back)]),
+        "no longer listed"
+    );
     let after = read_clock(&s, &id).await;
     assert_eq!(
         (&after["deleted"], &after["now"], &after["movable"]),
@@ -222,6 +231,58 @@ async fn a_broker_creates_lists_reads_moves_and_deletes_its_test_clocks() {
         .await
         .assert_refused_on(409, "clock_id");
     assert_eq!(read_clock(&s, &id).await, after, "nothing changed");
+}
+
+/// The list of a broker's clocks names each one's records still live, as a deletion would find
+/// them: its tenders not finished (a draft too), then its contracts under management still
+/// active; a finished record is no longer named, and no other broker's clock is listed.
+#[tokio::test]
+async fn the_list_names_each_clock_s_live_records() {
+    let s = TestServer::start().await;
+    let a = text(&new_clock(&s, "broker", json!({"name": "a"})).await["id"]);
+    let b = text(&new_clock(&s, "broker", json!({"name": "b"})).await["id"]);
+    new_clock(&s, "broker1", json!({})).await;
+    let mut draft = tender_body(&text(&read_clock(&s, &a).await["now"]), 1, 4);
+    draft["status"] = json!("draft");
+    let draft = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &a)
+        .data(draft)
+        .send()
+        .await
+        .assert_status(201)
+        .id();
+    let (published, _, _) = tender_on(&s, "broker", &a).await;
+    let (complete, _, contract) = completed_on(&s, &b).await;
+    let listed = s
+        .by("broker")
+        .get("/testing/clocks")
+        .await
+        .assert_status(200);
+    let live: Vec<(Value, Value)> = listed.body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| (c["name"].clone(), c["live"].clone()))
+        .collect();
+    assert_eq!(
+        live,
+        [
+            (
+                json!("a"),
+                json!({"tenders": [draft, published], "contracts": []})
+            ),
+            (json!("b"), json!({"tenders": [], "contracts": [contract]})),
+        ],
+        "{complete} is complete: {}",
+        listed.text
+    );
+    let read = read_clock(&s, &a).await;
+    assert!(
+        read.get("live").is_none(),
+        "a read by anyone names none: {read}"
+    );
 }
 
 #[tokio::test]
@@ -339,7 +400,13 @@ async fn every_bad_request_is_refused_with_the_envelope_and_changes_nothing() {
         "the clock stands as made"
     );
     let listed = s.by("broker").get("/testing/clocks").await;
-    assert_eq!(listed.body["data"], json!([clock]), "and is the only one");
+    let mut as_listed = clock.clone();
+    as_listed["live"] = json!({"tenders": [], "contracts": []});
+    assert_eq!(
+        listed.body["data"],
+        json!([as_listed]),
+        "and is the only one"
+    );
     assert_eq!(
         s.by("broker1").get("/testing/clocks").await.body["data"],
         json!([])
@@ -584,7 +651,7 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
         "url",
         "clock_id",
         format!(
-            "The test clock {id} holds records in a live status: tender {tender} (active.enquiries). A clock is deleted once its records are finished."
+            "The test clock {id} holds records in a live status: tender {tender} (active.enquiries). A clock is deleted once its records are finished. Finish them, or delete it with ?settle=true."
         ),
     );
     assert_eq!(read_clock(&s, &id).await["deleted"], Value::Null);
@@ -613,6 +680,95 @@ async fn a_clock_is_deleted_once_its_records_are_finished_and_they_stay() {
 const HUNDRED_CLOCKS: &str = "Broker broker holds 100 live test clocks, the most a broker keeps \
     on this sandbox: delete one it no longer needs (a clock is deleted once its records are \
     finished).";
+
+/// A deletion with `?settle=true` finishes what still lives on the clock as its owner would:
+/// a live tender and a draft cancelled, a contract under management terminated with its value
+/// paid; each change reaches the feed and every record stays readable.
+#[tokio::test]
+async fn a_deletion_asked_to_settle_finishes_the_clock_s_live_records_first() {
+    let s = TestServer::start().await;
+    let id = text(&new_clock(&s, "broker", json!({})).await["id"]);
+    let (completed, _, contract) = completed_on(&s, &id).await;
+    let (live, _, _) = tender_on(&s, "broker", &id).await;
+    let now = text(&read_clock(&s, &id).await["now"]);
+    let mut draft_body = tender_body(&now, 1, 4);
+    draft_body["status"] = json!("draft");
+    let draft = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &id)
+        .data(draft_body)
+        .send()
+        .await
+        .assert_status(201)
+        .id();
+    // The feed is ordered by the server's own time, whichever clock a tender lives on.
+    let feed_from = s.now().await;
+    let path = format!("/testing/clocks/{id}");
+    for bad in ["yes", ""] {
+        s.by("broker")
+            .delete(&format!("{path}?settle={bad}"))
+            .await
+            .assert_refused(422, "url", "settle", "settle should be true or false.");
+    }
+    let refused = delete_clock(&s, "broker", &id).await;
+    refused.assert_refused(
+        409,
+        "url",
+        "clock_id",
+        format!(
+            "The test clock {id} holds records in a live status: tender {live} (active.enquiries), tender {draft} (draft), contract {contract} (active). A clock is deleted once its records are finished. Finish them, or delete it with ?settle=true."
+        ),
+    );
+    s.by("otherbroker")
+        .delete(&format!("{path}?settle=true"))
+        .await
+        .assert_status(403);
+    assert_eq!(s.tender(&live).await["status"], "active.enquiries");
+
+    let gone = s
+        .by("broker")
+        .delete(&format!("{path}?settle=true"))
+        .await
+        .assert_status(200);
+    assert_eq!(gone.body["data"]["deleted"], true);
+    let mut settled_tenders: Vec<Value> = gone.body["data"]["settled"]["tenders"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    settled_tenders.sort_by_key(|v| v.to_string());
+    let mut expected = vec![json!(live), json!(draft)];
+    expected.sort_by_key(|v| v.to_string());
+    assert_eq!(settled_tenders, expected);
+    assert_eq!(gone.body["data"]["settled"]["contracts"], json!([contract]));
+
+    let reason = format!("The test clock {id} was deleted with settle=true.");
+    for tender in [&live, &draft] {
+        let read = s.tender(tender).await;
+        assert_eq!(read["status"], "cancelled", "{read}");
+        assert_eq!(read["cancellations"][0]["reason"], json!(reason));
+        assert_eq!(read["cancellations"][0]["status"], "active");
+    }
+    assert_eq!(s.tender(&completed).await["status"], "complete");
+    let ended = s.read(&format!("/api/2.3/contracts/{contract}")).await["data"].clone();
+    assert_eq!(ended["status"], "terminated", "{ended}");
+    assert_eq!(ended["amountPaid"]["amount"], ended["value"]["amount"]);
+    assert_eq!(ended["terminationDetails"], json!(reason));
+
+    let feed = s.changes_from(&feed_from).await;
+    let fed: Vec<&Value> = feed["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| &r["id"])
+        .collect();
+    for tender in [&live, &draft] {
+        assert!(
+            fed.contains(&&json!(tender)),
+            "{tender} in the feed: {feed}"
+        );
+    }
+}
 
 #[tokio::test]
 async fn a_broker_holds_at_most_a_hundred_clocks() {

@@ -1,7 +1,9 @@
 //! The auction's participant page in a real browser: a bidder opens its `participationUrl`,
 //! gives its consent once, and in its turn posts a lower amount through the page's form; the
-//! page says it was accepted, and the auction's result awards the bidder at that amount. The
-//! address with a wrong secret is a page saying it is not valid.
+//! page says it was accepted (the refusal of a post too high before it gone), and the auction's
+//! result awards the bidder at that amount. The address with a wrong secret is a page saying it
+//! is not valid, that of no auction a page saying none is there; the dashboard says once when a
+//! waiting auction starts.
 
 use crate::{Dashboard, assert_shows, screenshot, string};
 use serde_json::{Value, json};
@@ -78,6 +80,19 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     .await;
     let address = string(&read["data"]["participationUrl"], "a participation address");
 
+    // Before it starts, the dashboard says once when the auction starts.
+    let (driver, session) = dashboard
+        .open(&format!("{base}/#/tenders/{id}"), 1280, 1000)
+        .await;
+    let (_, waiting) = call(client.get(interface(&address, "state"))).await;
+    let starts = format!(
+        "starts {}",
+        crate::short(&string(&waiting["data"]["startDate"], "its start"))
+    );
+    assert_shows(&session, ".auction-stage", &starts).await;
+    session.close().await;
+    drop(driver);
+
     // Into the dearer bidder's first turn: it bids first, 480 being the higher amount.
     let (_, own) = call(client.get(interface(&address, "state"))).await;
     move_clock(string(
@@ -98,9 +113,29 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
     let input = session
         .wait_for("#bid-amount-input", std::time::Duration::from_secs(5))
         .await;
+    // Too high first: refused, in red; then lower, accepted: the newer message replaces it.
+    session.type_text(&input, "470").await;
+    session.click_on("#place-bid-button").await;
+    assert_shows(&session, "alert.bids-form-alert", "Надто висока заявка").await;
+    session.click_on("#clear-bid-button").await;
     session.type_text(&input, "440").await;
     session.click_on("#place-bid-button").await;
-    assert_shows(&session, "alert.bids-form-alert", "Заявку прийнято").await;
+    // Read the moment the acceptance shows: the refusal would still stand (an alert lasts 4 s).
+    let alerts = session
+        .run_async(
+            "const done = arguments[arguments.length - 1];
+             const look = () => document.querySelector('alert.alert-success')
+                 ? done([...document.querySelectorAll('alert.bids-form-alert')]
+                     .map((a) => [a.className, a.textContent]))
+                 : setTimeout(look, 20);
+             look();",
+        )
+        .await;
+    assert_eq!(
+        alerts,
+        json!([["bids-form-alert alert-success", "Заявку прийнято"]]),
+        "the refusal is gone"
+    );
     screenshot(&session, "auction.png").await;
 
     // The address with another secret: a page saying it is not valid, no bidding form.
@@ -121,6 +156,15 @@ async fn a_bidder_posts_a_lower_amount_in_its_turn_from_its_page() {
             .map(|page| format!("{page}?"))
             .as_deref(),
         "a link to the auction for anyone"
+    );
+
+    // The address of no auction: a page saying so, not the JSON.
+    let nowhere = format!("{base}/auctions/0123456789abcdef0123456789abcdef");
+    session.goto(&nowhere).await;
+    let said = session.text_of("#unknown-auction").await;
+    assert!(
+        said.contains("No auction is found at this address"),
+        "{said}"
     );
 
     // The dashboard shows the tender's auction stage, and links to its page.

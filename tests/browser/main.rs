@@ -3,9 +3,10 @@
 //! server clock with the dashboard's own buttons: a day on, then to the dates the tender names,
 //! past the end of tendering and past the award's stand-still, where the tender waits with no
 //! next check of its own; its signed contract, terminated under contract management, stays
-//! `active` in the tender and says where it is managed. `faces.rs`: an empty server, the icon
-//! and a sign-in under a name the server does not know. `test_clocks.rs`: a broker's test
-//! clocks, and a tender on one moved by its own clock alone.
+//! `active` in the tender and says where it is managed. `faces.rs`: an empty server, the icon,
+//! a sign-in with a key the server does not know, a broker whose key is not its name, and the
+//! header of a server without --testing. `test_clocks.rs`: a broker's test clocks, a tender on
+//! one moved by its own clock alone, and the listing's next moves on each tender's clock.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (or `CHROMIUM` and `CHROMEDRIVER` naming
 //! the binaries). Without them the test fails under CI and is skipped, saying so, elsewhere.
@@ -25,7 +26,7 @@ use test_support::ReadJson;
 use webdriver::{Driver, Session};
 
 /// The server's clock stands here until the dashboard moves it, whatever today is.
-const START: &str = "2026-11-23T09:00:00+02:00";
+pub(crate) const START: &str = "2026-11-23T09:00:00+02:00";
 
 fn binary(variable: &str, default: &str) -> Option<String> {
     let path = std::env::var(variable).unwrap_or_else(|_| default.to_string());
@@ -75,13 +76,18 @@ pub(crate) struct Dashboard {
 impl Dashboard {
     /// The server and its client; `None` where there is no browser (see [`browser`]).
     pub(crate) async fn start() -> Option<Dashboard> {
-        let (chromium, chromedriver) = browser()?;
-        let server = test_support::serve(Settings {
+        Dashboard::start_with(Settings {
             testing: true,
             clock_start: Some(moment(START)),
             ..Settings::default()
         })
-        .await;
+        .await
+    }
+
+    /// [`Dashboard::start`] on a server started with `settings`.
+    pub(crate) async fn start_with(settings: Settings) -> Option<Dashboard> {
+        let (chromium, chromedriver) = browser()?;
+        let server = test_support::serve(settings).await;
         Some(Dashboard {
             base: server.base_url(),
             server,
@@ -157,12 +163,13 @@ impl Dashboard {
     }
 }
 
-/// Signs in on the dashboard under `name`.
-pub(crate) async fn sign_in(session: &Session, name: &str) {
+/// Signs in on the dashboard with the broker key `key` (the built-in brokers' keys are their
+/// names).
+pub(crate) async fn sign_in(session: &Session, key: &str) {
     let field = session
-        .wait_for("#viewer-name", Duration::from_secs(5))
+        .wait_for("#viewer-key", Duration::from_secs(5))
         .await;
-    session.type_text(&field, name).await;
+    session.type_text(&field, key).await;
     session.click_on("#sign-in").await;
 }
 

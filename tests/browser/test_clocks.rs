@@ -3,7 +3,8 @@
 //! a tender on a test clock names that clock in the header, whose "+1 day" moves that clock
 //! alone (not the broker's other clock, nor its own, nor the server's), the tender following;
 //! another broker signed in sees the clock read-only. A contract under management on a test
-//! clock names it too, and its owner's "+1 hour" moves it.
+//! clock names it too, and its owner's "+1 hour" moves it. The listing counts each tender's
+//! next move on the clock it lives on, for anyone.
 
 use crate::webdriver::Session;
 use crate::{
@@ -107,7 +108,7 @@ async fn a_broker_s_test_clocks_are_listed_and_a_tender_s_clock_moves_alone() {
     }
     let on_a = format!("{tender_id} active.enquiries");
     assert_shows(&session, &row(&a, "clock-tenders"), &on_a).await;
-    assert_shows(&session, &row(&b, "clock-tenders"), "none listed").await;
+    assert_shows(&session, &row(&b, "clock-tenders"), "none live").await;
     screenshot(&session, "dashboard-test-clocks.png").await;
     // The footer: the server's limits (with --testing, the test clocks' bound alone), and
     // what the signed-in broker holds against them.
@@ -336,6 +337,50 @@ async fn a_contract_under_management_on_a_test_clock_names_it_and_moves_it() {
         session.run("return window.unseen;").await,
         json!([]),
         "errors the page did not show"
+    );
+    dashboard.close(driver, session).await;
+}
+
+/// The listing counts a tender's next move on the clock the tender lives on, for an anonymous
+/// viewer too: a tender on a test clock moved half a day on is due in 12 hours, one on the
+/// server's clock (standing) in a day.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_counts_each_tender_s_next_move_on_its_own_clock() {
+    let Some(dashboard) = Dashboard::start().await else {
+        return;
+    };
+    let (base, client) = (&dashboard.base, &dashboard.client);
+    let made: Value = client
+        .post(format!("{base}/testing/clocks"))
+        .basic_auth("broker", Some(""))
+        .json(&json!({"data": {"name": "half a day on"}}))
+        .read_json()
+        .await;
+    let clock = string(&made["data"]["id"], "a clock's id");
+    let on_clock = dashboard.create_tender(Some(&clock)).await;
+    let on_server = dashboard.create_tender(None).await;
+    let moved: Value = client
+        .post(format!("{base}/testing/clocks/{clock}"))
+        .basic_auth("broker", Some(""))
+        .json(&json!({"data": {"advance": "PT12H"}}))
+        .read_json()
+        .await;
+    assert_eq!(
+        moved["data"]["now"], "2026-11-23T21:00:00.000000+02:00",
+        "{moved}"
+    );
+
+    let (driver, session) = dashboard.open(&format!("{base}/"), 1280, 800).await;
+    let next_move = |created: &Value| {
+        let id = string(&created["data"]["id"], "a tender");
+        format!("tr[data-id='{id}'] td:nth-child(5)")
+    };
+    let shown = wait_for_part(&session, &next_move(&on_clock), "in 12 h").await;
+    assert!(shown.starts_with("in 12 h"), "on its test clock: {shown}");
+    let shown = wait_for_part(&session, &next_move(&on_server), "in 1 d").await;
+    assert!(
+        shown.starts_with("in 1 d"),
+        "on the server's clock: {shown}"
     );
     dashboard.close(driver, session).await;
 }

@@ -11,11 +11,13 @@ const REFRESH_MS = 2000;
 
 const state = {
   clock: null,        // the server's: {now: ms, text, frozen, testing, movable}
-  viewer: null,       // the broker signed in here: {name, password}, or null
+  clockApi: true,     // whether the server answers /testing/clock (else its index tells the time)
+  viewer: null,       // the broker signed in here: {key, shown: its name}, or null
   viewerClock: null,  // its clock, as /testing/clock shows it to it
   tenderClock: null,  // the clock the shown tender or contract lives on (a test clock, or its owner's)
   testClocks: null,   // the signed-in broker's test clocks, or null where the server offers none
-  clockOf: new Map(), // tender id -> the id of the test clock it lives on, "" for none (for good)
+  clockOf: new Map(), // tender id -> the clock it lives on, for good: {test: id} or {broker: name}
+  clockNows: new Map(), // clock (as clockKey names it) -> its now in ms, read this refresh
   clocksKey: "",      // what the test clocks' table was last drawn from
   rows: new Map(),    // id -> listing row, newest change first
   olderOffset: null,  // next_page.offset of the last page loaded
@@ -65,6 +67,12 @@ function shortTime(text) {
   return typeof text === "string" ? text.slice(0, 16).replace("T", " ") : "";
 }
 
+/** The offset a timestamp is written in: `+02:00`, or `UTC`. */
+function offsetOf(text) {
+  const m = /([+-]\d\d:\d\d)$/.exec(text || "");
+  return m ? m[1] : "UTC";
+}
+
 /** A moment in the offset `sample` (a server timestamp) carries, shortened like shortTime. */
 function inZoneOf(sample, when) {
   const m = /([+-])(\d\d):(\d\d)$/.exec(sample || "");
@@ -85,12 +93,15 @@ function relative(when, from) {
   return past ? parts.join(" ") + " ago" : "in " + parts.join(" ");
 }
 
-/** A broker's HTTP Basic credentials as headers: the signed-in one's by default, none if none. */
+/**
+ * A broker's HTTP Basic credentials as headers: the signed-in one's by default, none if none.
+ * The user name is the broker's key; the server reads no password.
+ */
 function authHeaders(viewer) {
   const v = viewer === undefined ? state.viewer : viewer;
   if (!v) return {};
   let raw = "";
-  new TextEncoder().encode(v.name + ":" + (v.password || "")).forEach((b) => { raw += String.fromCharCode(b); });
+  new TextEncoder().encode(v.key + ":").forEach((b) => { raw += String.fromCharCode(b); });
   return { Authorization: "Basic " + btoa(raw) };
 }
 
@@ -109,29 +120,32 @@ function showProblem(text) {
 // ---- the clock --------------------------------------------------------------------------
 
 async function loadClock() {
-  const { status, body, date } = await getJson("/testing/clock");
+  const { status, body } = state.clockApi ? await getJson("/testing/clock") : { status: 404 };
   if (status === 200 && body && body.data) {
     state.clock = { now: ms(body.data.now), text: body.data.now, frozen: body.data.frozen, testing: true, movable: body.data.movable !== false };
   } else {
-    // Without --testing or --sandbox the clock is the server's own: read it from the Date header.
-    const now = date ? Date.parse(date) : Date.now();
-    state.clock = { now, text: new Date(now).toISOString(), frozen: false, testing: false, movable: false };
+    // Without --testing or --sandbox the clock is the server's own, which its index shows in
+    // the server's zone (the Date header would say it in GMT).
+    if (status === 404) state.clockApi = false;
+    const index = await getJson("/");
+    const text = index.status === 200 && index.body && index.body.data && index.body.data.now;
+    const now = text ? ms(text) : index.date ? Date.parse(index.date) : Date.now();
+    state.clock = { now, text: text || new Date(now).toISOString(), frozen: false, testing: false, movable: false };
   }
   // As with a record's clock, the viewer's stays until the new read is in.
   if (state.viewer && state.clock.testing) {
     const mine = await getJson("/testing/clock", authHeaders());
     state.viewerClock = mine.status === 200 && mine.body ? mine.body.data : null;
-    // The server knows no broker of this name (any more): the viewer is anonymous again.
-    if (mine.status === 403) forgetViewer(unknownName(state.viewer.name));
+    // The server knows no broker of this key (any more): the viewer is anonymous again.
+    if (mine.status === 403) forgetViewer(UNKNOWN_KEY);
   } else {
     state.viewerClock = null;
   }
   drawClock();
 }
 
-function unknownName(name) {
-  return "No broker named \u201c" + name + "\u201d is known here: not signed in.";
-}
+/** Said when no broker of the server has the key given (the key is not echoed back). */
+const UNKNOWN_KEY = "No broker of this server has that key: not signed in.";
 
 function showSignInProblem(text) {
   const p = $("sign-in-problem");
@@ -139,13 +153,17 @@ function showSignInProblem(text) {
   p.hidden = !text;
 }
 
-/** Signs in as `name` once the server knows it: the clock API refuses a name it does not (403). */
-async function signIn(name, password) {
-  const viewer = { name, password };
+/**
+ * Signs in with a broker's `key` (its Basic user name, as in the brokers file) once the server
+ * knows it: the clock API refuses a key it does not (403). The page then shows the broker by
+ * the name the server knows it by (its `owner`), which may differ from its key.
+ */
+async function signIn(key) {
+  const viewer = { key };
   const { status, body } = await getJson("/testing/clock", authHeaders(viewer));
+  $("viewer-key").value = "";
   if (status === 403) {
-    showSignInProblem(unknownName(name));
-    $("viewer-password").value = "";
+    showSignInProblem(UNKNOWN_KEY);
     return;
   }
   if (status !== 200 || !body) {
@@ -153,13 +171,11 @@ async function signIn(name, password) {
     showSignInProblem("Not signed in: " + (e ? e.description : "the server answered " + status));
     return;
   }
-  // The name the server knows the broker by (its key may differ).
-  viewer.shown = (body.data && body.data.broker) || name;
+  viewer.shown = (body.data && body.data.broker) || key;
   state.viewer = viewer;
   sessionStorage.setItem("viewer", JSON.stringify(viewer));
   state.limitsAt = 0;
   showSignInProblem("");
-  $("viewer-password").value = "";
   state.shownKey = "";
   await refresh();
 }
@@ -174,7 +190,7 @@ function forgetViewer(problem) {
 }
 
 function viewerName() {
-  return state.viewer ? state.viewer.shown || state.viewer.name : "";
+  return state.viewer ? state.viewer.shown || "" : "";
 }
 
 /**
@@ -192,7 +208,17 @@ async function loadRecordClock(kind, id) {
   const { status, body } = await getJson("/testing/clock?" + kind + "=" + encodeURIComponent(id), authHeaders());
   const found = status === 200 && body && body.data ? body.data : null;
   state.tenderClock = found;
-  if (found && kind === "tender") state.clockOf.set(id, found.clock || "");
+  if (found && kind === "tender") state.clockOf.set(id, clockKeyOf(found));
+}
+
+/** The clock a record lives on, as `/testing/clock?tender=` answers it, for good. */
+function clockKeyOf(found) {
+  return found.clock ? { test: found.clock } : { broker: found.broker || "" };
+}
+
+/** A clock as a key of `clockNows`. */
+function clockKey(c) {
+  return c.test ? "test:" + c.test : "broker:" + c.broker;
 }
 
 /** A test clock as people name it: its name, if it has one, and its id. */
@@ -256,7 +282,7 @@ function drawClock() {
   const c = state.clock;
   const shown = clockInView();
   $("clock-label").textContent = shown.label;
-  $("clock-now").textContent = c.testing ? shortTime(shown.text) + " " + shown.text.slice(26) : new Date(c.now).toUTCString();
+  $("clock-now").textContent = shortTime(shown.text) + " " + offsetOf(shown.text);
   const badge = $("clock-state");
   badge.textContent = shown.frozen ? "frozen" : "running";
   badge.className = "badge" + (shown.frozen ? " frozen" : "");
@@ -271,7 +297,7 @@ function drawClock() {
     : shown.deleted ? "read-only: the clock was deleted and stands at its last moment"
     : !shown.movable ? (owner ? "read-only: sign in as " + owner + " to move it" : "read-only: sign in as a broker to move your own clock")
     : !shown.server ? "server time " + shortTime(c.text) : "";
-  $("viewer-name").hidden = $("viewer-password").hidden = $("sign-in").hidden = !!state.viewer;
+  $("viewer-key-label").hidden = $("sign-in").hidden = !!state.viewer;
   $("sign-out").hidden = !state.viewer;
   $("sign-out").textContent = state.viewer ? "Sign out " + viewerName() : "Sign out";
   $("viewer-form").hidden = !c.testing;
@@ -326,10 +352,7 @@ function moveTenderClock(data) {
 
 // ---- the signed-in broker's test clocks ---------------------------------------------------
 
-/** At most this many of the viewer's tenders are asked for their clock per refresh. */
-const CLOCK_LOOKUPS = 20;
-
-/** The viewer's test clocks, and which of its listed tenders lives on each. */
+/** The viewer's test clocks, each with the records on it still live (as the list names them). */
 async function loadTestClocks() {
   if (!state.viewer || !state.clock.testing) {
     state.testClocks = null;
@@ -338,16 +361,41 @@ async function loadTestClocks() {
   const { status, body } = await getJson("/testing/clocks", authHeaders());
   const listed = status === 200 && body && Array.isArray(body.data);
   state.testClocks = listed ? body.data : null;
-  if (!listed) return;
-  // The listing does not say which clock a tender lives on: each of the viewer's tenders (only
-  // a clock's owner puts tenders on it) is asked once, since a tender never changes clocks.
-  const unknown = [...state.rows.values()]
-    .filter((r) => r.owner === viewerName() && !state.clockOf.has(r.id))
-    .slice(0, CLOCK_LOOKUPS);
+  for (const c of state.testClocks || []) {
+    for (const id of (c.live && c.live.tenders) || []) state.clockOf.set(id, { test: c.id });
+  }
+}
+
+/** At most this many listed tenders are asked which clock they live on per refresh. */
+const CLOCK_LOOKUPS = 20;
+
+/**
+ * "Now" on the clock of each listed tender with a next move. Which clock a tender lives on is
+ * asked once (a tender never changes clocks), unless the viewer's test clocks name it; then
+ * each clock is read once a refresh: the viewer's test clocks from their list, any other test
+ * clock by its id, a broker's clock by its name.
+ */
+async function loadRowClocks() {
+  if (!state.clock.testing) {
+    state.clockNows = new Map();
+    return;
+  }
+  const due = [...state.rows.values()].filter((r) => r.next_check);
+  const unknown = due.filter((r) => !state.clockOf.has(r.id)).slice(0, CLOCK_LOOKUPS);
   for (const r of unknown) {
     const found = await getJson("/testing/clock?tender=" + encodeURIComponent(r.id));
-    if (found.status === 200 && found.body && found.body.data) state.clockOf.set(r.id, found.body.data.clock || "");
+    if (found.status === 200 && found.body && found.body.data) state.clockOf.set(r.id, clockKeyOf(found.body.data));
   }
+  const nows = new Map();
+  for (const c of state.testClocks || []) nows.set(clockKey({ test: c.id }), ms(c.now));
+  for (const r of due) {
+    const on = state.clockOf.get(r.id);
+    if (!on || nows.has(clockKey(on))) continue;
+    const path = on.test ? "/testing/clocks/" + encodeURIComponent(on.test) : "/testing/clock?broker=" + encodeURIComponent(on.broker);
+    const read = await getJson(path);
+    nows.set(clockKey(on), read.status === 200 && read.body && read.body.data ? ms(read.body.data.now) : NaN);
+  }
+  state.clockNows = nows;
 }
 
 function showClocksProblem(text) {
@@ -363,15 +411,17 @@ async function deleteTestClock(c) {
   await refresh();
 }
 
-/** "Now" for a listed tender: its test clock's, when it is one of the viewer's; else the server's. */
+/** "Now" for a listed tender: on the clock it lives on, once known; else the server's. */
 function rowNow(r) {
-  const id = state.clockOf.get(r.id);
-  const c = id && (state.testClocks || []).find((x) => x.id === id);
-  return c ? ms(c.now) : undefined;
+  const on = state.clockOf.get(r.id);
+  const now = on ? state.clockNows.get(clockKey(on)) : undefined;
+  return now === undefined || Number.isNaN(now) ? undefined : now;
 }
 
-function tendersOn(clockId) {
-  return [...state.rows.values()].filter((r) => state.clockOf.get(r.id) === clockId);
+/** The listed tenders the test clock `c` names among its live records. */
+function tendersOn(c) {
+  const live = new Set((c.live && c.live.tenders) || []);
+  return [...state.rows.values()].filter((r) => live.has(r.id));
 }
 
 function drawTestClocks() {
@@ -379,7 +429,7 @@ function drawTestClocks() {
   const clocks = state.testClocks;
   section.hidden = !clocks;
   if (!clocks) { state.clocksKey = ""; return; }
-  const lines = clocks.map((c) => [c, tendersOn(c.id)]);
+  const lines = clocks.map((c) => [c, tendersOn(c)]);
   // Redrawn only when something shown changed, so a button is not replaced under the pointer.
   const key = JSON.stringify(lines.map(([c, ts]) => [c.id, c.name, c.now, c.frozen, c.movable, ts.map((t) => [t.id, t.tenderID, t.status])]));
   if (key === state.clocksKey) return;
@@ -393,7 +443,7 @@ function drawTestClocks() {
     h("td", { class: "clock-tenders" }, ts.length
       ? ts.map((t, i) => [i ? ", " : null, h("a", { href: "#/tenders/" + encodeURIComponent(t.id), title: t.title || "" }, t.tenderID || t.id),
         " ", h("span", { class: "status" }, t.status || "")])
-      : h("span", { class: "note" }, "none listed")),
+      : h("span", { class: "note" }, "none live")),
     h("td", { class: "clock-buttons" }, c.movable === false ? h("span", { class: "note" }, "read-only") : [
       h("button", { type: "button", class: "clock-hour", onclick: move(c, { advance: "PT1H" }) }, "+1 hour"),
       h("button", { type: "button", class: "clock-day", onclick: move(c, { advance: "P1D" }) }, "+1 day"),
@@ -565,10 +615,11 @@ function auctionStage(a) {
   let text;
   if (a.auction.status === "finished") text = "finished";
   else if (s.type === "waiting") text = "starts " + shortTime(a.auction.startDate);
+  // A waiting auction's stage ends at its start, already said.
   else if (s.type === "bids") text = "round " + s.round + ": " + (s.bidder || "") + "'s turn";
   else if (s.type === "pause") text = "pause before round " + s.round;
   else text = "announcing the results";
-  const until = s.end && a.auction.status !== "finished" ? " until " + shortTime(s.end) : "";
+  const until = s.end && a.auction.status !== "finished" && s.type !== "waiting" ? " until " + shortTime(s.end) : "";
   return h("span", {}, h("span", { class: "status auction-stage" }, text + until), " ",
     h("a", { href: a.url, class: "auction-link" }, a.name ? "auction of " + a.name : "the auction's page"));
 }
@@ -853,6 +904,7 @@ async function refresh() {
       state.tender = null;
       await loadNewest();
       await loadTestClocks();
+      await loadRowClocks();
       drawList();
       drawTestClocks();
     }
@@ -881,11 +933,12 @@ function start() {
   } catch (e) {
     state.viewer = null;
   }
+  if (state.viewer && typeof state.viewer.key !== "string") state.viewer = null;
   $("viewer-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const name = $("viewer-name").value.trim();
-    if (!name) return;
-    act(() => signIn(name, $("viewer-password").value), showSignInProblem);
+    const key = $("viewer-key").value.trim();
+    if (!key) return;
+    act(() => signIn(key), showSignInProblem);
   });
   $("sign-out").addEventListener("click", () => {
     forgetViewer("");

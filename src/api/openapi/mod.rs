@@ -3,6 +3,8 @@
 //! [`paths`] holds one entry per route, in the order of [`crate::routes::router`]; [`schemas`] the
 //! shapes they exchange. `routes_of` walks a router, so a test can prove that the two agree.
 
+#[cfg(test)]
+mod drift;
 mod links;
 mod operation;
 mod paths;
@@ -27,10 +29,12 @@ pub fn document(clock_api: bool, faults_api: bool, rate: Option<&Rate>, server_u
     }
     links::add(&mut described);
     let mut description = "The tender registry's JSON API under /api/2.3, the upstream \
-        extensions it serves, its auction pages and dashboard, and, only on a server \
-        started with the options its `x-only-with` names, the clock control API \
-        (--testing) and the fault API (--testing or --sandbox). Every error answers the envelope \
-        {status: \"error\", errors: [{location, name, description}]}."
+        extensions it serves, the upstream services it also is (the document service, the EDR \
+        service), its auction pages and dashboard, and, only on a server started with the \
+        options its `x-only-with` names, the clock control API (--testing) and the fault API \
+        and EDR answers on demand (--testing or --sandbox). Every error answers the envelope \
+        {status: \"error\", errors: [{location, name, description}]}; the EDR service's \
+        descriptions are lists, as upstream's service wrote them."
         .to_string();
     if let Some(rate) = rate {
         description.push_str(&format!(

@@ -212,13 +212,6 @@ impl Op {
         self
     }
 
-    /// 200 with no body worth describing.
-    pub fn ok_empty(mut self) -> Op {
-        self.responses
-            .insert("200".into(), json!({"description": "OK"}));
-        self
-    }
-
     /// A JSON request body `{"data": <schema>}`.
     pub fn body(mut self, schema: &str) -> Op {
         self.body.insert(
@@ -234,6 +227,22 @@ impl Op {
         self = self.body(schema);
         self.body["requestBody"]["content"]["application/json"]["example"] =
             json!({ "data": example });
+        self
+    }
+
+    /// An answer of its own shape for `code`, described in the components' `responses`.
+    pub fn answers(mut self, code: u16, response: &str) -> Op {
+        self.responses.insert(
+            code.to_string(),
+            json!({"$ref": format!("#/components/responses/{response}")}),
+        );
+        self
+    }
+
+    /// Called with any one of the security `schemes`.
+    pub fn security(mut self, schemes: &[&str]) -> Op {
+        let options: Vec<Json> = schemes.iter().map(|s| json!({ *s: [] })).collect();
+        self.body.insert("security".into(), Json::Array(options));
         self
     }
 
@@ -261,6 +270,15 @@ impl Op {
     pub fn query(mut self, name: &str, schema: Json, description: &str) -> Op {
         self.parameters.push(json!({
             "name": name, "in": "query", "required": false,
+            "schema": schema, "description": description,
+        }));
+        self
+    }
+
+    /// A request header of the operation.
+    pub fn header(mut self, name: &str, schema: Json, description: &str) -> Op {
+        self.parameters.push(json!({
+            "name": name, "in": "header", "required": false,
             "schema": schema, "description": description,
         }));
         self

@@ -351,6 +351,37 @@ fn contract_routes() -> Vec<(String, Json)> {
     routes
 }
 
+/// Upstream's EDR service, as `api::edr::router` routes it.
+fn edr_routes() -> Vec<(String, Json)> {
+    vec![item(
+        "/api/{version}/verify",
+        vec![
+            get(
+                "edr",
+                "Whether a code is in the state register (a broker, or a user of the EDR \
+                 service's own [platforms]): any version but 2.3, the tender API's own. Answers \
+                 a list of subjects, or upstream's refusals, whose descriptions are lists",
+            )
+            .security(&["broker", "edr_user"])
+            .query(
+                "id",
+                json!({"type": "string"}),
+                "An EDRPOU code (8 digits) or an IPN (10 digits); it wins over passport. Any \
+                 other id is not found",
+            )
+            .query(
+                "passport",
+                json!({"type": "string"}),
+                "A passport: two Cyrillic letters and 6 digits, or 9 digits",
+            )
+            .ok_whole("EdrVerification")
+            .answers(403, "EdrRefused")
+            .answers(404, "EdrNotFound")
+            .answers(429, "EdrThrottled"),
+        ],
+    )]
+}
+
 /// The live auction's page and JSON interface, as `auction::api::router` routes them.
 fn auction_routes() -> Vec<(String, Json)> {
     let auction = "/auctions/{auction_id}";
@@ -381,8 +412,9 @@ fn auction_routes() -> Vec<(String, Json)> {
                 participant(get(
                     "auctions",
                     "The auction's page: a tender's id, or `{tender id}_{lot id}` for a lot. A \
-                     participation address refused is 403: a page saying the address is not \
-                     valid to a request that prefers text/html, else the error envelope",
+                     participation address refused is 403, and the address of no auction 404: \
+                     a page saying so to a request that prefers text/html, else the error \
+                     envelope",
                 ))
                 .ok_page(&["text/html"]),
             ],
@@ -555,10 +587,15 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 listing_parameters(get("tenders", "Published tenders, by dateModified"))
                     .ok_whole("TenderListing"),
                 listing_parameters(head("tenders", "The same, headers only")),
-                post(
-                    "tenders",
-                    "Create a tender (a broker; answers the tender's token). 409: the broker \
-                     holds as many live tenders as the server lets it (--live-tenders)",
+                on_clock(
+                    post(
+                        "tenders",
+                        "Create a tender (a broker; answers the tender's token). 409: the broker \
+                         holds as many live tenders as the server lets it (--live-tenders)",
+                    ),
+                    clock_api,
+                    "The caller's test clock the tender lives on (--testing or --sandbox), \
+                     like the word clock=ID of procurementMethodDetails",
                 )
                 .broker()
                 .body_example("TenderInput", schemas::tender_example())
@@ -569,6 +606,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
     ];
     routes.extend(tender_routes());
     routes.extend(contract_routes());
+    routes.extend(edr_routes());
     routes.extend(auction_routes());
     if clock_api {
         routes.push(item(
@@ -617,7 +655,8 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
             vec![
                 get(
                     "testing",
-                    "The calling broker's live test clocks, in the order made",
+                    "The calling broker's live test clocks, in the order made, each with the \
+                     ids of its records still live",
                 )
                 .broker()
                 .errors(&[403])
@@ -661,11 +700,19 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 .only_with(&["--testing", "--sandbox"]),
                 delete(
                     "testing",
-                    "Delete a test clock (its owner) once none of its records is live; its \
-                     finished records stay, on the clock frozen at its last moment",
+                    "Delete a test clock (its owner) once none of its records is live, or \
+                     with `settle=true` after finishing them as their owner would (tenders \
+                     cancelled, contracts under management terminated, each change in the \
+                     feeds); its finished records stay, on the clock frozen at its last moment",
                 )
                 .broker()
-                .errors(&[409])
+                .query(
+                    "settle",
+                    json!({"type": "boolean", "default": false}),
+                    "Cancel the clock's live tenders (drafts too) and terminate its active \
+                     contracts under management first; the answer's `settled` names them",
+                )
+                .errors(&[409, 422])
                 .ok("TestClock")
                 .only_with(&["--testing", "--sandbox"]),
             ],
@@ -694,36 +741,112 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
         ));
     }
     if faults_api {
+        let scoped =
+            |op: Op, what: &str| on_clock(op, true, what).only_with(&["--testing", "--sandbox"]);
         routes.push(item(
             "/testing/faults",
             vec![
-                get("testing", "Fault rules")
-                    .errors(&[403])
-                    .ok_list("FaultRule")
-                    .only_with(&["--testing", "--sandbox"]),
-                post("testing", "Add a fault rule")
-                    .body("FaultRuleInput")
-                    .created("FaultRule", false)
-                    .only_with(&["--testing", "--sandbox"]),
-                delete("testing", "Remove every fault rule")
-                    .ok_empty()
-                    .only_with(&["--testing", "--sandbox"]),
+                scoped(
+                    get("testing", "Fault rules the caller sees, with their hits"),
+                    "Only the rules of this test clock of the caller's",
+                )
+                .errors(&[403, 422])
+                .ok_list("FaultRule"),
+                scoped(
+                    post(
+                        "testing",
+                        "Add a fault rule: the broker's own requests, or with a test clock \
+                         of the caller's every request on that clock",
+                    ),
+                    "Hit only the requests on this test clock of the caller's (as \
+                     match.clock)",
+                )
+                .body_example(
+                    "FaultRuleInput",
+                    json!({"match": {"method": "POST", "path": "/api/2.3/tenders"}, "fault": "error-after-commit"}),
+                )
+                .created("FaultRule", false),
+                scoped(
+                    delete("testing", "Remove every fault rule the caller sees"),
+                    "Only the rules of this test clock of the caller's",
+                )
+                .ok_list("FaultRule"),
             ],
         ));
         routes.push(item(
             "/testing/faults/{fault_id}",
             vec![
-                get("testing", "A fault rule")
+                scoped(
+                    get("testing", "A fault rule"),
+                    "Only among the rules of this test clock of the caller's",
+                )
+                .errors(&[403, 422])
+                .ok("FaultRule"),
+                scoped(
+                    delete("testing", "Remove a fault rule"),
+                    "Only among the rules of this test clock of the caller's",
+                )
+                .ok("FaultRule"),
+            ],
+        ));
+        routes.push(item(
+            "/testing/edr",
+            vec![
+                get("testing", "EDR answers set on demand, each with its hits")
                     .errors(&[403])
-                    .ok("FaultRule")
+                    .ok_list("EdrAnswer")
                     .only_with(&["--testing", "--sandbox"]),
-                delete("testing", "Remove a fault rule")
-                    .ok_empty()
+                post(
+                    "testing",
+                    "Set what the EDR service answers for a code: for the calling broker's \
+                     checks, or without credentials (--testing only) everyone's or the named \
+                     broker's; replaces the answer set before for the same code and checks",
+                )
+                .body_example(
+                    "EdrAnswerInput",
+                    json!({"code": "14360570", "answer": "terminated"}),
+                )
+                .created("EdrAnswer", false)
+                .only_with(&["--testing", "--sandbox"]),
+                delete(
+                    "testing",
+                    "Remove every EDR answer the caller sees; answers them as they were",
+                )
+                .ok_list("EdrAnswer")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/edr/{answer_id}",
+            vec![
+                get("testing", "An EDR answer set on demand")
+                    .errors(&[403])
+                    .ok("EdrAnswer")
                     .only_with(&["--testing", "--sandbox"]),
+                delete(
+                    "testing",
+                    "Remove an EDR answer (the code answers as built in again); answers it as \
+                     it was",
+                )
+                .ok("EdrAnswer")
+                .only_with(&["--testing", "--sandbox"]),
             ],
         ));
     }
     routes
+}
+
+/// `op` with the `X-Testing-Clock` header (where the server offers test clocks), saying what
+/// it does there.
+fn on_clock(op: Op, offered: bool, what: &str) -> Op {
+    if !offered {
+        return op;
+    }
+    op.header(
+        "X-Testing-Clock",
+        json!({"type": "string", "description": "A test clock's id"}),
+        what,
+    )
 }
 
 pub fn tags(testing_apis: bool) -> Json {
@@ -739,13 +862,14 @@ pub fn tags(testing_apis: bool) -> Json {
         json!({"name": "claims", "description": "Claims on tenders and awards (upstream extension)"}),
         json!({"name": "contracting", "description": "Contracts under management after signing (upstream's contracting service)"}),
         json!({"name": "auctions", "description": "The embedded auction"}),
+        json!({"name": "edr", "description": "The EDR service: a bidder's code checked in the state register, as upstream's EDR integration service answered"}),
         json!({"name": "faces", "description": "The dashboard and this description"}),
     ];
     if testing_apis {
         tags.push(json!({
             "name": "testing",
             "description": "Only on a server started with --testing: the clock control API; \
-                with --testing or --sandbox: the fault API",
+                with --testing or --sandbox: the fault API and EDR answers on demand",
         }));
     }
     Json::Array(tags)

@@ -4,6 +4,8 @@
 //! that an extension adding fields still conforms; input schemas name the fields a client
 //! sends (anything else is refused with 422 `Rogue field`).
 
+use crate::edr::answers::MAX_RETRY_AFTER;
+use crate::edr::{Answer, Status};
 use serde_json::{Map, Value as Json, json};
 
 fn r(name: &str) -> Json {
@@ -24,6 +26,16 @@ fn moment() -> Json {
 
 fn object(required: &[&str], properties: Json) -> Json {
     json!({"type": "object", "required": required, "properties": properties})
+}
+
+/// `properties` with the multilingual triple of `name`: `name`, `name_en` and `name_ru`, text.
+fn with_languages(name: &str, mut properties: Json) -> Json {
+    if let Some(fields) = properties.as_object_mut() {
+        for suffix in ["", "_en", "_ru"] {
+            fields.insert(format!("{name}{suffix}"), text());
+        }
+    }
+    properties
 }
 
 /// A page of a listing: rows of `id` and `dateModified` (and the fields asked for).
@@ -60,6 +72,89 @@ pub fn schemas() -> Map<String, Json> {
                 }),
             ),
         ),
+        (
+            "EdrError",
+            object(
+                &["status", "errors"],
+                json!({
+                    "status": {"const": "error"},
+                    "errors": {"type": "array", "minItems": 1, "items": object(
+                        &["location", "name", "description"],
+                        json!({
+                            "location": text(),
+                            "name": text(),
+                            "description": {
+                                "oneOf": [text(), {"type": "array", "items": {"type": "object"}}],
+                                "description": "Upstream's list: [{message}], [{code, message}], or [{error: {errorDetails, code}, meta: {sourceDate}}] when not found; a string for a refused credential",
+                            },
+                        }),
+                    )},
+                }),
+            ),
+        ),
+        (
+            "EdrVerification",
+            object(
+                &["data", "meta"],
+                json!({
+                    "data": list_of("EdrSubject"),
+                    "meta": object(&["sourceDate"], json!({"sourceDate": moment()})),
+                }),
+            ),
+        ),
+        (
+            "EdrSubject",
+            object(
+                &[
+                    "x_edrInternalId",
+                    "registrationStatus",
+                    "registrationStatusDetails",
+                    "identification",
+                ],
+                json!({
+                    "x_edrInternalId": {"type": "integer"},
+                    "registrationStatus": {"type": "string", "enum": Status::ALL.map(Status::name)},
+                    "registrationStatusDetails": text(),
+                    "identification": object(
+                        &["schema", "id", "legalName", "url"],
+                        json!({
+                            "schema": {"const": "UA-EDR"},
+                            "id": {"type": ["string", "null"], "description": "A legal entity's EDRPOU code; null for a person"},
+                            "legalName": text(),
+                            "url": text(),
+                        }),
+                    ),
+                }),
+            ),
+        ),
+        (
+            "EdrAnswer",
+            object(
+                &["id", "code", "answer", "hits"],
+                json!({
+                    "id": text(),
+                    "code": text(),
+                    "answer": {"type": "string", "enum": Answer::names()},
+                    "retry_after": {"type": "integer"},
+                    "broker": {"type": "string", "description": "Whose checks it answers; everyone's when absent"},
+                    "times": {"type": "integer", "description": "How many checks it still answers; until removed when absent"},
+                    "hits": {"type": "integer"},
+                }),
+            ),
+        ),
+        (
+            "EdrAnswerInput",
+            object(
+                &["code", "answer"],
+                json!({
+                    "code": {"type": "string", "description": "An EDRPOU code, an IPN or a passport"},
+                    "answer": {"type": "string", "enum": Answer::names()},
+                    "retry_after": {"type": "integer", "minimum": 1, "maximum": MAX_RETRY_AFTER, "description": "Only with throttled: the Retry-After in seconds (default 26)"},
+                    "broker": {"type": "string", "description": "Whose checks (only the caller's own, or any without credentials on --testing)"},
+                    "times": {"type": "integer", "minimum": 1},
+                }),
+            ),
+        ),
         ("Access", object(&["token"], json!({"token": text()}))),
         (
             "Spore",
@@ -89,39 +184,140 @@ pub fn schemas() -> Map<String, Json> {
             object(&[], json!({"startDate": moment(), "endDate": moment()})),
         ),
         (
-            "Organization",
+            "AuctionPeriod",
             object(
                 &[],
+                json!({"startDate": moment(), "endDate": moment(), "shouldStartAfter": moment()}),
+            ),
+        ),
+        (
+            "Identifier",
+            object(
+                &["scheme", "id"],
+                with_languages(
+                    "legalName",
+                    json!({"scheme": text(), "id": text(), "uri": text()}),
+                ),
+            ),
+        ),
+        (
+            "Address",
+            object(
+                &["countryName"],
+                with_languages(
+                    "countryName",
+                    json!({"streetAddress": text(), "locality": text(), "region": text(), "postalCode": text()}),
+                ),
+            ),
+        ),
+        (
+            "ContactPoint",
+            object(
+                &["name"],
+                with_languages(
+                    "name",
+                    json!({"email": text(), "telephone": text(), "faxNumber": text(), "url": text()}),
+                ),
+            ),
+        ),
+        (
+            "Organization",
+            object(
+                &["name", "identifier", "address", "contactPoint"],
+                with_languages(
+                    "name",
+                    json!({
+                        "identifier": r("Identifier"),
+                        "additionalIdentifiers": list_of("Identifier"),
+                        "address": r("Address"),
+                        "contactPoint": r("ContactPoint"),
+                        "kind": {"type": "string", "description": "The procuring entity's alone"},
+                    }),
+                ),
+            ),
+        ),
+        (
+            "Classification",
+            object(
+                &["scheme", "id", "description"],
+                json!({"scheme": text(), "id": text(), "description": text(), "description_en": text(), "uri": text()}),
+            ),
+        ),
+        (
+            "Unit",
+            object(&["code"], json!({"code": text(), "name": text()})),
+        ),
+        (
+            "Location",
+            object(
+                &["latitude", "longitude"],
                 json!({
-                    "name": text(),
-                    "identifier": {"type": "object"},
-                    "address": {"type": "object"},
-                    "contactPoint": {"type": "object"},
-                    "kind": text(),
+                    "latitude": {"type": ["number", "string"], "description": "As sent"},
+                    "longitude": {"type": ["number", "string"], "description": "As sent"},
+                    "elevation": {"type": ["number", "string"], "description": "As sent"},
                 }),
             ),
         ),
         (
             "Item",
             object(
-                &[],
-                json!({
-                    "id": text(), "description": text(), "classification": {"type": "object"},
-                    "additionalClassifications": {"type": "array"}, "deliveryAddress": {"type": "object"},
-                    "deliveryDate": r("Period"), "unit": {"type": "object"}, "quantity": {"type": "number"},
-                }),
+                &["id", "description", "classification"],
+                with_languages(
+                    "description",
+                    json!({
+                        "id": text(), "classification": r("Classification"),
+                        "additionalClassifications": list_of("Classification"),
+                        "unit": r("Unit"), "quantity": {"type": "number"},
+                        "deliveryDate": r("Period"), "deliveryAddress": r("Address"),
+                        "deliveryLocation": r("Location"),
+                        "relatedLot": {"type": "string", "description": "The lot it belongs to"},
+                    }),
+                ),
+            ),
+        ),
+        (
+            "FeatureValue",
+            object(
+                &["value"],
+                json!({"value": {"type": "number"}, "title": text(), "title_en": text(), "description": text()}),
+            ),
+        ),
+        (
+            "Feature",
+            object(
+                &["code", "featureOf", "title", "enum"],
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "code": text(),
+                            "featureOf": {"type": "string", "enum": ["tenderer", "lot", "item"]},
+                            "relatedItem": text(),
+                            "enum": list_of("FeatureValue"),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
             "Document",
             object(
                 &["id", "title", "url", "datePublished", "dateModified"],
-                json!({
-                    "id": text(), "title": text(), "url": text(), "hash": text(), "format": text(),
-                    "description": text(), "documentType": text(), "documentOf": text(),
-                    "datePublished": moment(), "dateModified": moment(),
-                    "previousVersions": {"type": "array"},
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "url": text(), "hash": text(), "format": text(),
+                            "documentType": text(), "documentOf": text(), "relatedItem": text(),
+                            "language": text(),
+                            "author": {"type": "string", "description": "The role that uploaded it, where the holder records one"},
+                            "datePublished": moment(), "dateModified": moment(),
+                            "previousVersions": {"type": "array", "items": {"type": "object"}},
+                        }),
+                    ),
+                ),
             ),
         ),
         (
@@ -135,7 +331,11 @@ pub fn schemas() -> Map<String, Json> {
             "Question",
             object(
                 &["id", "title", "date"],
-                json!({"id": text(), "title": text(), "description": text(), "answer": text(), "author": r("Organization"), "date": moment(), "questionOf": text()}),
+                json!({
+                    "id": text(), "title": text(), "description": text(), "answer": text(),
+                    "author": r("Organization"), "date": moment(), "dateAnswered": moment(),
+                    "questionOf": text(), "relatedItem": text(),
+                }),
             ),
         ),
         (
@@ -151,9 +351,25 @@ pub fn schemas() -> Map<String, Json> {
                 &["id"],
                 json!({
                     "id": text(), "status": text(), "value": r("Value"),
-                    "tenderers": list_of("Organization"), "documents": list_of("Document"),
+                    "lotValues": list_of("LotValue"),
+                    "tenderers": list_of("Organization"), "parameters": list_of("Parameter"),
+                    "documents": list_of("Document"),
                     "date": moment(), "participationUrl": text(),
                 }),
+            ),
+        ),
+        (
+            "LotValue",
+            object(
+                &["value", "relatedLot"],
+                json!({"value": r("Value"), "relatedLot": text(), "date": moment(), "participationUrl": text()}),
+            ),
+        ),
+        (
+            "Parameter",
+            object(
+                &["code", "value"],
+                json!({"code": text(), "value": {"type": "number"}}),
             ),
         ),
         (
@@ -168,7 +384,9 @@ pub fn schemas() -> Map<String, Json> {
             object(
                 &["id", "status"],
                 json!({
-                    "id": text(), "status": text(), "bid_id": text(), "suppliers": list_of("Organization"),
+                    "id": text(), "status": text(), "bid_id": text(), "lotID": text(),
+                    "title": text(), "description": text(),
+                    "suppliers": list_of("Organization"),
                     "value": r("Value"), "date": moment(), "complaintPeriod": r("Period"),
                     "documents": list_of("Document"), "complaints": list_of("Complaint"),
                 }),
@@ -187,6 +405,7 @@ pub fn schemas() -> Map<String, Json> {
                 &["id", "status"],
                 json!({
                     "id": text(), "contractID": text(), "awardID": text(), "status": text(),
+                    "title": text(), "description": text(),
                     "items": list_of("Item"), "suppliers": list_of("Organization"), "value": r("Value"),
                     "contractNumber": text(), "dateSigned": moment(), "period": r("Period"),
                     "documents": list_of("Document"), "date": moment(),
@@ -278,7 +497,7 @@ pub fn schemas() -> Map<String, Json> {
             "Cancellation",
             object(
                 &["id", "status", "reason"],
-                json!({"id": text(), "reason": text(), "status": text(), "cancellationOf": text(), "date": moment(), "documents": list_of("Document")}),
+                json!({"id": text(), "reason": text(), "status": text(), "cancellationOf": text(), "relatedLot": text(), "date": moment(), "documents": list_of("Document")}),
             ),
         ),
         (
@@ -295,8 +514,11 @@ pub fn schemas() -> Map<String, Json> {
                 json!({
                     "id": text(), "complaintID": text(), "status": text(), "type": text(),
                     "title": text(), "description": text(), "author": r("Organization"),
+                    "relatedLot": text(),
                     "date": moment(), "dateSubmitted": moment(), "dateAnswered": moment(),
                     "resolution": text(), "resolutionType": text(), "satisfied": {"type": "boolean"},
+                    "tendererAction": text(), "tendererActionDate": moment(),
+                    "cancellationReason": text(), "dateCanceled": moment(),
                     "documents": list_of("Document"),
                 }),
             ),
@@ -316,11 +538,17 @@ pub fn schemas() -> Map<String, Json> {
             "Lot",
             object(
                 &["id", "title", "status"],
-                json!({
-                    "id": text(), "title": text(), "description": text(), "status": text(),
-                    "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
-                    "auctionPeriod": r("Period"), "auctionUrl": text(), "date": moment(),
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "status": text(),
+                            "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                            "auctionPeriod": r("AuctionPeriod"), "auctionUrl": text(), "date": moment(),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
@@ -342,19 +570,30 @@ pub fn schemas() -> Map<String, Json> {
                     "date",
                     "dateModified",
                 ],
-                json!({
-                    "id": text(), "tenderID": text(), "status": text(), "mode": text(),
-                    "title": text(), "description": text(), "owner": text(),
-                    "procurementMethodType": text(), "value": r("Value"), "minimalStep": r("Value"),
-                    "guarantee": r("Value"), "procuringEntity": r("Organization"), "items": list_of("Item"), "lots": list_of("Lot"),
-                    "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"), "auctionPeriod": r("Period"),
-                    "awardPeriod": r("Period"), "auctionUrl": text(),
-                    "documents": list_of("Document"), "questions": list_of("Question"),
-                    "bids": list_of("Bid"), "numberOfBids": {"type": "integer"},
-                    "awards": list_of("Award"), "contracts": list_of("Contract"),
-                    "cancellations": list_of("Cancellation"), "complaints": list_of("Complaint"),
-                    "date": moment(), "dateModified": moment(), "next_check": moment(),
-                }),
+                with_languages(
+                    "description",
+                    with_languages(
+                        "title",
+                        json!({
+                            "id": text(), "tenderID": text(), "status": text(), "mode": text(),
+                            "owner": text(), "procurementMethodRationale": text(),
+                            "procurementMethodType": text(), "procurementMethod": text(),
+                            "awardCriteria": text(), "submissionMethod": text(),
+                            "procurementMethodDetails": text(), "submissionMethodDetails": text(),
+                            "value": r("Value"), "minimalStep": r("Value"), "guarantee": r("Value"),
+                            "procuringEntity": r("Organization"), "items": list_of("Item"),
+                            "features": list_of("Feature"), "lots": list_of("Lot"),
+                            "enquiryPeriod": r("Period"), "tenderPeriod": r("Period"),
+                            "auctionPeriod": r("AuctionPeriod"), "awardPeriod": r("Period"),
+                            "auctionUrl": text(),
+                            "documents": list_of("Document"), "questions": list_of("Question"),
+                            "bids": list_of("Bid"), "numberOfBids": {"type": "integer"},
+                            "awards": list_of("Award"), "contracts": list_of("Contract"),
+                            "cancellations": list_of("Cancellation"), "complaints": list_of("Complaint"),
+                            "date": moment(), "dateModified": moment(), "next_check": moment(),
+                        }),
+                    ),
+                ),
             ),
         ),
         (
@@ -401,6 +640,24 @@ pub fn schemas() -> Map<String, Json> {
                     "owner": {"type": "string", "description": "The broker that created it, the only one that moves or deletes it"},
                     "movable": {"type": "boolean", "description": "Whether the caller may move this clock"},
                     "deleted": {"type": "boolean", "description": "Deleted: its finished records stay, on the clock frozen at its last moment"},
+                    "settled": {
+                        "type": "object",
+                        "description": "In the answer of a deletion with settle=true: the records it finished first",
+                        "required": ["tenders", "contracts"],
+                        "properties": {
+                            "tenders": {"type": "array", "items": text(), "description": "Ids of the tenders it cancelled"},
+                            "contracts": {"type": "array", "items": text(), "description": "Ids of the contracts under management it terminated"},
+                        },
+                    },
+                    "live": {
+                        "type": "object",
+                        "description": "In the list of the caller's clocks: the records on it still in a live status (a deletion waits for them), in the order made",
+                        "required": ["tenders", "contracts"],
+                        "properties": {
+                            "tenders": {"type": "array", "items": text(), "description": "Ids of its tenders not complete, cancelled or unsuccessful (drafts included)"},
+                            "contracts": {"type": "array", "items": text(), "description": "Ids of its contracts under management still active"},
+                        },
+                    },
                 }),
             ),
         ),
@@ -466,7 +723,35 @@ pub fn schemas() -> Map<String, Json> {
                 }),
             ),
         ),
-        ("FaultRule", object(&["id"], json!({"id": text()}))),
+        (
+            "FaultRule",
+            object(
+                &["id", "match", "fault", "hits"],
+                json!({
+                    "id": text(),
+                    "match": r("FaultMatch"),
+                    "fault": {"type": "string", "enum": ["error-after-commit", "error-before-commit", "drop-after-commit", "delay"]},
+                    "status": {"type": "integer", "minimum": 500, "maximum": 599},
+                    "delay_ms": {"type": "integer", "minimum": 0},
+                    "times": {"type": "integer", "minimum": 0, "description": "Hits left (absent: no limit, with a probability)"},
+                    "probability": {"type": "number", "minimum": 0, "maximum": 1},
+                    "seed": {"type": "integer", "minimum": 0},
+                    "hits": {"type": "integer", "minimum": 0},
+                }),
+            ),
+        ),
+        (
+            "FaultMatch",
+            object(
+                &["path"],
+                json!({
+                    "method": text(),
+                    "path": {"type": "string", "description": "A path under /api/2.3 or /auctions; * stands for one whole segment"},
+                    "broker": {"type": "string", "description": "Only this broker's requests (a broker may name only itself)"},
+                    "clock": {"type": "string", "description": "Only the requests on this test clock of the caller's: a tender creation naming it, any request to a record living on it"},
+                }),
+            ),
+        ),
         (
             "Key",
             object(
@@ -493,7 +778,7 @@ pub fn schemas() -> Map<String, Json> {
             "FaultRuleInput",
             object(
                 &["match", "fault"],
-                json!({"match": {"type": "object"}, "fault": {}, "times": {"type": "integer"}, "probability": {"type": "number"}, "seed": {"type": "integer"}}),
+                json!({"match": r("FaultMatch"), "fault": text(), "status": {"type": "integer"}, "delay_ms": {"type": "integer"}, "times": {"type": "integer"}, "probability": {"type": "number"}, "seed": {"type": "integer"}}),
             ),
         ),
         (
@@ -536,7 +821,31 @@ pub fn responses() -> Map<String, Json> {
             "content": {"application/json": {"schema": r("Error")}},
         }),
     )])
+    .chain(edr_responses())
     .collect()
+}
+
+/// The EDR service's refusals, as upstream's service answered them.
+fn edr_responses() -> Vec<(String, Json)> {
+    let body = json!({"application/json": {"schema": r("EdrError")}});
+    vec![
+        (
+            "EdrRefused".into(),
+            json!({"description": "A refused credential (url/permission/Forbidden), no id or passport (url/id), a malformed passport, EDR's timeout or its 502 (each with upstream's description)", "content": body}),
+        ),
+        (
+            "EdrNotFound".into(),
+            json!({"description": "Not in the register: body/data with [{error: {errorDetails, code: notFound}, meta: {sourceDate}}]; also any path of the tender API's version", "content": body}),
+        ),
+        (
+            "EdrThrottled".into(),
+            json!({
+                "description": "EDR throttled the service: [{message: Retry request after N seconds.}]",
+                "headers": {"Retry-After": {"required": true, "description": "Seconds to wait", "schema": {"type": "integer"}}},
+                "content": body,
+            }),
+        ),
+    ]
 }
 
 pub fn headers() -> Json {
@@ -550,6 +859,7 @@ pub fn parameters() -> Json {
 pub fn security_schemes() -> Json {
     json!({
         "broker": {"type": "http", "scheme": "basic", "description": "A broker: the user name is the broker's key (password ignored); it becomes the owner of what it creates"},
+        "edr_user": {"type": "http", "scheme": "basic", "description": "A user of the EDR service's own [platforms] group (--ds-users or the brokers file), with its password"},
         "acc_token": {"type": "apiKey", "in": "query", "name": "acc_token", "description": "The access token returned when the object was created"},
         "X-Access-Token": {"type": "apiKey", "in": "header", "name": "X-Access-Token", "description": "The same token as a header (or access.token in the body)"},
     })

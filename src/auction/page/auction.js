@@ -169,6 +169,11 @@ function alertBox(kind, text) {
   setTimeout(() => box.remove(), ALERT_MS);
 }
 
+/** A new post or withdrawal: the messages of the one before give way to what it says. */
+function newMessages() {
+  $("bid-alerts").replaceChildren();
+}
+
 function setBidding(allowed) {
   view.allowBidding = allowed;
   $("bid-amount-input").disabled = !allowed;
@@ -223,6 +228,7 @@ async function post(amount) {
 
 async function placeBid(event) {
   event.preventDefault();
+  newMessages();
   const amount = amountOf($("bid-amount-input").value);
   const others = (view.state.results || []).filter((r) => r.place !== view.state.participant.place);
   if (others.some((r) => r.amount === amount)) {
@@ -238,6 +244,7 @@ async function placeBid(event) {
 }
 
 async function cancelBid() {
+  newMessages();
   if (await post(-1)) {
     alertBox("success", "Заявку відмінено");
     $("bid-amount-input").value = "";
