@@ -5,18 +5,17 @@
 //! printed seed is reproduced with `TENDER_CERTIFY_SEED=N cargo test --test acceptance`.
 use std::{path::PathBuf, process::ExitCode};
 
-use tender_registry::{Application, Settings};
+use tender_registry::Settings;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let opts = tender_certify::cucumber_options_from_args();
     tender_certify::silence_step_panics();
     let settings = Settings {
-        listen: "127.0.0.1:0".into(),
         testing: true,
         ..Default::default()
     };
-    let app = match Application::build(settings).await {
+    let app = match test_support::build(settings).await {
         Ok(app) => app,
         Err(e) => {
             println!("acceptance: the built-in server did not start: {e}");

@@ -1,8 +1,12 @@
-//! What the server's tests, the browser tests and the certifier's tests share: the built-in
-//! server on an ephemeral port, an HTTP client that has its crypto provider, a request read as
-//! JSON, the auction's JSON interface beside a page, the certifier's binary built beside the
-//! tests, a certifying run with its report read, and checks of a run's scenarios and of the
-//! binary's refusals.
+//! The one fixture library of the workspace's tests: the built-in server on an ephemeral port
+//! (every test starts it through [`build`] or [`serve`]), an HTTP client that has its crypto
+//! provider, a request read as JSON, the auction's JSON interface beside a page, the
+//! certifier's binary built beside the tests, a certifying run with its report read, and checks
+//! of a run's scenarios and of the binary's refusals; the HTTP tests' fixtures ([`api`]: a
+//! broker's client, bodies, pinned moments) and the browser tests' browser ([`browser`]).
+
+pub mod api;
+pub mod browser;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -13,16 +17,26 @@ use tender_certify::{CucumberOpts, RunReport, outcome::Verdict};
 /// own rule, so that the tests and the certifier cannot drift apart.
 pub use tender_certify::shape::interface;
 
-/// The built-in server with `settings`, listening on an ephemeral port of 127.0.0.1 (its
-/// address is `base_url()`).
-pub async fn serve(settings: tender_registry::Settings) -> tender_registry::RunningServer {
-    let app = tender_registry::Application::build(tender_registry::Settings {
+/// The built-in server with `settings`, bound to an ephemeral port of 127.0.0.1 but not yet
+/// serving (a test may read its address first), or why it would not start. Every test starts
+/// the server through here.
+pub async fn build(
+    settings: tender_registry::Settings,
+) -> std::io::Result<tender_registry::Application> {
+    tender_registry::Application::build(tender_registry::Settings {
         listen: "127.0.0.1:0".into(),
         ..settings
     })
     .await
-    .expect("the built-in server starts");
-    app.spawn()
+}
+
+/// The built-in server with `settings`, serving on an ephemeral port of 127.0.0.1 (its
+/// address is `base_url()`).
+pub async fn serve(settings: tender_registry::Settings) -> tender_registry::RunningServer {
+    build(settings)
+        .await
+        .expect("the built-in server starts")
+        .spawn()
 }
 
 /// The built-in server with its clock control API (`--testing`), its clock standing at

@@ -1015,8 +1015,7 @@ async fn a_brokers_file_s_uploaders_upload_and_a_clear_password_stops_the_start(
 
     let clear = dir.path().join("clear.ini");
     std::fs::write(&clear, "[uploaders]\nbroker = broker\n").unwrap();
-    let refused = tender_registry::Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let refused = test_support::build(Settings {
         ds_users: Some(clear),
         ..Settings::default()
     })

@@ -1,13 +1,14 @@
 //! HTTP-level tests of the server on an ephemeral port: every endpoint's success path and
 //! its main refusals.
 
+use test_support::api as common;
+
 mod auction;
 mod auth;
 mod bids;
 mod broker_clocks;
 mod cancellations;
 mod claims;
-mod common;
 mod contracting;
 mod conventions;
 mod docservice;

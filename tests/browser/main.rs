@@ -15,7 +15,6 @@ mod auction;
 mod broker_clocks;
 mod faces;
 mod test_clocks;
-mod webdriver;
 
 use serde_json::{Value, json};
 use std::io::Write;
@@ -23,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tender_registry::Settings;
 use test_support::ReadJson;
+use test_support::browser as webdriver;
 use webdriver::{Driver, Session};
 
 /// The server's clock stands here until the dashboard moves it, whatever today is.
@@ -48,7 +48,7 @@ pub(crate) fn string(value: &Value, what: &str) -> String {
 /// Every test calls it first, so it also gives the test's HTTP clients their crypto provider
 /// (ring, the server's), which reqwest does not pick by itself.
 fn browser() -> Option<(String, String)> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     let (Some(chromium), Some(chromedriver)) = (
         binary("CHROMIUM", "/usr/bin/chromium"),
         binary("CHROMEDRIVER", "/usr/bin/chromedriver"),

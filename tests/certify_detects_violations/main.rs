@@ -59,7 +59,7 @@ struct Front {
 
 async fn front(upstream: String, mutant: &Mutant) -> Front {
     // ring, the provider of the server and the certifier; the first call in a process installs it.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     let acceptor: TcpAcceptor = TcpListener::new("127.0.0.1:0")
         .try_bind()
         .await

@@ -106,7 +106,7 @@ impl Handler for Front {
 
 /// The built-in server with the front before it; the front's address.
 async fn behind_a_front(busy: Busy) -> (tender_registry::RunningServer, String) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     let server = test_support::serve(tender_registry::Settings {
         testing: true,
         ..Default::default()

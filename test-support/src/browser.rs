@@ -1,6 +1,6 @@
-//! Just enough of the W3C WebDriver protocol to drive chromedriver: a session, navigation,
-//! finding and clicking elements (or waiting for one first), reading text, running a script
-//! (or one that answers later) and a screenshot.
+//! The browser tests' browser: just enough of the W3C WebDriver protocol to drive
+//! chromedriver (a session, navigation, finding and clicking elements or waiting for one first,
+//! reading text, running a script or one that answers later, a screenshot).
 
 use base64::Engine;
 use serde_json::{Value, json};
@@ -37,7 +37,7 @@ impl Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
         };
-        let client = test_support::client();
+        let client = crate::client();
         let started = Instant::now();
         loop {
             let ready = client.get(format!("{}/status", driver.url)).send().await;

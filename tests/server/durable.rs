@@ -1,11 +1,6 @@
 //! The server with `--data-dir`, run as its own process: what it acknowledged survives a
 //! stop and a SIGKILL, and it refuses to start on a data directory it cannot use.
 
-#[path = "api/common.rs"]
-#[allow(dead_code)]
-mod common;
-
-use common::{bid_body, tender_body};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -13,6 +8,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use test_support::api as common;
+use test_support::api::{bid_body, tender_body};
 
 const START: &str = "2026-11-23T09:00:00+02:00";
 const LOT_A: &str = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a";
@@ -81,7 +78,7 @@ impl Server {
         // Keeps reading the log, so that the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
         // reqwest is built with rustls and no provider of its own: the server's, ring.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        test_support::install_crypto();
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(20))
             .build()

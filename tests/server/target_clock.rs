@@ -13,7 +13,7 @@ const FRIDAY_AFTERNOON: time::OffsetDateTime = datetime!(2026-11-27 16:30 +2);
 
 async fn clock_of(base_url: &str) -> serde_json::Value {
     // reqwest is built with rustls and no provider of its own: the server's, ring.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     reqwest::get(format!("{base_url}/testing/clock"))
         .await
         .unwrap()

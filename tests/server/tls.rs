@@ -22,7 +22,7 @@ use tender_certify::{
     CucumberOpts, LiveOutput, RunReport,
     settings::{Proxies, TlsOptions},
 };
-use tender_registry::{Application, RunningServer, Settings};
+use tender_registry::{RunningServer, Settings};
 use test_support::{assert_stopped_before_running, output_text};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
@@ -119,16 +119,13 @@ impl Pki {
 /// The registry with the clock control API, serving TLS with `cert` and `key`: the server and
 /// its address.
 async fn serving_tls(cert: &Path, key: &Path) -> (RunningServer, String) {
-    let server = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let server = test_support::serve(Settings {
         testing: true,
         tls_cert: Some(cert.to_owned()),
         tls_key: Some(key.to_owned()),
         ..Default::default()
     })
-    .await
-    .unwrap()
-    .spawn();
+    .await;
     let base_url = server.base_url();
     (server, base_url)
 }
@@ -194,7 +191,7 @@ async fn the_server_over_https_is_certified_with_a_private_ca_and_the_certificat
 #[tokio::test(flavor = "multi_thread")]
 async fn addresses_handed_out_over_tls_are_https() {
     let (pki, server, base_url) = https_server("localhost").await;
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     let ca = reqwest::Certificate::from_pem_bundle(&std::fs::read(&pki.ca).unwrap()).unwrap();
     for version in [reqwest::Version::HTTP_11, reqwest::Version::HTTP_2] {
         let builder = reqwest::Client::builder().tls_certs_only(ca.clone());
@@ -243,7 +240,7 @@ async fn with_http2_the_certifier_speaks_it_to_a_server_that_offers_it() {
 async fn drop_after_commit_over_http2_resets_its_stream_and_the_others_on_the_connection_go_on() {
     let (pki, server, base_url) = https_server("localhost").await;
     let (proxy, tunnels) = connect_proxy(false).await;
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    test_support::install_crypto();
     let ca = reqwest::Certificate::from_pem_bundle(&std::fs::read(&pki.ca).unwrap()).unwrap();
     let client = reqwest::Client::builder()
         .tls_certs_only(ca)
@@ -446,8 +443,7 @@ async fn a_target_that_asks_for_a_client_certificate_gets_the_one_given() {
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let front = format!("https://{}", listener.local_addr().unwrap());
-    let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
+    let app = test_support::build(Settings {
         testing: true,
         public_url: Some(front.clone()),
         ..Default::default()

@@ -1,8 +1,9 @@
-//! A server on an ephemeral port, a client that speaks as a broker, and request bodies.
+//! The HTTP tests' fixtures: a server on an ephemeral port, a client that speaks as a broker,
+//! what a test saw of a response, request bodies, and the moments tests pin the clock to.
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use tender_registry::{Application, RunningServer, Settings};
+use tender_registry::{RunningServer, Settings};
 
 pub struct TestServer {
     pub base: String,
@@ -322,22 +323,16 @@ impl TestServer {
         .await
     }
 
-    pub async fn start_with(mut settings: Settings) -> TestServer {
-        settings.listen = "127.0.0.1:0".into();
-        let app = Application::build(settings)
-            .await
-            .expect("the server builds");
-        let base = app.base_url();
-        // reqwest is built with rustls and no provider of its own: the server's, ring.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+    pub async fn start_with(settings: Settings) -> TestServer {
+        let server = crate::serve(settings).await;
+        let client = crate::client_builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
         TestServer {
-            base,
+            base: server.base_url(),
             client,
-            _server: app.spawn(),
+            _server: server,
         }
     }
 
