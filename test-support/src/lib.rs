@@ -157,7 +157,12 @@ pub fn not_passed(report: &RunReport) -> Vec<String> {
         .filter(|s| s.verdict != Verdict::Passed)
         .map(|s| {
             let (verdict, skip) = (&s.verdict, &s.skip_reason);
-            format!("{}:{} {} {verdict:?} {skip:?}", s.file, s.line, s.name)
+            let why = s
+                .failure
+                .as_ref()
+                .map(|f| format!(" at {}: {}", f.step, f.message))
+                .unwrap_or_default();
+            format!("{}:{} {} {verdict:?} {skip:?}{why}", s.file, s.line, s.name)
         })
         .collect()
 }
