@@ -207,15 +207,11 @@ impl Answers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
     use crate::edr::Status;
     use std::sync::Arc;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: true,
-        }
+        Cx::kyiv(true)
     }
 
     fn draft(data: Json) -> Result<Draft, Json> {

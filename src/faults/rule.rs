@@ -388,13 +388,9 @@ impl Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::Zone;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: true,
-        }
+        Cx::kyiv(true)
     }
 
     fn problems(data: Json) -> Json {

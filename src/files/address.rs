@@ -121,7 +121,6 @@ mod tests {
     use super::*;
     use crate::domain::document::{DocumentInput, DocumentRecord, Filing, Unfiled, UrlStyle};
     use crate::domain::parse::{Cx, FromJson, Problem};
-    use crate::domain::time::Zone;
     use serde_json::{Value as Json, json};
 
     const KEY: &str = "0123456789abcdef0123456789abcdef";
@@ -180,10 +179,7 @@ mod tests {
     }
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: false,
-        }
+        Cx::kyiv(false)
     }
 
     fn body(url: &str) -> Json {

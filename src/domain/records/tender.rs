@@ -716,10 +716,7 @@ pub(crate) mod tests {
     use serde_json::json;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: true,
-        }
+        Cx::kyiv(true)
     }
 
     /// A tender using every optional field the terms have.

@@ -552,10 +552,7 @@ mod tests {
     use serde_json::json;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: false,
-        }
+        Cx::kyiv(false)
     }
 
     /// Every address another store's: the service's own are the file store's to check.

@@ -480,14 +480,10 @@ pub fn check_features(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: false,
-        }
+        Cx::kyiv(false)
     }
 
     fn item(id: &str, code: &str) -> Item {

@@ -207,14 +207,10 @@ impl FromJson for ProcuringEntity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::values::time::Zone;
     use serde_json::json;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: false,
-        }
+        Cx::kyiv(false)
     }
 
     #[test]

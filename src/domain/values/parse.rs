@@ -99,6 +99,17 @@ pub struct Cx {
     pub testing: bool,
 }
 
+#[cfg(test)]
+impl Cx {
+    /// What the tests read with: Kyiv's zone, with the sandbox's fields where `testing`.
+    pub fn kyiv(testing: bool) -> Cx {
+        Cx {
+            zone: Zone::named("Europe/Kyiv").expect("zone"),
+            testing,
+        }
+    }
+}
+
 /// A value that can be read from client JSON.
 pub trait FromJson: Sized {
     fn from_json(v: &Input<'_>, cx: &Cx) -> Result<Self, Problem>;
@@ -519,10 +530,7 @@ mod tests {
     use serde_json::json;
 
     fn cx() -> Cx {
-        Cx {
-            zone: Zone::named("Europe/Kyiv").expect("zone"),
-            testing: false,
-        }
+        Cx::kyiv(false)
     }
 
     #[derive(Debug, Clone, PartialEq, Serialize)]
