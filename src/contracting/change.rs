@@ -4,6 +4,7 @@
 
 use super::contract::Contract;
 use crate::domain::input::Input;
+use crate::domain::lookup::{ById, Identified};
 use crate::domain::values::ids;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, one_of};
 use crate::domain::values::text::Text;
@@ -54,6 +55,12 @@ pub struct ContractChange {
     pub contract_number: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date_signed: Option<Timestamp>,
+}
+
+impl Identified for ContractChange {
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 /// The reasons of a change: one of [`RATIONALE_TYPES`] each, at least one; a single word
@@ -154,10 +161,7 @@ fn read(
 
 impl Contract {
     pub fn change(&self, id: &str) -> Result<&ContractChange, Refusal> {
-        self.changes
-            .iter()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("change_id"))
+        self.changes.by_id(id, "change_id")
     }
 
     /// The signature date a change must not precede: the change before it (its signature,
@@ -225,11 +229,7 @@ impl Contract {
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
-        let at = self
-            .changes
-            .iter()
-            .position(|c| c.id == id)
-            .ok_or(Refusal::NotFound("change_id"))?;
+        let at = self.changes.index_by_id(id, "change_id")?;
         let held = &self.changes[at];
         let input = read(data, cx, Some(held), now)?;
         self.writable("update contract change")?;

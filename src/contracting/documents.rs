@@ -6,6 +6,7 @@
 use super::change::ChangeStatus;
 use super::contract::Contract;
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::document::{DocumentInput, DocumentOf, DocumentRecord, Filing};
 use crate::domain::values::parse::{Cx, Problem};
 use crate::domain::values::time::Timestamp;
@@ -20,11 +21,7 @@ pub const DOCUMENT_OF: DocumentOf = DocumentOf {
 
 impl Contract {
     pub fn document(&self, id: &str) -> Result<&DocumentRecord, Refusal> {
-        self.documents
-            .iter()
-            .find(|d| d.id() == id)
-            .map(Arc::as_ref)
-            .ok_or(Refusal::NotFound("document_id"))
+        self.documents.by_id(id, "document_id").map(Arc::as_ref)
     }
 
     /// A document of a change names one of the contract's changes, a document of an item one
@@ -82,10 +79,8 @@ impl Contract {
 
     fn document_mut(&mut self, id: &str) -> Result<&mut DocumentRecord, Refusal> {
         self.documents
-            .iter_mut()
-            .find(|d| d.id() == id)
+            .by_id_mut(id, "document_id")
             .map(Arc::make_mut)
-            .ok_or(Refusal::NotFound("document_id"))
     }
 
     /// A new version of a document (PUT).

@@ -4,6 +4,7 @@
 //! ids, parties, items, documents, parsing); [`records`] holds the tender aggregate's
 //! records, with the rules that move them through time in [`records::course`].
 
+pub mod lookup;
 pub mod records;
 pub mod values;
 

@@ -9,6 +9,7 @@ use super::tender::{Tender, TenderStatus};
 use crate::domain::Change;
 use crate::domain::Refusal;
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::document::{
     DocumentInput, DocumentOf, DocumentRecord, Documents, Filing, check_related,
 };
@@ -73,32 +74,24 @@ impl Tender {
             Holder::Bid(id) => Ok(&mut self.bid_mut(id)?.documents),
             Holder::Award(id) => self
                 .awards
-                .iter_mut()
-                .find(|a| &a.id == id)
-                .map(|a| &mut a.documents)
-                .ok_or(Refusal::NotFound("award_id")),
+                .by_id_mut(id, "award_id")
+                .map(|a| &mut a.documents),
             Holder::Contract(id) => self
                 .contracts
-                .iter_mut()
-                .find(|c| &c.id == id)
-                .map(|c| &mut c.documents)
-                .ok_or(Refusal::NotFound("contract_id")),
+                .by_id_mut(id, "contract_id")
+                .map(|c| &mut c.documents),
             Holder::Cancellation(id) => self
                 .cancellations
-                .iter_mut()
-                .find(|c| &c.id == id)
-                .map(|c| &mut c.documents)
-                .ok_or(Refusal::NotFound("cancellation_id")),
+                .by_id_mut(id, "cancellation_id")
+                .map(|c| &mut c.documents),
             Holder::Complaint(target, id) => Ok(&mut self.complaint_mut(target, id)?.documents),
         }
     }
 
     pub fn document(&self, holder: &Holder, id: &str) -> Result<&DocumentRecord, Refusal> {
         self.documents_of(holder)?
-            .iter()
-            .find(|d| d.id() == id)
+            .by_id(id, "document_id")
             .map(Arc::as_ref)
-            .ok_or(Refusal::NotFound("document_id"))
     }
 
     /// Whether documents of `holder` may be added or changed now, by `by` where the holder
@@ -254,9 +247,7 @@ impl Tender {
         let change = self.document_change(holder);
         let record = self
             .documents_of_mut(holder)?
-            .iter_mut()
-            .find(|d| d.id() == id)
-            .ok_or(Refusal::NotFound("document_id"))?;
+            .by_id_mut(id, "document_id")?;
         Arc::make_mut(record).replace(data, cx, DocumentOf::TENDER, now, filing)?;
         Ok(change)
     }
@@ -281,9 +272,7 @@ impl Tender {
             .collect();
         let record = self
             .documents_of_mut(holder)?
-            .iter_mut()
-            .find(|d| d.id() == id)
-            .ok_or(Refusal::NotFound("document_id"))?;
+            .by_id_mut(id, "document_id")?;
         let record = Arc::make_mut(record);
         let changed = record.patch(data, cx, DocumentOf::TENDER, now)?;
         if let Some(related) = record.current.related_item()

@@ -5,6 +5,7 @@ use super::contract::{Contract, ContractStatus};
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::records::course::lifecycle;
 use crate::domain::records::course::working_days::add_working_days;
 use crate::domain::values::document::Documents;
@@ -99,10 +100,7 @@ impl Award {
 
 impl Tender {
     pub fn award(&self, id: &str) -> Result<&Award, Refusal> {
-        self.awards
-            .iter()
-            .find(|a| a.id == id)
-            .ok_or(Refusal::NotFound("award_id"))
+        self.awards.by_id(id, "award_id")
     }
 
     /// The owner's decision on an award: `pending` → `active` (a contract is prepared),
@@ -116,11 +114,7 @@ impl Tender {
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
-        let index = self
-            .awards
-            .iter()
-            .position(|a| a.id == id)
-            .ok_or(Refusal::NotFound("award_id"))?;
+        let index = self.awards.index_by_id(id, "award_id")?;
         let mut o = Obj::new(data, cx, "Award")?;
         o.skip(&[
             "id",

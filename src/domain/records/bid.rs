@@ -5,6 +5,7 @@
 
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::document::{DocumentInput, DocumentRecord, Documents, Filing, UrlStyle};
 use crate::domain::values::ids::{self, TokenHash};
 use crate::domain::values::item::Feature;
@@ -387,20 +388,12 @@ impl Tender {
     }
 
     pub fn bid(&self, id: &str) -> Result<&Bid, Refusal> {
-        self.bids
-            .iter()
-            .find(|b| b.id == id)
-            .map(Arc::as_ref)
-            .ok_or(Refusal::NotFound("bid_id"))
+        self.bids.by_id(id, "bid_id").map(Arc::as_ref)
     }
 
     /// The bid to change, copied first if the stored tender still shares it.
     pub fn bid_mut(&mut self, id: &str) -> Result<&mut Bid, Refusal> {
-        self.bids
-            .iter_mut()
-            .find(|b| b.id == id)
-            .map(Arc::make_mut)
-            .ok_or(Refusal::NotFound("bid_id"))
+        self.bids.by_id_mut(id, "bid_id").map(Arc::make_mut)
     }
 
     /// The bidder's change: value, tenderers, parameters, and `draft` → `active`.
@@ -483,11 +476,7 @@ impl Tender {
 
     /// Withdraws a bid while tendering: it is removed entirely.
     pub fn withdraw_bid(&mut self, id: &str, now: Timestamp) -> Result<Arc<Bid>, Refusal> {
-        let index = self
-            .bids
-            .iter()
-            .position(|b| b.id == id)
-            .ok_or(Refusal::NotFound("bid_id"))?;
+        let index = self.bids.index_by_id(id, "bid_id")?;
         if self.status != TenderStatus::ActiveTendering {
             return Err(Refusal::phase(format!(
                 "Can't delete bid in current ({}) tender status",

@@ -9,6 +9,7 @@ use super::course::lifecycle;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
 use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
@@ -50,10 +51,7 @@ pub struct Cancellation {
 
 impl Tender {
     pub fn cancellation(&self, id: &str) -> Result<&Cancellation, Refusal> {
-        self.cancellations
-            .iter()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("cancellation_id"))
+        self.cancellations.by_id(id, "cancellation_id")
     }
 
     /// Cancellations are accepted while the tender is not in a terminal status, and one of
@@ -144,11 +142,7 @@ impl Tender {
         let status = o.choice("status", &STATUSES);
         o.done(|| Some(()))?;
         self.cancellation_window("update", &lot)?;
-        let cancellation = self
-            .cancellations
-            .iter_mut()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("cancellation_id"))?;
+        let cancellation = self.cancellations.by_id_mut(id, "cancellation_id")?;
         cancellation.date = now;
         if status.as_deref() == Some("active") && cancellation.status == CancellationStatus::Pending
         {

@@ -9,6 +9,7 @@
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::records::course::lifecycle;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids::{self, TokenHash};
@@ -275,25 +276,18 @@ impl Tender {
             Target::Tender => Ok(&mut self.complaints),
             Target::Award(id) => self
                 .awards
-                .iter_mut()
-                .find(|a| &a.id == id)
-                .map(|a| &mut a.complaints)
-                .ok_or(Refusal::NotFound("award_id")),
+                .by_id_mut(id, "award_id")
+                .map(|a| &mut a.complaints),
         }
     }
 
     pub fn complaint(&self, target: &Target, id: &str) -> Result<&Complaint, Refusal> {
-        self.complaints_of(target)?
-            .iter()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("complaint_id"))
+        self.complaints_of(target)?.by_id(id, "complaint_id")
     }
 
     pub fn complaint_mut(&mut self, target: &Target, id: &str) -> Result<&mut Complaint, Refusal> {
         self.complaints_of_mut(target)?
-            .iter_mut()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("complaint_id"))
+            .by_id_mut(id, "complaint_id")
     }
 
     /// Every claim of the tender and of its awards.

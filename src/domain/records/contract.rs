@@ -4,6 +4,7 @@
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::document::Documents;
 use crate::domain::values::item::Item;
 use crate::domain::values::money::{Money, MoneyInput, Period};
@@ -71,10 +72,7 @@ pub fn py_float(f: f64) -> String {
 
 impl Tender {
     pub fn contract(&self, id: &str) -> Result<&Contract, Refusal> {
-        self.contracts
-            .iter()
-            .find(|c| c.id == id)
-            .ok_or(Refusal::NotFound("contract_id"))
+        self.contracts.by_id(id, "contract_id")
     }
 
     /// The owner's change of a contract: number, title, description, value (no higher than
@@ -86,11 +84,7 @@ impl Tender {
         cx: &Cx,
         now: Timestamp,
     ) -> Result<Change, Refusal> {
-        let index = self
-            .contracts
-            .iter()
-            .position(|c| c.id == id)
-            .ok_or(Refusal::NotFound("contract_id"))?;
+        let index = self.contracts.index_by_id(id, "contract_id")?;
         let mut o = Obj::new(data, cx, "Contract")?;
         o.skip(&[
             "id",
@@ -128,11 +122,7 @@ impl Tender {
                 contract.status.as_str()
             )));
         }
-        let award = self
-            .awards
-            .iter()
-            .find(|a| a.id == contract.award_id)
-            .ok_or(Refusal::NotFound("award_id"))?;
+        let award = self.awards.by_id(&contract.award_id, "award_id")?;
         let stand_still_end = award.complaint_period.end_date;
         let lot = award.lot_id.clone();
         if self.lot_status(&lot) != LotStatus::Active {

@@ -7,6 +7,7 @@
 
 use super::tender::{AuctionPeriod, Tender, TenderStatus, TenderTerms};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::merge::merge;
 use crate::domain::values::money::Money;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
@@ -243,10 +244,7 @@ pub fn sum_up(terms: &mut TenderTerms, lots: &mut [Lot]) {
 
 impl Tender {
     pub fn lot(&self, id: &str) -> Result<&Lot, Refusal> {
-        self.lots
-            .iter()
-            .find(|l| l.id == id)
-            .ok_or(Refusal::NotFound("lot_id"))
+        self.lots.by_id(id, "lot_id")
     }
 
     fn lot_window(&self, verb: &str) -> Result<(), Refusal> {

@@ -3,6 +3,7 @@
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
 use crate::domain::input::Input;
+use crate::domain::lookup::ById;
 use crate::domain::values::ids;
 use crate::domain::values::organization::Organization;
 use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
@@ -130,10 +131,7 @@ impl Tender {
     }
 
     pub fn question(&self, id: &str) -> Result<&Question, Refusal> {
-        self.questions
-            .iter()
-            .find(|q| q.id == id)
-            .ok_or(Refusal::NotFound("question_id"))
+        self.questions.by_id(id, "question_id")
     }
 
     /// The owner answers (or re-answers) while enquiries are open; only `answer` can change.
@@ -145,11 +143,7 @@ impl Tender {
         now: Timestamp,
     ) -> Result<Change, Refusal> {
         let status = self.status;
-        let index = self
-            .questions
-            .iter()
-            .position(|q| q.id == id)
-            .ok_or(Refusal::NotFound("question_id"))?;
+        let index = self.questions.index_by_id(id, "question_id")?;
         let mut o = Obj::new(data, cx, "Question")?;
         o.skip(&[
             "id",
