@@ -1,63 +1,33 @@
 //! `/tenders/{tender_id}/awards` and `/contracts`: read by anyone, decided by the owner.
 
+// The handlers keep the lower-case names the router reads.
+#![allow(non_upper_case_globals)]
+
+use crate::domain::award::Award;
+use crate::domain::contract::Contract;
 use crate::domain::tender::Tender;
-use crate::http::error::ApiError;
-use crate::http::{app, guard, param, reads, reply, writes};
+use crate::http::collection::{Collection, Edit, List, Show};
+use crate::http::error::Handled;
+use crate::http::writes::Sent;
+use crate::http::{app, guard, param, reads, reply};
 use salvo::http::header::{HeaderValue, LOCATION};
 use salvo::prelude::*;
-use serde::Serialize;
-use serde_json::Value as Json;
 
-fn to_json<T: Serialize>(value: &T) -> Json {
-    reads::json(value)
-}
+static AWARDS: Collection<Tender, Award> = Collection::of("awards", "award_id", |t| &t.awards);
 
-#[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::list(req, depot, res, |t: &Tender| Ok(reads::all(&t.awards)))
-}
+/// The contracts a tender's awards prepare, before one is handed over to contract management.
+static TENDER_CONTRACTS: Collection<Tender, Contract> =
+    Collection::of("contracts", "contract_id", |t| &t.contracts);
+
+pub const list: List<Tender, Award> = AWARDS.list();
+pub const show: Show<Tender, Award> = AWARDS.show();
+pub const contracts: List<Tender, Contract> = TENDER_CONTRACTS.list();
+pub const contract: Show<Tender, Contract> = TENDER_CONTRACTS.show();
+pub const change_contract: Edit<Tender, Contract> =
+    TENDER_CONTRACTS.changes(guard::owner, Tender::change_contract);
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::one(req, depot, res, "award_id", |t: &Tender, id| {
-        t.award(id).map(to_json)
-    })
-}
-
-#[handler]
-pub async fn contracts(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::list(req, depot, res, |t: &Tender| Ok(reads::all(&t.contracts)))
-}
-
-#[handler]
-pub async fn contract(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::one(req, depot, res, "contract_id", |t: &Tender, id| {
-        t.contract(id).map(to_json)
-    })
-}
-
-#[handler]
-pub async fn decide(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn decide(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, id) = (param(req, "tender_id"), param(req, "award_id"));
     let body = guard::write(
@@ -76,7 +46,7 @@ pub async fn decide(
             &tender_id,
             |t, now| {
                 let known = t.awards.len();
-                let change = t.decide_award(&id, data, &cx, now)?;
+                let change = t.decide_award(&id, &Sent { data, cx: &cx, now })?;
                 fresh = t
                     .awards
                     .get(known..)
@@ -84,7 +54,7 @@ pub async fn decide(
                     .map(|a| a.id.clone());
                 Ok(change)
             },
-            |t| t.award(&id).map(to_json),
+            |t| t.award(&id).map(reads::json),
         )
         .await??;
     reply::ok(req, res, view);
@@ -96,22 +66,4 @@ pub async fn decide(
         }
     }
     Ok(())
-}
-
-#[handler]
-pub async fn change_contract(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    writes::change(
-        req,
-        depot,
-        res,
-        "contract_id",
-        guard::owner,
-        |t: &mut Tender, id, s| t.change_contract(id, s.data, s.cx, s.now),
-        |t, id| t.contract(id).map(to_json),
-    )
-    .await
 }

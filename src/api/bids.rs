@@ -6,16 +6,13 @@ use crate::domain::document::UrlStyle;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
 use crate::http::auth::{Broker, Level, presented_token};
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
+use crate::http::writes::Sent;
 use crate::http::{app, body, guard, param, reply};
 use salvo::prelude::*;
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let pretty = reply::wants_pretty(req);
     let text = app.store.read(&param(req, "tender_id"), |t: &Tender| {
@@ -34,11 +31,7 @@ pub async fn list(
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "bid_id");
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
@@ -60,11 +53,7 @@ pub async fn show(
 
 /// Any accredited broker may bid while tendering; the answer carries the bid's token.
 #[handler]
-pub async fn place(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn place(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let tender_id = param(req, "tender_id");
     let test_mode = app
@@ -97,11 +86,7 @@ pub async fn place(
 }
 
 #[handler]
-pub async fn change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn change(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
     let allowed = |t: &Tender, b: Option<&Broker>, tok: Option<&str>| guard::bidder(t, &id, b, tok);
@@ -111,7 +96,7 @@ pub async fn change(
         .store
         .update(
             &tender_id,
-            |t, now| t.change_bid(&id, data, &cx, now),
+            |t, now| t.change_bid(&id, &Sent { data, cx: &cx, now }),
             |t| t.bid(&id).map(|bid| reply::render(bid, None, pretty)),
         )
         .await??;
@@ -121,11 +106,7 @@ pub async fn change(
 
 /// Withdrawal needs no body: the bid's credentials are enough.
 #[handler]
-pub async fn withdraw(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn withdraw(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, id) = (param(req, "tender_id"), param(req, "bid_id"));
     guard::found(&app, &tender_id, |t| t.bid(&id).map(|_| ()))?;

@@ -15,7 +15,7 @@ use crate::clock::ClockError;
 use crate::domain::Refusal;
 use crate::domain::parse::{Obj, Problem};
 use crate::domain::time::Timestamp;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::{App, app, body, reply};
 use salvo::prelude::*;
 use serde_json::{Value as Json, json};
@@ -46,11 +46,7 @@ fn known(app: &App, name: Option<String>) -> Result<Option<String>, ApiError> {
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
     if let Some(shown) = record_s(&app, req, caller.as_deref())? {
@@ -220,7 +216,7 @@ impl Move {
 }
 
 #[handler]
-pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let caller = app.brokers.caller(req)?.map(|b| b.name.clone());

@@ -7,7 +7,7 @@ use crate::domain::complaint::{Actor, Target};
 use crate::domain::tender::Tender;
 use crate::domain::{Change, Refusal, views};
 use crate::http::auth::{Broker, Level, presented_token};
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::{App, app, body, guard, param, reply};
 use salvo::prelude::*;
 use serde_json::Value as Json;
@@ -39,11 +39,7 @@ fn to_json(t: &Tender, target: &Target, id: &str) -> Result<Json, Refusal> {
 }
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let target = target(req);
     let all = app
@@ -65,11 +61,7 @@ pub async fn list(
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (target, id) = (target(req), param(req, "complaint_id"));
     let one = app
@@ -89,11 +81,7 @@ fn any_bidder(t: &Tender, broker: Option<&Broker>, token: Option<&str>) -> bool 
 
 /// Filing a claim: 201 with the claim (its author included) and the claimant's token.
 #[handler]
-pub async fn file(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn file(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, target) = (param(req, "tender_id"), target(req));
     guard::found(&app, &tender_id, |t| t.complaints_of(&target).map(|_| ()))?;
@@ -149,11 +137,7 @@ pub(super) fn actor(
 }
 
 #[handler]
-pub async fn change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn change(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, target, id) = (
         param(req, "tender_id"),

@@ -5,7 +5,7 @@
 
 use crate::files::signing::SignatureFault;
 use crate::files::{Uploader, address};
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::{App, app, reply, upload};
 use salvo::http::StatusCode;
 use salvo::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue, LOCATION};
@@ -58,11 +58,7 @@ fn send(res: &mut Response, status: StatusCode, location: &str, body: Json) {
 
 /// The public key that verifies every signature the server shows.
 #[handler]
-pub async fn keys(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn keys(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let key = json!({
         "KeyID": app.signer.key_id(),
@@ -114,11 +110,7 @@ fn check_md5(hash: &str) -> Result<String, ApiError> {
 }
 
 #[handler]
-pub async fn register(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn register(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let uploader = uploader(&app, req)?;
     let hash = registered_hash(req, app.max_body)
@@ -155,11 +147,7 @@ fn uploaded(app: &App, req: &Request, res: &mut Response, key: &str, c: &crate::
 }
 
 #[handler]
-pub async fn upload_new(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn upload_new(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let uploader = uploader(&app, req)?;
     let (key, content) = upload::receive(req, &app, None, &uploader).await?;
@@ -172,7 +160,7 @@ pub async fn upload_registered(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> Result<(), ApiError> {
+) -> Handled {
     let app = app(depot)?;
     let uploader = uploader(&app, req)?;
     let key = crate::http::param(req, "key");
@@ -219,7 +207,7 @@ pub fn content_disposition(title: &str) -> String {
 }
 
 #[handler]
-pub async fn get(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn get(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let key = crate::http::param(req, "key");
     let (signature, key_id, expires) = (

@@ -18,7 +18,7 @@ use crate::domain::input::Input;
 use crate::domain::tender::Tender;
 use crate::http::auth::{Broker, presented_token};
 use crate::http::documents::{Writing, document_data, redirect};
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::{App, app, guard, param, reply};
 use salvo::prelude::*;
 use serde_json::Value as Json;
@@ -112,11 +112,7 @@ fn exists<'a>(
 }
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, holder) = (param(req, "tender_id"), holder(req));
     guard::found(&app, &tender_id, exists(&holder, None))?;
@@ -133,11 +129,7 @@ pub async fn list(
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, holder, id) = (
         param(req, "tender_id"),
@@ -214,11 +206,7 @@ fn filing<'a>(app: &'a App, req: &Request, tender_id: &str, holder: &Holder) -> 
 }
 
 #[handler]
-pub async fn upload(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn upload(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let holder = holder(req);
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::New).await?;
@@ -248,11 +236,7 @@ pub async fn upload(
 }
 
 #[handler]
-pub async fn replace(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn replace(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::Version(&id)).await?;
@@ -275,11 +259,7 @@ pub async fn replace(
 }
 
 #[handler]
-pub async fn describe(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn describe(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (holder, id) = (holder(req), param(req, "document_id"));
     let (tender_id, data, by) = writable(req, &app, &holder, Writing::Metadata(&id)).await?;

@@ -17,7 +17,7 @@ use crate::domain::time::Timestamp;
 use crate::edr::answers::{Draft, Setting};
 use crate::edr::{Answer, Code, Status, built_in, subjects};
 use crate::http::auth::{Asker, SettingKind, basic};
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::{API_PREFIX, App, app, body, param, reply};
 use salvo::http::StatusCode;
 use salvo::http::header::{HeaderValue, RETRY_AFTER};
@@ -76,11 +76,7 @@ fn given(req: &Request, name: &str) -> Option<String> {
 }
 
 #[handler]
-pub async fn verify(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn verify(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     // The tender API's own version is the tender API's: it has no such path.
     if API_PREFIX.strip_prefix("/api/") == Some(param(req, "version").as_str()) {
@@ -148,11 +144,7 @@ pub async fn verify(
 }
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     reply::ok(req, res, app.edr_answers.list(|b| asker.sees(b)));
@@ -162,7 +154,7 @@ pub async fn list(
 /// Sets the answer of a code for the caller's checks (or, on a server the caller owns,
 /// everyone's or a named broker's), in place of the one set before for them.
 #[handler]
-pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
@@ -188,11 +180,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let answer = app
@@ -205,11 +193,7 @@ pub async fn show(
 
 /// Removes one answer and shows it as it was, with its hits; the code answers as built in.
 #[handler]
-pub async fn remove(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn remove(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let answer = app
@@ -222,11 +206,7 @@ pub async fn remove(
 
 /// Removes every answer the caller sees and shows them as they were.
 #[handler]
-pub async fn clear(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn clear(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     reply::ok(req, res, app.edr_answers.remove_all(|b| asker.sees(b)));

@@ -19,7 +19,7 @@ use crate::domain::input::Input;
 use crate::domain::parse::Problem;
 use crate::faults::{Call, Draft, Fault, Rule, in_scope};
 use crate::http::auth::{Asker, SettingKind};
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::serve::Lost;
 use crate::http::{API_PREFIX, App, app, body, param, reply};
 use salvo::http::{Method, StatusCode};
@@ -68,11 +68,7 @@ fn scope(
 }
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let scope = scope(&app, req, &asker, None)?;
@@ -85,11 +81,7 @@ pub async fn list(
 }
 
 #[handler]
-pub async fn create(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let data = body.data()?;
@@ -117,11 +109,7 @@ pub async fn create(
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let scope = scope(&app, req, &asker, None)?;
@@ -137,11 +125,7 @@ pub async fn show(
 
 /// Removes one rule and answers it as it was, with its hits.
 #[handler]
-pub async fn remove(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn remove(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let scope = scope(&app, req, &asker, None)?;
@@ -158,11 +142,7 @@ pub async fn remove(
 /// Removes every rule the caller sees (with the header, that clock's) and answers them as
 /// they were.
 #[handler]
-pub async fn clear(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn clear(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let asker = Asker::of(&app, req)?;
     let scope = scope(&app, req, &asker, None)?;

@@ -13,7 +13,7 @@
 //! of the index (`store::ListedFields`); others from the record.
 
 use crate::domain::views;
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::reply::wants_pretty;
 use crate::http::{API_PREFIX, App, app};
 use crate::store::{CONTRACT_FIELDS, ListedFields, ModeFilter, Page, PageRequest, TENDER_FIELDS};
@@ -150,24 +150,16 @@ const CONTRACTS: Feed = Feed {
 };
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     serve(req, depot, res, &TENDERS)
 }
 
 #[handler]
-pub async fn contracts(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn contracts(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     serve(req, depot, res, &CONTRACTS)
 }
 
-fn serve(req: &Request, depot: &Depot, res: &mut Response, feed: &Feed) -> Result<(), ApiError> {
+fn serve(req: &Request, depot: &Depot, res: &mut Response, feed: &Feed) -> Handled {
     let app = app(depot)?;
     let offset_text = query(req, "offset");
     let offset = offset_text.as_deref().and_then(|o| app.zone.parse(o));

@@ -1,45 +1,31 @@
 //! `/tenders/{tender_id}/questions`: asked by any broker, answered by the owner.
 
+// The handlers keep the lower-case names the router reads.
+#![allow(non_upper_case_globals)]
+
+use crate::domain::question::Question;
 use crate::domain::tender::Tender;
 use crate::domain::{Change, views};
 use crate::http::auth::Level;
-use crate::http::error::ApiError;
-use crate::http::reply::{self, wants_pretty};
-use crate::http::{app, body, guard, param, reads};
+use crate::http::collection::{Collection, Edit, List, Show};
+use crate::http::error::{ApiError, Handled};
+use crate::http::{app, body, guard, param, reads, reply};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 
-#[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::list(req, depot, res, |t: &Tender| {
-        let shown: Vec<_> = t
-            .questions
-            .iter()
-            .map(|q| views::question(q, t.status))
-            .collect();
-        Ok(reads::json(&shown))
-    })
-}
+/// A question as its tender's status shows it: the author hidden from all but the asker.
+static QUESTIONS: Collection<Tender, Question> =
+    Collection::of("questions", "question_id", |t: &Tender| &t.questions)
+        .shown(|t, q| reads::json(&views::question(q, t.status)));
 
-#[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::one(req, depot, res, "question_id", |t: &Tender, id| {
-        t.question(id)
-            .map(|q| reads::json(&views::question(q, t.status)))
-    })
-}
+pub const list: List<Tender, Question> = QUESTIONS.list();
+pub const show: Show<Tender, Question> = QUESTIONS.show();
+/// The owner answers, with the tender's token.
+pub const answer: Edit<Tender, Question> = QUESTIONS.changes(guard::owner, Tender::answer);
 
 /// Any accredited broker may ask; no token is needed. The asker sees the author.
 #[handler]
-pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let tender_id = param(req, "tender_id");
     let test_mode = app
@@ -69,34 +55,5 @@ pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
         asked["id"].as_str().unwrap_or_default()
     );
     reply::created(req, res, &location, asked, None);
-    Ok(())
-}
-
-#[handler]
-pub async fn answer(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let app = app(depot)?;
-    let (tender_id, id) = (param(req, "tender_id"), param(req, "question_id"));
-    let body = guard::write(
-        req,
-        &app,
-        &tender_id,
-        |t| t.question(&id).map(|_| ()),
-        guard::owner,
-    )
-    .await?;
-    let (data, cx, pretty) = (body.data()?, app.cx(), wants_pretty(req));
-    let render = |t: &Tender| {
-        t.question(&id)
-            .map(|q| reply::render(views::question(q, t.status), None, pretty))
-    };
-    let text = app
-        .store
-        .update(&tender_id, |t, now| t.answer(&id, data, &cx, now), render)
-        .await??;
-    reply::ok_rendered(res, text);
     Ok(())
 }

@@ -5,7 +5,7 @@ use crate::domain::ids;
 use crate::domain::tender::{NewTender, Tender};
 use crate::domain::views;
 use crate::http::auth::Level;
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::reply::{self, wants_pretty};
 use crate::http::{app, body, bounds, guard, param};
 use crate::limits::Kind;
@@ -15,11 +15,7 @@ use serde_json::json;
 
 /// `HEAD`/`GET /api/2.3/spore`: the reference client calls it first to check the service.
 #[handler]
-pub async fn spore(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn spore(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     reply::ok(
         req,
@@ -30,11 +26,7 @@ pub async fn spore(
 }
 
 #[handler]
-pub async fn create(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
@@ -90,11 +82,7 @@ pub async fn create(
 
 /// The public representation is cached per change, so most reads only copy a pointer.
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "tender_id");
     let text = if wants_pretty(req) {
@@ -114,11 +102,7 @@ pub async fn show(
 }
 
 #[handler]
-pub async fn change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn change(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "tender_id");
     let body = guard::write(req, &app, &id, |_| Ok(()), guard::owner).await?;

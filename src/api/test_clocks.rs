@@ -15,10 +15,10 @@
 use super::clock::Move;
 use crate::clock::test_clocks::{Attached, LONGEST_NAME, TestClockError, TestReading};
 use crate::domain::input::Input;
-use crate::domain::parse::{Obj, Problem};
+use crate::domain::parse::{Obj, Problem, Sent};
 use crate::domain::time::Timestamp;
 use crate::domain::{Change, Refusal};
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::{App, app, body, bounds, param, reply};
 use crate::limits::Kind;
 use salvo::http::StatusCode;
@@ -83,11 +83,7 @@ fn refused(app: &App, owner: &str, id: &str, error: TestClockError) -> ApiError 
 }
 
 #[handler]
-pub async fn create(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let owner = broker(&app, req)?;
@@ -127,11 +123,7 @@ pub async fn create(
 }
 
 #[handler]
-pub async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let owner = broker(&app, req)?;
     let clocks: Vec<Json> = app
@@ -155,11 +147,7 @@ pub async fn list(
 }
 
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let caller = app.brokers.caller(req)?.map(|b| b.name.clone());
     let id = param(req, "clock_id");
@@ -173,7 +161,7 @@ pub async fn show(
 }
 
 #[handler]
-pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let mover = broker(&app, req)?;
@@ -209,11 +197,7 @@ pub async fn set(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Re
 }
 
 #[handler]
-pub async fn remove(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn remove(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let mover = broker(&app, req)?;
     let id = param(req, "clock_id");
@@ -298,7 +282,11 @@ async fn settle_live(app: &App, id: &str) -> Settled {
             .update(
                 &tender,
                 |t, now| {
-                    t.add_cancellation(&Input::view(&cancellation), &cx, now)?;
+                    t.add_cancellation(&Sent {
+                        data: &Input::view(&cancellation),
+                        cx: &cx,
+                        now,
+                    })?;
                     Ok(Change::Public)
                 },
                 |_| (),

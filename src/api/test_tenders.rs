@@ -12,7 +12,7 @@
 //! break a procurement halfway), the request to the helper itself meets it as any other.
 
 use crate::http::auth::Level;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Handled};
 use crate::http::{API_PREFIX, App, app, body, reply};
 use salvo::Service;
 use salvo::http::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
@@ -539,7 +539,7 @@ impl Run<'_> {
     }
 
     /// The clock moved a second past `at`.
-    async fn past(&self, at: &str) -> Result<(), ApiError> {
+    async fn past(&self, at: &str) -> Handled {
         let path = format!("/testing/clocks/{}", self.clock);
         let data = json!({"now": second_past(at)?});
         self.driver
@@ -581,7 +581,7 @@ impl Run<'_> {
             .want(step, want)
     }
 
-    async fn cancel(&self) -> Result<(), ApiError> {
+    async fn cancel(&self) -> Handled {
         let data = json!({"reason": "Скасовано тестовим помічником", "status": "active"});
         self.owner(
             "cancel the tender",
@@ -600,7 +600,7 @@ async fn create(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> Result<(), ApiError> {
+) -> Handled {
     let app = app(depot)?;
     let body = body::read(req, app.max_body).await?;
     let (caller, owner_key) = match app.brokers.caller(req)? {

@@ -13,7 +13,7 @@ use crate::domain::Refusal;
 use crate::domain::parse::FromJson;
 use crate::domain::records::course::lots::LotRef;
 use crate::domain::tender::Tender;
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::pages::{self, Asset};
 use crate::http::{App, app, body, param, reply};
 use salvo::http::StatusCode;
@@ -98,11 +98,7 @@ fn read<T>(
 /// participation address refused, or the address of no auction, is a page saying so to a
 /// browser, the envelope to a client.
 #[handler]
-pub async fn page(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let named = read(&app, req, |t, lot| {
         Ok(match participant(req, t, lot) {
@@ -129,17 +125,13 @@ pub async fn page(
 }
 
 #[handler]
-pub async fn asset(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+pub async fn asset(req: &mut Request, res: &mut Response) -> Handled {
     pages::asset(req, res, &ASSETS)
 }
 
 /// `GET …/state`: the auction as it stands now.
 #[handler]
-pub async fn state(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn state(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let shown = read(&app, req, |t, lot| {
         let me = participant(req, t, lot)?;
@@ -151,7 +143,7 @@ pub async fn state(
 
 /// `POST …/bids` with `{"data": {"bid": amount}}`: the participant's post in its turn.
 #[handler]
-pub async fn bid(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), ApiError> {
+pub async fn bid(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (tender_id, lot) = named(req);
     let place = read(&app, req, |t, lot| Ok(Some(participant(req, t, lot)?)))?

@@ -3,6 +3,7 @@
 //! contract's own token: the contract, its changes and its documents.
 
 use super::Contract;
+use super::change::ContractChange;
 use super::contract::view;
 use crate::domain::document::UrlStyle;
 use crate::domain::ids;
@@ -10,11 +11,13 @@ use crate::domain::input::Input;
 use crate::domain::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use crate::http::auth::Broker;
+use crate::http::collection::Collection;
 use crate::http::documents::{Writing, document_data, redirect};
-use crate::http::error::{ApiError, write_json};
+use crate::http::error::{ApiError, Handled, write_json};
 use crate::http::guard::{self, Kept};
 use crate::http::reply::{self, wants_pretty};
-use crate::http::{App, app, param, reads, writes};
+use crate::http::writes::Sent;
+use crate::http::{App, app, param};
 use salvo::http::StatusCode;
 use salvo::http::header::CONTENT_TYPE;
 use salvo::prelude::*;
@@ -71,11 +74,7 @@ fn read<T>(
 
 /// The public representation is cached per change, as a tender's is.
 #[handler]
-pub async fn show(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "contract_id");
     let text = if wants_pretty(req) {
@@ -98,11 +97,7 @@ pub async fn show(
 /// nothing answers the contract as it is (upstream answered `null`; every success here has a
 /// `{"data": …}` body, as the spec's conventions give it).
 #[handler]
-pub async fn change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn change(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "contract_id");
     let body = guard::write_in(req, &app, &id, |_: &Contract| Ok(()), contract_owner).await?;
@@ -139,11 +134,7 @@ async fn body_token(req: &mut Request, app: &App) -> Option<String> {
 /// New credentials for the contract, with the tender's token, by the tender owner's broker:
 /// each call issues a new contract token and retires the one before.
 #[handler]
-pub async fn credentials(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn credentials(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "contract_id");
     guard::found_in(&app, &id, |_: &Contract| Ok(()))?;
@@ -166,11 +157,7 @@ pub async fn credentials(
 /// `GET …/documents`: each document once, in its latest version, in the order of their last
 /// change; `?all=1` every version.
 #[handler]
-pub async fn documents(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn documents(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let all = req.query::<String>("all").is_some_and(|v| !v.is_empty());
     let docs = read(&app, &param(req, "contract_id"), |c| {
@@ -193,11 +180,7 @@ pub async fn documents(
 /// `GET …/documents/{document_id}`: the document with its earlier versions, or with
 /// `?download=<key>` the file.
 #[handler]
-pub async fn document(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn document(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
     let download = req.query::<String>("download");
@@ -240,11 +223,7 @@ async fn document_write(
 /// `POST …/documents`: JSON of a file in the document service (or another store), or the
 /// file itself in a multipart body.
 #[handler]
-pub async fn attach(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn attach(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let id = param(req, "contract_id");
     let data = document_write(req, &app, &id, Writing::New).await?;
@@ -269,11 +248,7 @@ pub async fn attach(
 
 /// `PUT …/documents/{document_id}`: a new version.
 #[handler]
-pub async fn replace(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn replace(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
     let data = document_write(req, &app, &id, Writing::Version(&doc_id)).await?;
@@ -293,11 +268,7 @@ pub async fn replace(
 
 /// `PATCH …/documents/{document_id}`: its metadata, a binding to a change among them.
 #[handler]
-pub async fn describe(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn describe(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let (id, doc_id) = (param(req, "contract_id"), param(req, "document_id"));
     let data = document_write(req, &app, &id, Writing::Metadata(&doc_id)).await?;
@@ -307,7 +278,16 @@ pub async fn describe(
         .store
         .update_contract(
             &id,
-            |c, now| c.describe_document(&doc_id, &data, &cx, now),
+            |c, now| {
+                c.describe_document(
+                    &doc_id,
+                    &Sent {
+                        data: &data,
+                        cx: &cx,
+                        now,
+                    },
+                )
+            },
             |c| c.document(&doc_id).map(|d| to_json(&d.current)),
         )
         .await??;
@@ -315,63 +295,9 @@ pub async fn describe(
     Ok(())
 }
 
-#[handler]
-pub async fn changes(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::list(req, depot, res, |c: &Contract| Ok(reads::all(&c.changes)))
-}
-
-#[handler]
-pub async fn show_change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    reads::one(req, depot, res, "change_id", |c: &Contract, id| {
-        c.change(id).map(reads::json)
-    })
-}
-
-/// `POST …/changes`: a pending change.
-#[handler]
-pub async fn add_change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    writes::add(
-        req,
-        depot,
-        res,
-        "changes",
-        contract_owner,
-        |c: &mut Contract, s| c.add_change(s.data, s.cx, s.now),
-        |c, id| c.change(id).map(reads::json),
-    )
-    .await
-}
-
-/// `PATCH …/changes/{change_id}`: a pending change edited, or applied.
-#[handler]
-pub async fn edit_change(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    writes::change(
-        req,
-        depot,
-        res,
-        "change_id",
-        contract_owner,
-        |c: &mut Contract, id, s| c.edit_change(id, s.data, s.cx, s.now),
-        |c, id| c.change(id).map(reads::json),
-    )
-    .await
-}
+/// A contract's changes: pending when added, edited or applied after, by its owner.
+static CHANGES: Collection<Contract, ContractChange> =
+    Collection::of("changes", "change_id", |c| &c.changes);
 
 /// The routes of one contract, `{contract_id}` under `/api/2.3/contracts` (whose feed is the
 /// listing's).
@@ -386,12 +312,12 @@ pub fn router() -> Router {
                 .patch(describe),
         );
     let change_routes = Router::with_path("changes")
-        .get(changes)
-        .post(add_change)
+        .get(CHANGES.list())
+        .post(CHANGES.adds(contract_owner, Contract::add_change))
         .push(
             Router::with_path("{change_id}")
-                .get(show_change)
-                .patch(edit_change),
+                .get(CHANGES.show())
+                .patch(CHANGES.changes(contract_owner, Contract::edit_change)),
         );
     Router::with_path("{contract_id}")
         .get(show)

@@ -6,7 +6,7 @@ use super::contract::Contract;
 use crate::domain::input::Input;
 use crate::domain::lookup::{ById, Identified};
 use crate::domain::values::ids;
-use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, one_of};
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, Sent, one_of};
 use crate::domain::values::text::Text;
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
@@ -185,12 +185,8 @@ impl Contract {
     }
 
     /// Records a pending change; returns its id.
-    pub fn add_change(
-        &mut self,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<String, Refusal> {
+    pub fn add_change(&mut self, sent: &Sent<'_>) -> Result<String, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let input = read(data, cx, None, now)?;
         self.writable("add contract change")?;
         if self
@@ -222,13 +218,8 @@ impl Contract {
 
     /// Edits a pending change, or applies it (`status: active`, with a signature date sent
     /// or held), which dates it now.
-    pub fn edit_change(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn edit_change(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let at = self.changes.index_by_id(id, "change_id")?;
         let held = &self.changes[at];
         let input = read(data, cx, Some(held), now)?;

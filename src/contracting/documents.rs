@@ -8,7 +8,7 @@ use super::contract::Contract;
 use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::document::{DocumentInput, DocumentOf, DocumentRecord, Filing};
-use crate::domain::values::parse::{Cx, Problem};
+use crate::domain::values::parse::{Cx, Problem, Sent};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use std::sync::Arc;
@@ -111,13 +111,8 @@ impl Contract {
     }
 
     /// A metadata change of a document (PATCH), a binding to a change among them.
-    pub fn describe_document(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn describe_document(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         self.document(id)?;
         let mut next = self.clone();
         let record = next.document_mut(id)?;

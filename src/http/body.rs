@@ -1,7 +1,7 @@
 //! Reading a JSON request body: the Content-Type, the size limit, the decoding and the
 //! `{"data": {...}}` envelope, each with upstream's error.
 
-use super::error::ApiError;
+use super::error::{ApiError, Handled};
 use crate::domain::input::Input;
 use salvo::http::ParseError;
 use salvo::http::StatusCode;
@@ -28,7 +28,7 @@ pub struct Body {
 }
 
 /// Only `application/json` is accepted (parameters such as `charset` may follow).
-pub fn check_content_type(req: &Request) -> Result<(), ApiError> {
+pub fn check_content_type(req: &Request) -> Handled {
     let ok = req
         .headers()
         .get(CONTENT_TYPE)

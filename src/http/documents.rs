@@ -3,7 +3,7 @@
 //! a multipart body or a new version's raw bytes, and the answer to `?download=<key>`.
 
 use super::auth::Broker;
-use super::error::ApiError;
+use super::error::{ApiError, Handled};
 use super::guard::{self, Kept};
 use super::upload as files_in;
 use super::{App, body};
@@ -16,13 +16,7 @@ use serde_json::{Value as Json, json};
 
 /// The answer to `?download=<key>`: a file the document service holds is handed out through
 /// a temporary address, another store's address as it was sent.
-pub fn redirect(
-    app: &App,
-    req: &Request,
-    res: &mut Response,
-    key: &str,
-    sent: String,
-) -> Result<(), ApiError> {
+pub fn redirect(app: &App, req: &Request, res: &mut Response, key: &str, sent: String) -> Handled {
     let url = if app.files.knows(key) {
         let expires = app.clocks.server().now().unix_timestamp() + address::TEMPORARY_SECONDS;
         address::temporary(&app.base_url(req), &app.signer, key, expires)

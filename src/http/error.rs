@@ -39,6 +39,9 @@ impl Description {
     }
 }
 
+/// What a handler answers: done, or the error the API shows.
+pub type Handled = Result<(), ApiError>;
+
 #[derive(Debug, Clone)]
 pub struct ApiError {
     pub status: StatusCode,

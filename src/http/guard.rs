@@ -6,7 +6,7 @@
 use super::App;
 use super::auth::{Broker, presented_token};
 use super::body::{self, Body};
-use super::error::ApiError;
+use super::error::{ApiError, Handled};
 use crate::domain::tender::Tender;
 use crate::domain::time::Timestamp;
 use crate::domain::{Change, Refusal};
@@ -14,7 +14,7 @@ use salvo::prelude::*;
 
 /// A kind of record the API reads and writes by id: where it is read and changed, the path
 /// of its collection, and the name its id takes in paths and in a 404.
-pub trait Kept: Sized {
+pub trait Kept: Sized + Send + Sync + 'static {
     const PATH: &'static str;
     const ID: &'static str;
     fn read<R>(app: &App, id: &str, f: impl FnOnce(&Self) -> R) -> Option<R>;
@@ -49,7 +49,7 @@ pub fn found_in<K: Kept>(
     app: &App,
     id: &str,
     exists: impl FnOnce(&K) -> Result<(), Refusal>,
-) -> Result<(), ApiError> {
+) -> Handled {
     match K::read(app, id, exists) {
         None => Err(ApiError::not_found(K::ID)),
         Some(result) => result.map_err(ApiError::from),
@@ -63,7 +63,7 @@ pub fn permitted_in<K: Kept>(
     id: &str,
     body_token: Option<&str>,
     allowed: impl FnOnce(&K, Option<&Broker>, Option<&str>) -> bool,
-) -> Result<(), ApiError> {
+) -> Handled {
     let broker = app.brokers.identify(req);
     let token = presented_token(req, body_token);
     if K::read(app, id, |r| allowed(r, broker, token.as_deref())).unwrap_or(false) {
@@ -93,7 +93,7 @@ pub fn found(
     app: &App,
     tender_id: &str,
     exists: impl FnOnce(&Tender) -> Result<(), Refusal>,
-) -> Result<(), ApiError> {
+) -> Handled {
     found_in(app, tender_id, exists)
 }
 
@@ -104,7 +104,7 @@ pub fn permitted(
     tender_id: &str,
     body_token: Option<&str>,
     allowed: impl FnOnce(&Tender, Option<&Broker>, Option<&str>) -> bool,
-) -> Result<(), ApiError> {
+) -> Handled {
     permitted_in(app, req, tender_id, body_token, allowed)
 }
 

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod body;
 pub mod bounds;
+pub mod collection;
 pub mod documents;
 pub mod error;
 pub mod guard;

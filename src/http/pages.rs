@@ -2,7 +2,7 @@
 //! the binary with its assets, served under a strict Content-Security-Policy, never cached
 //! stale; the server's icon; and whether a request is a browser's, which prefers HTML.
 
-use super::error::ApiError;
+use super::error::{ApiError, Handled};
 use super::param;
 use salvo::http::StatusCode;
 use salvo::http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
@@ -37,7 +37,7 @@ pub fn page_with(res: &mut Response, status: StatusCode, policy: &'static str, h
 }
 
 /// Writes the asset the path parameter `asset` names; 404 `asset` for another name.
-pub fn asset(req: &Request, res: &mut Response, assets: &[Asset]) -> Result<(), ApiError> {
+pub fn asset(req: &Request, res: &mut Response, assets: &[Asset]) -> Handled {
     let name = param(req, "asset");
     let (_, media_type, text) = assets
         .iter()

@@ -2,7 +2,7 @@
 //! contract): `GET …/{things}` and `GET …/{things}/{thing_id}`, each read while the record is
 //! held, with the envelope and `opt_pretty`; an unknown record is 404 on its own id's name.
 
-use super::error::ApiError;
+use super::error::{ApiError, Handled};
 use super::guard::Kept;
 use super::{app, param, reply};
 use crate::domain::Refusal;
@@ -26,7 +26,7 @@ fn serve<K: Kept>(
     depot: &Depot,
     res: &mut Response,
     pick: impl FnOnce(&K) -> Result<Json, Refusal>,
-) -> Result<(), ApiError> {
+) -> Handled {
     let app = app(depot)?;
     let shown =
         K::read(&app, &param(req, K::ID), pick).ok_or_else(|| ApiError::not_found(K::ID))??;
@@ -40,7 +40,7 @@ pub fn list<K: Kept>(
     depot: &Depot,
     res: &mut Response,
     pick: impl FnOnce(&K) -> Result<Json, Refusal>,
-) -> Result<(), ApiError> {
+) -> Handled {
     serve(req, depot, res, pick)
 }
 
@@ -51,7 +51,7 @@ pub fn one<K: Kept>(
     res: &mut Response,
     item: &str,
     pick: impl FnOnce(&K, &str) -> Result<Json, Refusal>,
-) -> Result<(), ApiError> {
+) -> Handled {
     let id = param(req, item);
     serve(req, depot, res, |record| pick(record, &id))
 }

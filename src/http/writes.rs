@@ -4,26 +4,16 @@
 //! by the store on a copy.
 
 use super::auth::Broker;
-use super::error::ApiError;
+use super::error::Handled;
 use super::guard::{self, Kept};
 use super::{app, param, reply};
-use crate::domain::input::Input;
-use crate::domain::parse::Cx;
-use crate::domain::time::Timestamp;
+pub use crate::domain::parse::Sent;
 use crate::domain::{Change, Refusal};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 
 /// Who may write: the record, the request's broker and the token it presents.
 pub type Allowed<K> = fn(&K, Option<&Broker>, Option<&str>) -> bool;
-
-/// What a write is given: the request's `data`, how to read it, and the moment it is made
-/// (on the clock of the record's owner).
-pub struct Sent<'a> {
-    pub data: &'a Input<'a>,
-    pub cx: &'a Cx,
-    pub now: Timestamp,
-}
 
 /// `POST …/{things}`: `op` adds an item and answers its id; `view` shows it by that id.
 pub async fn add<K: Kept>(
@@ -34,7 +24,7 @@ pub async fn add<K: Kept>(
     allowed: Allowed<K>,
     op: impl FnOnce(&mut K, &Sent<'_>) -> Result<String, Refusal> + Send,
     view: impl FnOnce(&K, &str) -> Result<Json, Refusal> + Send,
-) -> Result<(), ApiError> {
+) -> Handled {
     let app = app(depot)?;
     let id = param(req, K::ID);
     let body = guard::write_in(req, &app, &id, |_: &K| Ok(()), allowed).await?;
@@ -67,7 +57,7 @@ pub async fn change<K: Kept>(
     allowed: Allowed<K>,
     op: impl FnOnce(&mut K, &str, &Sent<'_>) -> Result<Change, Refusal> + Send,
     view: impl Fn(&K, &str) -> Result<Json, Refusal> + Send + Sync,
-) -> Result<(), ApiError> {
+) -> Handled {
     let app = app(depot)?;
     let (id, item_id) = (param(req, K::ID), param(req, item));
     let exists = |record: &K| view(record, &item_id).map(|_| ());

@@ -6,7 +6,7 @@
 //! so it can show nothing the API hides from the public. A strict Content-Security-Policy
 //! keeps the page to its own assets.
 
-use crate::http::error::ApiError;
+use crate::http::error::Handled;
 use crate::http::pages::{self, Asset};
 use salvo::prelude::*;
 
@@ -38,6 +38,6 @@ pub async fn page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 }
 
 #[handler]
-pub async fn asset(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+pub async fn asset(req: &mut Request, res: &mut Response) -> Handled {
     pages::asset(req, res, &ASSETS)
 }

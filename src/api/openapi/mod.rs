@@ -10,7 +10,7 @@ mod operation;
 mod paths;
 mod schemas;
 
-use crate::http::{app, error::ApiError, reply};
+use crate::http::{app, error::Handled, reply};
 use crate::limits::Rate;
 use salvo::prelude::*;
 use salvo::routing::FilterInfo;
@@ -64,11 +64,7 @@ pub fn document(clock_api: bool, faults_api: bool, rate: Option<&Rate>, server_u
 }
 
 #[handler]
-pub async fn serve(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
+pub async fn serve(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let rate = app.limits.rate;
     let document = document(app.sandbox, app.sandbox, rate.as_ref(), &app.base_url(req));

@@ -4,7 +4,6 @@ use super::complaint::Complaint;
 use super::contract::{Contract, ContractStatus};
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::records::course::lifecycle;
 use crate::domain::records::course::working_days::add_working_days;
@@ -12,7 +11,7 @@ use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
 use crate::domain::values::money::{Money, Period};
 use crate::domain::values::organization::Organization;
-use crate::domain::values::parse::{Cx, Obj};
+use crate::domain::values::parse::{Obj, Sent};
 use crate::domain::values::time::{Timestamp, Zone};
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -107,13 +106,8 @@ impl Tender {
     /// `pending` → `unsuccessful` (the next bid is awarded), `active` → `cancelled` (its
     /// contract is cancelled and the bid is awarded anew, pending). `title` and
     /// `description` may change in any status.
-    pub fn decide_award(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn decide_award(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let index = self.awards.index_by_id(id, "award_id")?;
         let mut o = Obj::new(data, cx, "Award")?;
         o.skip(&[

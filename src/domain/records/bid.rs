@@ -12,7 +12,7 @@ use crate::domain::values::item::Feature;
 use crate::domain::values::merge::merge;
 use crate::domain::values::money::{Money, MoneyInput};
 use crate::domain::values::organization::Organization;
-use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, Sent};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -397,13 +397,8 @@ impl Tender {
     }
 
     /// The bidder's change: value, tenderers, parameters, and `draft` → `active`.
-    pub fn change_bid(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn change_bid(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let mut wanted = data.as_object().cloned().unwrap_or_default();
         let bid = self.bid(id)?;
         let mut current = serde_json::json!({

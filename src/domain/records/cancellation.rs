@@ -8,11 +8,10 @@ use super::contract::ContractStatus;
 use super::course::lifecycle;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids;
-use crate::domain::values::parse::{Cx, Obj, Problem, REQUIRED};
+use crate::domain::values::parse::{Obj, Problem, REQUIRED, Sent};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -73,12 +72,8 @@ impl Tender {
 
     /// The owner's POST: `reason` is required; `status: active` cancels at once. Returns the
     /// new cancellation's id.
-    pub fn add_cancellation(
-        &mut self,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<String, Refusal> {
+    pub fn add_cancellation(&mut self, sent: &Sent<'_>) -> Result<String, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let mut o = Obj::new(data, cx, "Cancellation")?;
         o.skip(&["id", "date", "documents"]);
         let reason: Option<String> = o.req("reason");
@@ -120,13 +115,8 @@ impl Tender {
 
     /// The owner's PATCH: only `status` may change (`pending` → `active`); every PATCH
     /// stamps the cancellation's `date`, so it always saves.
-    pub fn change_cancellation(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn change_cancellation(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let lot = self.cancellation(id)?.related_lot.clone();
         let mut o = Obj::new(data, cx, "Cancellation")?;
         o.skip(&[
@@ -195,6 +185,7 @@ impl Tender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::input::Input;
     use crate::domain::records::tender::tests::published as setup;
     use serde_json::json;
 
@@ -202,16 +193,22 @@ mod tests {
     fn a_pending_cancellation_only_stamps_its_date() {
         let (mut t, cx, now) = setup();
         let id = t
-            .add_cancellation(&Input::view(&json!({"reason": "r"})), &cx, now)
+            .add_cancellation(&Sent {
+                data: &Input::view(&json!({"reason": "r"})),
+                cx: &cx,
+                now,
+            })
             .expect("made");
         assert_eq!(t.status, TenderStatus::ActiveEnquiries);
         let later = now.plus(time::Duration::minutes(1));
         let change = t
             .change_cancellation(
                 &id,
-                &Input::view(&json!({"status": "pending", "reason": "new"})),
-                &cx,
-                later,
+                &Sent {
+                    data: &Input::view(&json!({"status": "pending", "reason": "new"})),
+                    cx: &cx,
+                    now: later,
+                },
             )
             .expect("accepted");
         let c = t.cancellation(&id).expect("kept");
@@ -220,8 +217,15 @@ mod tests {
             (Change::Public, later, "r")
         );
         assert_eq!(t.status, TenderStatus::ActiveEnquiries);
-        t.change_cancellation(&id, &Input::view(&json!({"status": "active"})), &cx, later)
-            .expect("activated");
+        t.change_cancellation(
+            &id,
+            &Sent {
+                data: &Input::view(&json!({"status": "active"})),
+                cx: &cx,
+                now: later,
+            },
+        )
+        .expect("activated");
         assert_eq!(t.status, TenderStatus::Cancelled);
         assert_eq!(t.compute_next_check(later), None);
     }
@@ -231,11 +235,15 @@ mod tests {
         let (mut t, cx, now) = setup();
         t.status = TenderStatus::Complete;
         assert!(matches!(
-            t.add_cancellation(&Input::view(&json!({})), &cx, now),
+            t.add_cancellation(&Sent { data: &Input::view(&json!({})), cx: &cx, now }),
             Err(Refusal::Invalid(f)) if f[0].0 == "reason"
         ));
         assert_eq!(
-            t.add_cancellation(&Input::view(&json!({"reason": "r"})), &cx, now),
+            t.add_cancellation(&Sent {
+                data: &Input::view(&json!({"reason": "r"})),
+                cx: &cx,
+                now
+            }),
             Err(Refusal::phase(
                 "Can't add cancellation in current (complete) tender status"
             ))

@@ -3,13 +3,12 @@
 
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
-use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::document::Documents;
 use crate::domain::values::item::Item;
 use crate::domain::values::money::{Money, MoneyInput, Period};
 use crate::domain::values::organization::Organization;
-use crate::domain::values::parse::{Cx, Obj, Problem};
+use crate::domain::values::parse::{Obj, Problem, Sent};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -77,13 +76,8 @@ impl Tender {
 
     /// The owner's change of a contract: number, title, description, value (no higher than
     /// awarded; currency and VAT flag fixed), period, signature date, and signing.
-    pub fn change_contract(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn change_contract(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let index = self.contracts.index_by_id(id, "contract_id")?;
         let mut o = Obj::new(data, cx, "Contract")?;
         o.skip(&[

@@ -10,7 +10,7 @@ use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::merge::merge;
 use crate::domain::values::money::Money;
-use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, Sent};
 use crate::domain::values::text::Text;
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
@@ -269,12 +269,8 @@ impl Tender {
     }
 
     /// The owner's POST of a lot, while enquiries are open. Returns the new lot's id.
-    pub fn add_lot(
-        &mut self,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<String, Refusal> {
+    pub fn add_lot(&mut self, sent: &Sent<'_>) -> Result<String, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let input = NewLot::from_json(data, cx)?;
         self.lot_window("add")?;
         let lot = input.into_lot(now);

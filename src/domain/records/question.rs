@@ -6,7 +6,7 @@ use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::ids;
 use crate::domain::values::organization::Organization;
-use crate::domain::values::parse::{Cx, FromJson, Obj, Problem};
+use crate::domain::values::parse::{Cx, FromJson, Obj, Problem, Sent};
 use crate::domain::values::time::Timestamp;
 use crate::domain::{Change, Refusal};
 use serde::{Deserialize, Serialize};
@@ -135,13 +135,8 @@ impl Tender {
     }
 
     /// The owner answers (or re-answers) while enquiries are open; only `answer` can change.
-    pub fn answer(
-        &mut self,
-        id: &str,
-        data: &Input<'_>,
-        cx: &Cx,
-        now: Timestamp,
-    ) -> Result<Change, Refusal> {
+    pub fn answer(&mut self, id: &str, sent: &Sent<'_>) -> Result<Change, Refusal> {
+        let &Sent { data, cx, now } = sent;
         let status = self.status;
         let index = self.questions.index_by_id(id, "question_id")?;
         let mut o = Obj::new(data, cx, "Question")?;

@@ -99,6 +99,14 @@ pub struct Cx {
     pub testing: bool,
 }
 
+/// What a write is given: the request's `data`, how to read it, and the moment it is made
+/// (on the clock of the record's owner).
+pub struct Sent<'a> {
+    pub data: &'a Input<'a>,
+    pub cx: &'a Cx,
+    pub now: Timestamp,
+}
+
 #[cfg(test)]
 impl Cx {
     /// What the tests read with: Kyiv's zone, with the sandbox's fields where `testing`.

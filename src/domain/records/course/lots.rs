@@ -382,6 +382,7 @@ impl Tender {
 mod tests {
     use super::*;
     use crate::domain::input::Input;
+    use crate::domain::parse::Sent;
     use crate::domain::records::tender::tests::published;
 
     #[test]
@@ -399,10 +400,18 @@ mod tests {
         let (mut t, cx, now) = published();
         let lot = |id: &str| serde_json::json!({"id": id, "title": "Л", "value": {"amount": 10}, "minimalStep": {"amount": 1}});
         let a = t
-            .add_lot(&Input::view(&lot(&"a".repeat(32))), &cx, now)
+            .add_lot(&Sent {
+                data: &Input::view(&lot(&"a".repeat(32))),
+                cx: &cx,
+                now,
+            })
             .expect("added");
         let b = t
-            .add_lot(&Input::view(&lot(&"b".repeat(32))), &cx, now)
+            .add_lot(&Sent {
+                data: &Input::view(&lot(&"b".repeat(32))),
+                cx: &cx,
+                now,
+            })
             .expect("added");
         assert_eq!(t.terms.value.amount, 20.0, "the value sums the lots");
         t.set_lot_status(&Some(a), LotStatus::Unsuccessful, now);
