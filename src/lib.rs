@@ -28,6 +28,7 @@ use domain::time::Zone;
 use files::Files;
 use files::signing::Signer;
 use http::App;
+pub use http::Mode;
 use http::auth::Brokers;
 use http::users::{Service, Users};
 use salvo::conn::rustls::{RustlsAcceptor, RustlsListener};
@@ -212,8 +213,8 @@ impl Application {
             None => Store::new(zone),
         };
         let store = Arc::new(store);
-        let own_clocks = settings.testing || settings.sandbox;
-        let clocks = kept::clocks(&store, settings.clock_start, zone, own_clocks)
+        let mode = Mode::of(settings.testing, settings.sandbox);
+        let clocks = kept::clocks(&store, settings.clock_start, zone, mode.offers_sandbox())
             .map_err(io::Error::other)?;
         let clocks = Arc::new(clocks);
         store.keep_time(clocks.clone());
@@ -227,7 +228,7 @@ impl Application {
                 )
             }
         };
-        let limits = settings.limits.resolve(settings.sandbox);
+        let limits = settings.limits.resolve(mode.is_public());
         let throttle = limits
             .rate
             .map(|rate| limits::rate::Limiter::new(rate, brokers.names()));
@@ -238,8 +239,7 @@ impl Application {
             ds_users,
             edr_users,
             zone,
-            testing: settings.testing,
-            sandbox: settings.testing || settings.sandbox,
+            mode,
             public_url: settings.public_url.clone(),
             max_body: settings.max_body,
             max_upload: settings.max_upload,

@@ -8,7 +8,7 @@ use crate::api::{
     listing, lots, openapi, questions, tenders, test_clocks, test_tenders,
 };
 use crate::http::throttle::Throttle;
-use crate::http::{App, error, pages};
+use crate::http::{App, Mode, error, pages};
 use salvo::catcher::Catcher;
 use salvo::http::header::HeaderValue;
 use salvo::prelude::*;
@@ -80,9 +80,9 @@ fn complaints() -> Router {
         .push(one)
 }
 
-/// The whole API surface, in the order of the spec's endpoint table, with the clock control API
-/// and test clocks when `clock_api`, and faults and EDR answers on demand when `faults_api`.
-pub fn router(clock_api: bool, faults_api: bool) -> Router {
+/// The whole API surface, in the order of the spec's endpoint table, with what a sandbox offers
+/// where `mode` is one: the clock control API and test clocks, faults and EDR answers on demand.
+pub fn router(mode: Mode) -> Router {
     let questions = Router::with_path("questions")
         .get(questions::list)
         .post(questions::ask)
@@ -170,7 +170,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         // Upstream's EDR service: every other version under /api.
         .push(edr::router())
         .push(crate::auction::api::router());
-    if clock_api {
+    if mode.offers_sandbox() {
         root = root.push(
             Router::with_path("testing/clock")
                 .get(clock::show)
@@ -188,7 +188,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
         );
         root = root.push(Router::with_path("testing/tenders").post(test_tenders::Create(driven)));
     }
-    if faults_api {
+    if mode.offers_sandbox() {
         let rule = Router::with_path("{fault_id}")
             .get(faults::show)
             .delete(faults::remove);
@@ -209,7 +209,7 @@ pub fn router(clock_api: bool, faults_api: bool) -> Router {
 /// and without the rate, which the request to the helper met (the bounds on what a broker
 /// keeps hold for the helper's records as for any).
 fn driven(app: Arc<App>) -> Service {
-    Service::new(router(app.sandbox, app.sandbox))
+    Service::new(router(app.mode))
         .hoop(InjectApp(app))
         .hoop(access_log)
         .catcher(Catcher::default().hoop(error::catcher))
@@ -219,7 +219,7 @@ fn driven(app: Arc<App>) -> Service {
 /// server with one, the fault layer (inside the log, so that the log line names the rule that
 /// hit a request; behind the rate, so that a refused request meets no fault) and JSON errors.
 pub fn service(app: Arc<App>) -> Service {
-    let mut service = Service::new(router(app.sandbox, app.sandbox))
+    let mut service = Service::new(router(app.mode))
         .hoop(InjectApp(app.clone()))
         .hoop(access_log);
     if app.throttle.is_some() {

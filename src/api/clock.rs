@@ -27,7 +27,7 @@ fn state(app: &App, broker: Option<&str>, caller: Option<&str>) -> Json {
     let reading = app.clocks.reading(broker);
     let movable = match caller {
         Some(caller) => broker == Some(caller),
-        None => app.testing,
+        None => app.mode.is_owned(),
     };
     let mut shown = json!({"now": reading.now, "frozen": reading.frozen, "movable": movable});
     if let Some(broker) = broker {
@@ -152,7 +152,7 @@ fn mover(
              out to move {me}'s"
         ))),
         (Some(me), _) => Ok(Some(me.to_string())),
-        (None, named) if app.testing => known(app, named),
+        (None, named) if app.mode.is_owned() => known(app, named),
         (None, _) => Err(ApiError::forbidden_because(
             "on a public sandbox the server's clock runs with the wall clock; move your \
              broker's own clock with your credentials",

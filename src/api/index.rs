@@ -39,20 +39,20 @@ fn offers(app: &App, base: &str) -> Vec<(&'static str, String, &'static str)> {
             "the EDR service (GET ?id=<code>; Basic auth as for documents)",
         ),
     ];
-    if app.testing {
+    if app.mode.is_owned() {
         all.push((
             "clock",
             format!("{base}/testing/clock"),
             "the clock control API (a broker's call moves that broker's own clock)",
         ));
-    } else if app.sandbox {
+    } else if app.mode.offers_sandbox() {
         all.push((
             "clock",
             format!("{base}/testing/clock"),
             "each broker's own clock (with its credentials; the server's is not moved)",
         ));
     }
-    if app.sandbox {
+    if app.mode.offers_sandbox() {
         all.push((
             "faults",
             format!("{base}/testing/faults"),
@@ -75,7 +75,7 @@ fn limits_json(app: &App) -> Json {
         "appliesTo": "each broker; requests without a broker's credentials, each client address",
         "rate": l.rate.map(|r| json!({"requests": r.requests, "per": r.per.word(), "burst": r.burst})),
         "liveTenders": l.live_tenders,
-        "testClocks": if app.sandbox { json!(l.test_clocks) } else { Json::Null },
+        "testClocks": if app.mode.offers_sandbox() { json!(l.test_clocks) } else { Json::Null },
         "uploads": l.uploads,
         "uploadBytes": l.upload_bytes,
     })
@@ -108,7 +108,7 @@ fn limits_text(app: &App) -> Option<String> {
     }
     let bound = |kind: Kind, most: Option<u64>| most.map(|n| kind.amount(n));
     parts.extend(bound(Kind::LiveTenders, l.live_tenders));
-    if app.sandbox {
+    if app.mode.offers_sandbox() {
         parts.extend(bound(Kind::TestClocks, l.test_clocks));
     }
     parts.extend(bound(Kind::Uploads, l.uploads));
@@ -194,7 +194,7 @@ pub async fn answer(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     }
     if let Some((broker, h)) = &holding {
         let mut kinds = vec![Kind::LiveTenders.amount(h.live_tenders)];
-        if app.sandbox {
+        if app.mode.offers_sandbox() {
             kinds.push(Kind::TestClocks.amount(h.test_clocks));
         }
         kinds.push(format!(

@@ -407,7 +407,7 @@ pub async fn chosen<'a>(
     data: &Input<'_>,
     broker: &str,
 ) -> Result<Option<Attached<'a>>, ApiError> {
-    if !app.sandbox {
+    if !app.mode.offers_sandbox() {
         return Ok(None);
     }
     let word = data

@@ -281,7 +281,7 @@ impl Shape {
         // On a public sandbox nobody acts as another broker, the helper included: its bids
         // are the caller's own, each from a tenderer of its own. A server its runner owns
         // (`--testing`) lets it place them in the other brokers' names.
-        let public = app.sandbox && !app.testing;
+        let public = app.mode.is_public();
         let bidders = if public {
             own_bidders(data, caller, bids)?
         } else {

@@ -184,7 +184,7 @@ impl Asker {
     pub fn of(app: &super::App, req: &Request) -> Result<Asker, ApiError> {
         Ok(Asker {
             broker: app.brokers.caller(req)?.map(|b| b.name.clone()),
-            owns_server: app.testing,
+            owns_server: app.mode.is_owned(),
         })
     }
 

@@ -38,6 +38,46 @@ use std::sync::Arc;
 
 pub const API_PREFIX: &str = "/api/2.3";
 
+/// What a server offers beyond the spec, as its flags choose it (`--testing` and `--sandbox`
+/// exclude each other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The spec's service alone, on the server's clock.
+    Default,
+    /// A public sandbox shared by brokers (`--sandbox`): each broker's own clock, faults and
+    /// EDR answers for its own requests; the server's clock runs with the wall clock.
+    Sandbox,
+    /// A private sandbox its runner owns (`--testing`): the same, and the server's clock and
+    /// every broker's faults for anyone to set.
+    Testing,
+}
+
+impl Mode {
+    pub fn of(testing: bool, sandbox: bool) -> Mode {
+        match (testing, sandbox) {
+            (true, _) => Mode::Testing,
+            (false, true) => Mode::Sandbox,
+            (false, false) => Mode::Default,
+        }
+    }
+
+    /// What every sandbox offers: the acceleration fields, the clock control API and test
+    /// clocks, faults on demand and EDR answers.
+    pub fn offers_sandbox(self) -> bool {
+        self != Mode::Default
+    }
+
+    /// A server its runner owns: the server's clock, and any broker's settings, anyone's.
+    pub fn is_owned(self) -> bool {
+        self == Mode::Testing
+    }
+
+    /// A sandbox shared by brokers, where each acts for itself alone.
+    pub fn is_public(self) -> bool {
+        self == Mode::Sandbox
+    }
+}
+
 /// Everything a request handler needs, shared by all requests of one server.
 pub struct App {
     pub store: Arc<Store>,
@@ -49,11 +89,8 @@ pub struct App {
     /// The EDR service's own users (the same files' `[platforms]`).
     pub edr_users: users::Users,
     pub zone: Zone,
-    /// The clock control API and faults on demand for anyone (`--testing`).
-    pub testing: bool,
-    /// The acceleration fields and faults on demand for each broker's own requests
-    /// (`--sandbox`, and `--testing`).
-    pub sandbox: bool,
+    /// What the server offers beyond the spec: a sandbox's facilities, and whose they are.
+    pub mode: Mode,
     pub public_url: Option<String>,
     pub max_body: usize,
     /// The largest file an upload may carry, in bytes.
@@ -83,13 +120,13 @@ impl App {
     pub fn cx(&self) -> Cx {
         Cx {
             zone: self.zone,
-            testing: self.sandbox,
+            testing: self.mode.offers_sandbox(),
         }
     }
 
     /// Where the limits hold, in a refusal's words.
     pub fn place(&self) -> &'static str {
-        if self.sandbox {
+        if self.mode.offers_sandbox() {
             "this sandbox"
         } else {
             "this server"

@@ -5,9 +5,9 @@
 use crate::common::{Reply, TestServer, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use tender_registry::Settings;
 use tender_registry::api::openapi::{described_routes, routes_of};
 use tender_registry::routes::router;
+use tender_registry::{Mode, Settings};
 
 type Routes = BTreeSet<(String, String)>;
 
@@ -25,7 +25,9 @@ async fn described_as_routed(
     sandbox: bool,
 ) -> (serde_json::Value, Routes) {
     let document = described(server).await;
-    let routed: Routes = routes_of(&router(testing, sandbox)).into_iter().collect();
+    let routed: Routes = routes_of(&router(Mode::of(testing, sandbox)))
+        .into_iter()
+        .collect();
     let described: Routes = described_routes(&document).into_iter().collect();
     let undescribed: Vec<_> = routed.difference(&described).collect();
     let unrouted: Vec<_> = described.difference(&routed).collect();

@@ -67,7 +67,12 @@ pub fn document(clock_api: bool, faults_api: bool, rate: Option<&Rate>, server_u
 pub async fn serve(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let rate = app.limits.rate;
-    let document = document(app.sandbox, app.sandbox, rate.as_ref(), &app.base_url(req));
+    let document = document(
+        app.mode.offers_sandbox(),
+        app.mode.offers_sandbox(),
+        rate.as_ref(),
+        &app.base_url(req),
+    );
     reply::ok_rendered(res, reply::to_text(&document, reply::wants_pretty(req)));
     Ok(())
 }
