@@ -14,12 +14,6 @@ pub const MAX_DELAY_MS: i64 = 60_000;
 /// Seeds stay below 2^53 so that every JSON client reads them exactly.
 const MAX_SEED: i64 = (1 << 53) - 1;
 const DEFAULT_STATUS: u16 = 503;
-const FAULTS: [&str; 4] = [
-    "error-after-commit",
-    "error-before-commit",
-    "drop-after-commit",
-    "delay",
-];
 const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /// Whether a request path belongs to the versioned API or to an auction.
@@ -30,27 +24,85 @@ pub fn in_scope(path: &str) -> bool {
     })
 }
 
-/// What a rule does to a request it hits.
+/// The kinds of fault a rule may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ErrorAfterCommit,
+    ErrorBeforeCommit,
+    DropAfterCommit,
+    Delay,
+}
+
+impl Kind {
+    /// Every kind, in the order the API lists them.
+    pub const ALL: [Kind; 4] = [
+        Kind::ErrorAfterCommit,
+        Kind::ErrorBeforeCommit,
+        Kind::DropAfterCommit,
+        Kind::Delay,
+    ];
+
+    /// The one table of the kinds: each one's name in the API and what it does to a request.
+    pub const fn entry(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::ErrorAfterCommit => (
+                "error-after-commit",
+                "carried out and stored in full, then answered with a 5xx",
+            ),
+            Kind::ErrorBeforeCommit => (
+                "error-before-commit",
+                "answered with a 5xx without being carried out",
+            ),
+            Kind::DropAfterCommit => (
+                "drop-after-commit",
+                "carried out, then the connection is closed without any answer",
+            ),
+            Kind::Delay => ("delay", "carried out and answered normally, after a pause"),
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        self.entry().0
+    }
+
+    pub const fn description(self) -> &'static str {
+        self.entry().1
+    }
+
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
+    /// Whether its answer is an error status of the rule's.
+    pub const fn has_status(self) -> bool {
+        match self {
+            Kind::ErrorAfterCommit | Kind::ErrorBeforeCommit => true,
+            Kind::DropAfterCommit | Kind::Delay => false,
+        }
+    }
+}
+
+/// What a rule does to a request it hits: a kind, with its status or its pause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
-    /// Carried out and stored in full, then answered with a 5xx.
     ErrorAfterCommit { status: u16 },
-    /// Answered with a 5xx without being carried out.
     ErrorBeforeCommit { status: u16 },
-    /// Carried out, then the connection is closed without any answer.
     DropAfterCommit,
-    /// Carried out and answered normally, after a pause.
     Delay { ms: u64 },
 }
 
 impl Fault {
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            Fault::ErrorAfterCommit { .. } => FAULTS[0],
-            Fault::ErrorBeforeCommit { .. } => FAULTS[1],
-            Fault::DropAfterCommit => FAULTS[2],
-            Fault::Delay { .. } => FAULTS[3],
+            Fault::ErrorAfterCommit { .. } => Kind::ErrorAfterCommit,
+            Fault::ErrorBeforeCommit { .. } => Kind::ErrorBeforeCommit,
+            Fault::DropAfterCommit => Kind::DropAfterCommit,
+            Fault::Delay { .. } => Kind::Delay,
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
     }
 }
 
@@ -172,16 +224,15 @@ impl Draft {
         let probability: Option<f64> = o.opt("probability");
         let seed: Option<i64> = o.opt("seed");
 
-        let name = name.as_deref().and_then(|n| {
-            let known = FAULTS.iter().find(|f| **f == n).copied();
+        let kind = name.as_deref().and_then(|n| {
+            let known = Kind::named(n);
             if known.is_none() {
-                o.fail("fault", Problem::msg(one_of(&FAULTS)));
+                o.fail("fault", Problem::msg(one_of(&Kind::ALL.map(Kind::name))));
             }
             known
         });
-        let errors = name.is_some_and(|n| n.starts_with("error"));
         let status = match status {
-            Some(_) if name.is_some() && !errors => {
+            Some(_) if kind.is_some_and(|kind| !kind.has_status()) => {
                 o.fail(
                     "status",
                     Problem::msg("Only the error faults have a status."),
@@ -198,19 +249,19 @@ impl Draft {
             Some(s) => u16::try_from(s).ok(),
             None => Some(DEFAULT_STATUS),
         };
-        let delay_ms = match (name, delay_ms) {
-            (Some("delay"), None) => {
+        let delay_ms = match (kind, delay_ms) {
+            (Some(Kind::Delay), None) => {
                 o.fail("delay_ms", Problem::msg(REQUIRED));
                 None
             }
-            (Some("delay"), Some(ms)) if !(0..=MAX_DELAY_MS).contains(&ms) => {
+            (Some(Kind::Delay), Some(ms)) if !(0..=MAX_DELAY_MS).contains(&ms) => {
                 o.fail(
                     "delay_ms",
                     Problem::msg(format!("Should be from 0 to {MAX_DELAY_MS} milliseconds.")),
                 );
                 None
             }
-            (Some(_), Some(_)) if name != Some("delay") => {
+            (Some(kind), Some(_)) if kind != Kind::Delay => {
                 o.fail(
                     "delay_ms",
                     Problem::msg("Only the delay fault has delay_ms."),
@@ -247,11 +298,11 @@ impl Draft {
             (None, None) => Some(1),
         };
         o.done(|| {
-            let fault = match name? {
-                "error-after-commit" => Fault::ErrorAfterCommit { status: status? },
-                "error-before-commit" => Fault::ErrorBeforeCommit { status: status? },
-                "drop-after-commit" => Fault::DropAfterCommit,
-                _ => Fault::Delay { ms: delay_ms? },
+            let fault = match kind? {
+                Kind::ErrorAfterCommit => Fault::ErrorAfterCommit { status: status? },
+                Kind::ErrorBeforeCommit => Fault::ErrorBeforeCommit { status: status? },
+                Kind::DropAfterCommit => Fault::DropAfterCommit,
+                Kind::Delay => Fault::Delay { ms: delay_ms? },
             };
             Some(Draft {
                 matcher: matcher?,
@@ -389,6 +440,22 @@ impl Rule {
 mod tests {
     use super::*;
 
+    /// Every kind is in the table once, and read back by its name.
+    #[test]
+    fn each_kind_is_listed_once_by_its_own_name() {
+        for kind in Kind::ALL {
+            // No wildcard: a new kind stops this compiling until it is named here and counted
+            // below, so that `ALL` is checked to hold it.
+            match kind {
+                Kind::ErrorAfterCommit | Kind::ErrorBeforeCommit | Kind::DropAfterCommit => {}
+                Kind::Delay => {}
+            }
+            assert_eq!(Kind::named(kind.name()), Some(kind));
+            assert!(!kind.description().is_empty());
+        }
+        assert_eq!(Kind::ALL.len(), 4);
+    }
+
     fn cx() -> Cx {
         Cx::kyiv(true)
     }
@@ -476,7 +543,7 @@ mod tests {
                 "match.method": one_of(&METHODS),
                 "match.path": "Should be a path under /api/2.3 or /auctions such as /api/2.3/tenders/*/bids, where * stands for one whole path segment.",
                 "match.colour": "Rogue field",
-                "fault": one_of(&FAULTS),
+                "fault": one_of(&Kind::ALL.map(Kind::name)),
                 "times": "Should be at least 1.",
                 "probability": "Should be from 0 to 1."
             })
