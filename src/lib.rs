@@ -12,7 +12,6 @@ pub mod edr;
 pub mod faults;
 pub mod files;
 pub mod http;
-mod kept;
 pub mod limits;
 #[cfg(test)]
 mod rooms;
@@ -20,6 +19,7 @@ pub mod routes;
 pub mod scheduler;
 pub mod settings;
 pub mod store;
+mod stored_clocks;
 pub mod tls;
 
 pub use settings::Settings;
@@ -214,8 +214,9 @@ impl Application {
         };
         let store = Arc::new(store);
         let mode = Mode::of(settings.testing, settings.sandbox);
-        let clocks = kept::clocks(&store, settings.clock_start, zone, mode.offers_sandbox())
-            .map_err(io::Error::other)?;
+        let clocks =
+            stored_clocks::clocks(&store, settings.clock_start, zone, mode.offers_sandbox())
+                .map_err(io::Error::other)?;
         let clocks = Arc::new(clocks);
         store.keep_time(clocks.clone());
         let (signer, files) = match &settings.data_dir {

@@ -22,7 +22,10 @@ const ROOMS: &[(&str, &[&str])] = &[
         "store",
         &["domain", "domain::values", "clock", "contracting", "limits"],
     ),
-    ("kept", &["domain", "domain::values", "clock", "store"]),
+    (
+        "stored_clocks",
+        &["domain", "domain::values", "clock", "store"],
+    ),
     ("scheduler", &["domain", "domain::values", "clock", "store"]),
     (
         "http",

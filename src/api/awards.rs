@@ -4,8 +4,8 @@
 #![allow(non_upper_case_globals)]
 
 use crate::domain::award::Award;
-use crate::domain::contract::Contract;
 use crate::domain::tender::Tender;
+use crate::domain::tender_contract::Contract;
 use crate::http::collection::{Collection, Edit, List, Show};
 use crate::http::error::Handled;
 use crate::http::writes::Sent;

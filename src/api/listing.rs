@@ -144,7 +144,7 @@ const CONTRACTS: Feed = Feed {
     listed: &CONTRACT_FIELDS,
     page: |app, request| app.store.contract_page(request),
     read: |app, id, fields| {
-        let pick = |c: &_| crate::contracting::contract::fields(c, fields);
+        let pick = |c: &_| crate::contracting::managed::fields(c, fields);
         app.store.read_contract(id, pick).unwrap_or_default()
     },
 };

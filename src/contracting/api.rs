@@ -4,7 +4,7 @@
 
 use super::Contract;
 use super::change::ContractChange;
-use super::contract::view;
+use super::managed::view;
 use crate::domain::document::UrlStyle;
 use crate::domain::ids;
 use crate::domain::input::Input;

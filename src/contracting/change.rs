@@ -2,7 +2,7 @@
 //! with the date they were signed; one pending at a time, an applied one fixed for good.
 //! Applying a change does not edit the contract: its fields are edited by their own PATCH.
 
-use super::contract::Contract;
+use super::managed::Contract;
 use crate::domain::input::Input;
 use crate::domain::lookup::{ById, Identified};
 use crate::domain::values::ids;

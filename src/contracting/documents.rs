@@ -4,7 +4,7 @@
 //! A document bound to a change needs the change still pending.
 
 use super::change::ChangeStatus;
-use super::contract::Contract;
+use super::managed::Contract;
 use crate::domain::input::Input;
 use crate::domain::lookup::ById;
 use crate::domain::values::document::{DocumentInput, DocumentOf, DocumentRecord, Filing};

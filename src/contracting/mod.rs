@@ -3,12 +3,12 @@
 //! lot, and live on at `/api/2.3/contracts` with their own token, changes, documents, payment
 //! and termination. Nothing flows back to the tender.
 //!
-//! The rules are pure (`contract`, `change`, `documents`: "now" is passed in); `api` serves
+//! The rules are pure (`managed`, the contract under management, `change`, `documents`: "now" is passed in); `api` serves
 //! them over HTTP.
 
 pub mod api;
 pub mod change;
-pub mod contract;
 pub mod documents;
+pub mod managed;
 
-pub use contract::Contract;
+pub use managed::Contract;

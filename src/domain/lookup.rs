@@ -3,8 +3,8 @@
 
 use super::Refusal;
 use super::records::{
-    award::Award, bid::Bid, cancellation::Cancellation, complaint::Complaint, contract::Contract,
-    lot::Lot, question::Question,
+    award::Award, bid::Bid, cancellation::Cancellation, complaint::Complaint, lot::Lot,
+    question::Question, tender_contract::Contract,
 };
 use super::values::document::DocumentRecord;
 use std::sync::Arc;

@@ -11,7 +11,7 @@ pub mod values;
 // The rooms' modules by their short names, as the layers above the domain use them.
 pub use records::course::{auction, lifecycle, working_days};
 pub use records::{
-    attachments, award, bid, cancellation, complaint, contract, lot, question, tender, views,
+    attachments, award, bid, cancellation, complaint, lot, question, tender, tender_contract, views,
 };
 pub use values::{
     document, ids, input, item, json, merge, money, organization, parse, stored, text, time,

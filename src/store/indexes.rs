@@ -2,8 +2,8 @@
 //! the order the server changed them, the schedule of `next_check`s held apart by the clock
 //! they are due on (a record's clock key: see [`Tender::clock_key`]), and the daily tenderID counter.
 
-use super::listed::ListedFields;
-use super::listing::{Entry, Id, Listing, Page, PageRequest, inline_id};
+use super::feed::{Entry, Id, Listing, Page, PageRequest, inline_id};
+use super::listed_fields::ListedFields;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeSet, HashMap};

@@ -15,12 +15,12 @@
 //! to the file, `open` the reading back of a file, `contracts` the contracts under management.
 
 mod bid_rows;
-mod contracts;
 pub mod database;
 mod durable;
+mod feed;
 mod indexes;
-mod listed;
-mod listing;
+mod listed_fields;
+mod managed_contracts;
 mod open;
 mod ordered;
 mod runs_to_end;
@@ -29,9 +29,9 @@ mod shelf;
 mod tests;
 mod writes;
 
-pub use contracts::CONTRACT_FIELDS;
-pub use listed::{ListedFields, TENDER_FIELDS};
-pub use listing::{ListingRow, ModeFilter, Page, PageRequest};
+pub use feed::{ListingRow, ModeFilter, Page, PageRequest};
+pub use listed_fields::{ListedFields, TENDER_FIELDS};
+pub use managed_contracts::CONTRACT_FIELDS;
 
 use crate::clock::Clock;
 use crate::clock::clocks::Clocks;
@@ -268,7 +268,7 @@ impl Store {
             .into_iter()
             .filter_map(|id| {
                 let status = self.read_contract(&id, |c| {
-                    (c.status == crate::contracting::contract::Status::Active)
+                    (c.status == crate::contracting::managed::Status::Active)
                         .then(|| c.status.as_str())
                 })??;
                 Some((id, status))

@@ -4,7 +4,7 @@
 
 use super::bid_rows::BidRows;
 use super::database::{self, Database, Loaded};
-use super::listed::ListedFields;
+use super::listed_fields::ListedFields;
 use super::shelf::lock;
 use super::{CALENDAR, Durable, Place, Store, listed_fields};
 use crate::contracting::Contract;

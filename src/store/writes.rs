@@ -4,8 +4,8 @@
 
 use super::bid_rows::BidRows;
 use super::database::Write;
-use super::listed::ListedFields;
-use super::listing::{Listing, OwnTime, Stamp};
+use super::feed::{Listing, OwnTime, Stamp};
+use super::listed_fields::ListedFields;
 use super::runs_to_end::RunsToEnd;
 use super::shelf::lock;
 use super::{CALENDAR, LiveHold, Place, Slot, Store, Turn, listed_fields};

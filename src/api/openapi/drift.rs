@@ -18,8 +18,8 @@ const VIEWS: [(&str, &str, &str); 10] = [
     ("domain/records/lot.rs", "Lot", "Lot"),
     ("domain/records/bid.rs", "Bid", "Bid"),
     ("domain/records/award.rs", "Award", "Award"),
-    ("domain/records/contract.rs", "Contract", "Contract"),
-    ("contracting/contract.rs", "View", "ManagedContract"),
+    ("domain/records/tender_contract.rs", "Contract", "Contract"),
+    ("contracting/managed.rs", "View", "ManagedContract"),
     ("domain/values/document.rs", "Document", "Document"),
     ("domain/records/views.rs", "QuestionView", "Question"),
     ("domain/records/views.rs", "ComplaintView", "Complaint"),
@@ -426,11 +426,11 @@ fn the_declarations_are_read_as_serde_writes_them() {
     );
     assert!(matches!(
         find(&all, "domain/records/tender.rs", "Contract"),
-        Some(("domain/records/contract.rs", _))
+        Some(("domain/records/tender_contract.rs", _))
     ));
     assert!(matches!(
-        find(&all, "contracting/contract.rs", "Contract"),
-        Some(("contracting/contract.rs", _))
+        find(&all, "contracting/managed.rs", "Contract"),
+        Some(("contracting/managed.rs", _))
     ));
     assert_eq!(
         unwrapped("Option<&'a imbl::Vector<Arc<Bid>>>"),

@@ -3,9 +3,9 @@
 //! from [`DocumentRecord`]; only the windows differ.
 
 use super::complaint::{Actor, ComplaintStatus, Target};
-use super::contract::ContractStatus;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use super::tender_contract::ContractStatus;
 use crate::domain::Change;
 use crate::domain::Refusal;
 use crate::domain::input::Input;

@@ -1,9 +1,9 @@
 //! Awards: the owner's decision on the best remaining bid.
 
 use super::complaint::Complaint;
-use super::contract::{Contract, ContractStatus};
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use super::tender_contract::{Contract, ContractStatus};
 use crate::domain::lookup::ById;
 use crate::domain::records::course::lifecycle;
 use crate::domain::records::course::working_days::add_working_days;

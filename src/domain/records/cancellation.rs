@@ -4,10 +4,10 @@
 //! names: the whole tender, or the lot of its `relatedLot`.
 
 use super::award::AwardStatus;
-use super::contract::ContractStatus;
 use super::course::lifecycle;
 use super::lot::LotStatus;
 use super::tender::{Tender, TenderStatus};
+use super::tender_contract::ContractStatus;
 use crate::domain::lookup::ById;
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids;

@@ -6,9 +6,9 @@
 use super::live::{self, LiveAuction};
 use crate::domain::records::award::{Award, AwardStatus};
 use crate::domain::records::bid::{Bid, BidStatus};
-use crate::domain::records::contract::ContractStatus;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::{AuctionPeriod, Tender, TenderStatus};
+use crate::domain::records::tender_contract::ContractStatus;
 use crate::domain::values::ids;
 use crate::domain::values::item::{Feature, Item};
 use crate::domain::values::money::Money;

@@ -4,12 +4,12 @@
 
 use super::Store;
 use super::database::Write;
-use super::listed::ListedFields;
-use super::listing::{Entry, Page, PageRequest};
+use super::feed::{Entry, Page, PageRequest};
+use super::listed_fields::ListedFields;
 use super::runs_to_end::RunsToEnd;
 use super::shelf::{Place, lock};
 use crate::contracting::Contract;
-use crate::contracting::contract::handed_over;
+use crate::contracting::managed::handed_over;
 use crate::domain::stored;
 use crate::domain::tender::Tender;
 use crate::domain::time::Timestamp;

@@ -4,7 +4,7 @@
 //! unless the record lives on a clock of its own: a broker's or a test clock); and the changes still being committed,
 //! which a page must not pass.
 
-use super::listed::ListedFields;
+use super::listed_fields::ListedFields;
 use super::ordered::Ordered;
 use crate::domain::time::{Timestamp, Zone};
 use std::collections::{BTreeSet, HashMap};

@@ -3,10 +3,10 @@
 
 use super::change::ContractChange;
 use crate::domain::input::Input;
-use crate::domain::records::contract::{Contract as TenderContract, ContractStatus};
 use crate::domain::records::course::lots::LotRef;
 use crate::domain::records::lot::LotStatus;
 use crate::domain::records::tender::Tender;
+use crate::domain::records::tender_contract::{Contract as TenderContract, ContractStatus};
 use crate::domain::values::document::Documents;
 use crate::domain::values::ids::TokenHash;
 use crate::domain::values::item::{Item, check_item_ids};
