@@ -6,7 +6,7 @@
 use crate::domain::award::Award;
 use crate::domain::tender::Tender;
 use crate::domain::tender_contract::Contract;
-use crate::http::collection::{Collection, Edit, List, Show};
+use crate::http::collection::{Collection, Served};
 use crate::http::error::Handled;
 use crate::http::writes::Sent;
 use crate::http::{app, guard, param, reads, reply};
@@ -19,11 +19,11 @@ static AWARDS: Collection<Tender, Award> = Collection::of("awards", "award_id", 
 static TENDER_CONTRACTS: Collection<Tender, Contract> =
     Collection::of("contracts", "contract_id", |t| &t.contracts);
 
-pub const list: List<Tender, Award> = AWARDS.list();
-pub const show: Show<Tender, Award> = AWARDS.show();
-pub const contracts: List<Tender, Contract> = TENDER_CONTRACTS.list();
-pub const contract: Show<Tender, Contract> = TENDER_CONTRACTS.show();
-pub const change_contract: Edit<Tender, Contract> =
+pub const list: Served<Tender, Award> = AWARDS.list();
+pub const show: Served<Tender, Award> = AWARDS.show();
+pub const contracts: Served<Tender, Contract> = TENDER_CONTRACTS.list();
+pub const contract: Served<Tender, Contract> = TENDER_CONTRACTS.show();
+pub const change_contract: Served<Tender, Contract> =
     TENDER_CONTRACTS.changes(guard::owner, Tender::change_contract);
 
 #[handler]

@@ -5,29 +5,52 @@ use crate::domain::bid::Bid;
 use crate::domain::document::UrlStyle;
 use crate::domain::tender::{Tender, TenderStatus};
 use crate::domain::{Change, Refusal};
-use crate::http::auth::{Broker, Level, presented_token};
+use crate::http::auth::{Broker, presented_token};
 use crate::http::error::{ApiError, Handled};
 use crate::http::writes::Sent;
-use crate::http::{app, body, guard, param, reply};
+use crate::http::{App, app, guard, param, reply};
 use salvo::prelude::*;
+
+/// Bids are confidential while tendering and during the auction: `shown` says whether the
+/// tender shows them now, else the read is refused in the words of upstream for `what`.
+fn confidential<T: serde::Serialize>(
+    t: &Tender,
+    shown: bool,
+    what: &str,
+    pretty: bool,
+    view: T,
+) -> Result<Vec<u8>, Refusal> {
+    if shown {
+        Ok(reply::render(view, None, pretty))
+    } else {
+        Err(Refusal::phase(format!(
+            "Can't view {what} in current ({}) tender status",
+            t.status
+        )))
+    }
+}
+
+/// Answers what `read` renders of the tender the path names.
+fn answer(
+    app: &App,
+    req: &Request,
+    res: &mut Response,
+    read: impl FnOnce(&Tender) -> Result<Vec<u8>, Refusal>,
+) -> Handled {
+    let text = app.store.read(&param(req, "tender_id"), read);
+    reply::ok_rendered(res, text.ok_or_else(|| ApiError::not_found("tender_id"))??);
+    Ok(())
+}
 
 #[handler]
 pub async fn list(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let pretty = reply::wants_pretty(req);
-    let text = app.store.read(&param(req, "tender_id"), |t: &Tender| {
-        if t.status.reveals_bids() || t.status == TenderStatus::ActiveEnquiries {
-            let bids: Vec<&Bid> = t.bids.iter().map(|b| &**b).collect();
-            Ok(reply::render(bids, None, pretty))
-        } else {
-            Err(Refusal::phase(format!(
-                "Can't view bids in current ({}) tender status",
-                t.status
-            )))
-        }
-    });
-    reply::ok_rendered(res, text.ok_or_else(|| ApiError::not_found("tender_id"))??);
-    Ok(())
+    answer(&app, req, res, |t| {
+        let shown = t.status.reveals_bids() || t.status == TenderStatus::ActiveEnquiries;
+        let bids: Vec<&Bid> = t.bids.iter().map(|b| &**b).collect();
+        confidential(t, shown, "bids", pretty, bids)
+    })
 }
 
 #[handler]
@@ -36,19 +59,11 @@ pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> H
     let id = param(req, "bid_id");
     let (broker, token) = (app.brokers.identify(req), presented_token(req, None));
     let pretty = reply::wants_pretty(req);
-    let text = app.store.read(&param(req, "tender_id"), |t| {
+    answer(&app, req, res, |t| {
         let bid = t.bid(&id)?;
-        if t.status.reveals_bids() || guard::bidder(t, &id, broker, token.as_deref()) {
-            Ok(reply::render(bid, None, pretty))
-        } else {
-            Err(Refusal::phase(format!(
-                "Can't view bid in current ({}) tender status",
-                t.status
-            )))
-        }
-    });
-    reply::ok_rendered(res, text.ok_or_else(|| ApiError::not_found("tender_id"))??);
-    Ok(())
+        let shown = t.status.reveals_bids() || guard::bidder(t, &id, broker, token.as_deref());
+        confidential(t, shown, "bid", pretty, bid)
+    })
 }
 
 /// Any accredited broker may bid while tendering; the answer carries the bid's token.
@@ -56,14 +71,8 @@ pub async fn show(req: &mut Request, depot: &mut Depot, res: &mut Response) -> H
 pub async fn place(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let tender_id = param(req, "tender_id");
-    let test_mode = app
-        .store
-        .read(&tender_id, |t| t.is_test())
-        .ok_or_else(|| ApiError::not_found("tender_id"))?;
-    let body = body::read(req, app.max_body).await?;
-    let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
+    let (body, broker) = guard::participating(req, &app, &tender_id, "bid").await?;
     let data = body.data()?;
-    broker.may_create(Level::Participation, test_mode, "bid")?;
     let (cx, api_root) = (app.cx(), app.api_root(req));
     let filing = app.filing(req, UrlStyle::Signed);
     let pretty = reply::wants_pretty(req);

@@ -5,14 +5,14 @@
 
 use crate::domain::cancellation::Cancellation;
 use crate::domain::tender::Tender;
-use crate::http::collection::{Add, Collection, Edit, List, Show};
+use crate::http::collection::{Collection, Served};
 use crate::http::guard::owner;
 
 static CANCELLATIONS: Collection<Tender, Cancellation> =
     Collection::of("cancellations", "cancellation_id", |t| &t.cancellations);
 
-pub const list: List<Tender, Cancellation> = CANCELLATIONS.list();
-pub const show: Show<Tender, Cancellation> = CANCELLATIONS.show();
-pub const add: Add<Tender, Cancellation> = CANCELLATIONS.adds(owner, Tender::add_cancellation);
-pub const change: Edit<Tender, Cancellation> =
+pub const list: Served<Tender, Cancellation> = CANCELLATIONS.list();
+pub const show: Served<Tender, Cancellation> = CANCELLATIONS.show();
+pub const add: Served<Tender, Cancellation> = CANCELLATIONS.adds(owner, Tender::add_cancellation);
+pub const change: Served<Tender, Cancellation> =
     CANCELLATIONS.changes(owner, Tender::change_cancellation);

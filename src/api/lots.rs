@@ -7,19 +7,19 @@
 use crate::domain::Change;
 use crate::domain::lot::Lot;
 use crate::domain::tender::Tender;
-use crate::http::collection::{Add, Collection, Edit, List, Show};
+use crate::http::collection::{Collection, Served};
 use crate::http::error::Handled;
 use crate::http::{app, guard, param, reads, reply};
 use salvo::prelude::*;
 
 static LOTS: Collection<Tender, Lot> = Collection::of("lots", "lot_id", |t| &t.lots);
 
-pub const list: List<Tender, Lot> = LOTS.list();
-pub const show: Show<Tender, Lot> = LOTS.show();
-pub const add: Add<Tender, Lot> = LOTS.adds(guard::owner, Tender::add_lot);
+pub const list: Served<Tender, Lot> = LOTS.list();
+pub const show: Served<Tender, Lot> = LOTS.show();
+pub const add: Served<Tender, Lot> = LOTS.adds(guard::owner, Tender::add_lot);
 /// A PATCH that changes nothing answers the lot as it is: upstream answered `null`, but the
 /// spec's conventions give every success a `{"data": …}` body.
-pub const change: Edit<Tender, Lot> =
+pub const change: Served<Tender, Lot> =
     LOTS.changes(guard::owner, |t, id, s| t.change_lot(id, s.data, s.cx));
 
 #[handler]

@@ -6,10 +6,9 @@
 use crate::domain::question::Question;
 use crate::domain::tender::Tender;
 use crate::domain::{Change, views};
-use crate::http::auth::Level;
-use crate::http::collection::{Collection, Edit, List, Show};
-use crate::http::error::{ApiError, Handled};
-use crate::http::{app, body, guard, param, reads, reply};
+use crate::http::collection::{Collection, Served};
+use crate::http::error::Handled;
+use crate::http::{app, guard, param, reads, reply};
 use salvo::prelude::*;
 use serde_json::Value as Json;
 
@@ -18,24 +17,18 @@ static QUESTIONS: Collection<Tender, Question> =
     Collection::of("questions", "question_id", |t: &Tender| &t.questions)
         .shown(|t, q| reads::json(&views::question(q, t.status)));
 
-pub const list: List<Tender, Question> = QUESTIONS.list();
-pub const show: Show<Tender, Question> = QUESTIONS.show();
+pub const list: Served<Tender, Question> = QUESTIONS.list();
+pub const show: Served<Tender, Question> = QUESTIONS.show();
 /// The owner answers, with the tender's token.
-pub const answer: Edit<Tender, Question> = QUESTIONS.changes(guard::owner, Tender::answer);
+pub const answer: Served<Tender, Question> = QUESTIONS.changes(guard::owner, Tender::answer);
 
 /// Any accredited broker may ask; no token is needed. The asker sees the author.
 #[handler]
 pub async fn ask(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Handled {
     let app = app(depot)?;
     let tender_id = param(req, "tender_id");
-    let test_mode = app
-        .store
-        .read(&tender_id, |t| t.is_test())
-        .ok_or_else(|| ApiError::not_found("tender_id"))?;
-    let body = body::read(req, app.max_body).await?;
-    let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
+    let (body, _) = guard::participating(req, &app, &tender_id, "question").await?;
     let data = body.data()?;
-    broker.may_create(Level::Participation, test_mode, "question")?;
     let cx = app.cx();
     let mut asked = Json::Null;
     app.store

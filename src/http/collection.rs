@@ -5,7 +5,6 @@
 //! writes, the writes each with who may make them and the rule that makes them: adding a
 //! resource is a declaration and its rules.
 
-use super::error::Handled;
 use super::guard::Kept;
 use super::writes::{Allowed, Sent};
 use super::{reads, writes};
@@ -59,30 +58,29 @@ impl<K: Kept, T: Held> Collection<K, T> {
         Collection { view, ..self }
     }
 
-    pub const fn list(&'static self) -> List<K, T> {
-        List(self)
+    /// `GET …/{things}`.
+    pub const fn list(&'static self) -> Served<K, T> {
+        self.serves(Verb::List)
     }
 
-    pub const fn show(&'static self) -> Show<K, T> {
-        Show(self)
+    /// `GET …/{things}/{thing_id}`.
+    pub const fn show(&'static self) -> Served<K, T> {
+        self.serves(Verb::Show)
     }
 
-    /// `POST`: `who` may add, `rule` adds.
-    pub const fn adds(&'static self, who: Allowed<K>, rule: AddRule<K>) -> Add<K, T> {
-        Add {
-            of: self,
-            who,
-            rule,
-        }
+    /// `POST …/{things}`, answered 201 with the new item's `Location`: `who` may add,
+    /// `rule` adds.
+    pub const fn adds(&'static self, who: Allowed<K>, rule: AddRule<K>) -> Served<K, T> {
+        self.serves(Verb::Add(who, rule))
     }
 
-    /// `PATCH`: `who` may change an item, `rule` changes it.
-    pub const fn changes(&'static self, who: Allowed<K>, rule: ChangeRule<K>) -> Edit<K, T> {
-        Edit {
-            of: self,
-            who,
-            rule,
-        }
+    /// `PATCH …/{things}/{thing_id}`: `who` may change an item, `rule` changes it.
+    pub const fn changes(&'static self, who: Allowed<K>, rule: ChangeRule<K>) -> Served<K, T> {
+        self.serves(Verb::Change(who, rule))
+    }
+
+    const fn serves(&'static self, verb: Verb<K>) -> Served<K, T> {
+        Served { of: self, verb }
     }
 
     fn all(&self, record: &K) -> Json {
@@ -96,65 +94,22 @@ impl<K: Kept, T: Held> Collection<K, T> {
     }
 }
 
-/// `GET …/{things}`.
-pub struct List<K: 'static, T: 'static>(&'static Collection<K, T>);
+/// What a handler of the collection does.
+enum Verb<K: 'static> {
+    List,
+    Show,
+    Add(Allowed<K>, AddRule<K>),
+    Change(Allowed<K>, ChangeRule<K>),
+}
 
-/// `GET …/{things}/{thing_id}`.
-pub struct Show<K: 'static, T: 'static>(&'static Collection<K, T>);
-
-/// `POST …/{things}`, answered 201 with the new item's `Location`.
-pub struct Add<K: 'static, T: 'static> {
+/// One of the collection's handlers.
+pub struct Served<K: 'static, T: 'static> {
     of: &'static Collection<K, T>,
-    who: Allowed<K>,
-    rule: AddRule<K>,
-}
-
-/// `PATCH …/{things}/{thing_id}`.
-pub struct Edit<K: 'static, T: 'static> {
-    of: &'static Collection<K, T>,
-    who: Allowed<K>,
-    rule: ChangeRule<K>,
-}
-
-/// A handler's refusal written as the API's error.
-fn answer(res: &mut Response, done: Handled) {
-    if let Err(error) = done {
-        res.render(error);
-    }
+    verb: Verb<K>,
 }
 
 #[async_trait]
-impl<K: Kept, T: Held> Handler for List<K, T> {
-    async fn handle(
-        &self,
-        req: &mut Request,
-        depot: &mut Depot,
-        res: &mut Response,
-        _: &mut FlowCtrl,
-    ) {
-        let done = reads::list(req, depot, res, |record| Ok(self.0.all(record)));
-        answer(res, done);
-    }
-}
-
-#[async_trait]
-impl<K: Kept, T: Held> Handler for Show<K, T> {
-    async fn handle(
-        &self,
-        req: &mut Request,
-        depot: &mut Depot,
-        res: &mut Response,
-        _: &mut FlowCtrl,
-    ) {
-        let done = reads::one(req, depot, res, self.0.item, |record, id| {
-            self.0.one(record, id)
-        });
-        answer(res, done);
-    }
-}
-
-#[async_trait]
-impl<K: Kept, T: Held> Handler for Add<K, T> {
+impl<K: Kept, T: Held> Handler for Served<K, T> {
     async fn handle(
         &self,
         req: &mut Request,
@@ -164,23 +119,17 @@ impl<K: Kept, T: Held> Handler for Add<K, T> {
     ) {
         let of = self.of;
         let view = |record: &K, id: &str| of.one(record, id);
-        let done = writes::add(req, depot, res, of.path, self.who, self.rule, view).await;
-        answer(res, done);
-    }
-}
-
-#[async_trait]
-impl<K: Kept, T: Held> Handler for Edit<K, T> {
-    async fn handle(
-        &self,
-        req: &mut Request,
-        depot: &mut Depot,
-        res: &mut Response,
-        _: &mut FlowCtrl,
-    ) {
-        let of = self.of;
-        let view = |record: &K, id: &str| of.one(record, id);
-        let done = writes::change(req, depot, res, of.item, self.who, self.rule, view).await;
-        answer(res, done);
+        let done = match self.verb {
+            Verb::List => reads::list(req, depot, res, |record| Ok(of.all(record))),
+            Verb::Show => reads::one(req, depot, res, of.item, view),
+            Verb::Add(who, rule) => writes::add(req, depot, res, of.path, who, rule, view).await,
+            Verb::Change(who, rule) => {
+                writes::change(req, depot, res, of.item, who, rule, view).await
+            }
+        };
+        // A refusal is written as the API's error.
+        if let Err(error) = done {
+            res.render(error);
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! (422).
 
 use super::App;
-use super::auth::{Broker, presented_token};
+use super::auth::{Broker, Level, presented_token};
 use super::body::{self, Body};
 use super::error::{ApiError, Handled};
 use crate::domain::tender::Tender;
@@ -86,6 +86,27 @@ pub async fn write_in<K: Kept>(
     permitted_in(app, req, id, body.token(), allowed)?;
     body.data()?;
     Ok(body)
+}
+
+/// The checks of a participant's creation under a tender (a bid, a question), in upstream's
+/// order: the tender exists (404), the caller is an accredited broker (403), the body holds
+/// `data` (422), and the broker may take part in a tender of its kind (403); the body and the
+/// broker are returned.
+pub async fn participating<'a>(
+    req: &mut Request,
+    app: &'a App,
+    tender_id: &str,
+    what: &str,
+) -> Result<(Body, &'a Broker), ApiError> {
+    let test_mode = app
+        .store
+        .read(tender_id, |t| t.is_test())
+        .ok_or_else(|| ApiError::not_found("tender_id"))?;
+    let body = body::read(req, app.max_body).await?;
+    let broker = app.brokers.identify(req).ok_or_else(ApiError::forbidden)?;
+    body.data()?;
+    broker.may_create(Level::Participation, test_mode, what)?;
+    Ok((body, broker))
 }
 
 /// [`found_in`] a tender.
