@@ -5,6 +5,7 @@
 use super::Store;
 use super::database::Write;
 use super::feed::{Entry, Page, PageRequest};
+use super::indexes::Indexes;
 use super::listed_fields::ListedFields;
 use super::runs_to_end::RunsToEnd;
 use super::shelf::{Place, lock};
@@ -55,6 +56,16 @@ fn listed_fields(c: &Contract) -> ListedFields {
     })
 }
 
+/// Lists a contract, and under its test clock when it lives on one.
+fn list(indexes: &mut Indexes, contract: &Contract) {
+    let entry = listed(contract);
+    indexes.contracts.insert(entry, listed_fields(contract));
+    if let Some(clock) = &contract.clock {
+        let on_clock = &mut indexes.on_clock(clock).contracts;
+        on_clock.push(contract.id.to_string());
+    }
+}
+
 fn listed(contract: &Contract) -> Entry<'_> {
     Entry {
         id: &contract.id,
@@ -82,15 +93,7 @@ impl Store {
                 contract.listing_key(),
                 contract.date_modified,
             );
-            indexes
-                .contracts
-                .insert(listed(&contract), listed_fields(&contract));
-            if let Some(clock) = &contract.clock {
-                indexes
-                    .on_clock(clock)
-                    .contracts
-                    .push(contract.id.to_string());
-            }
+            list(indexes, &contract);
             let id = contract.id.clone();
             if places.insert(id, Place::new(contract, row, ())).is_some() {
                 return Err(format!("a contract is stored twice (row {row})"));
@@ -147,15 +150,7 @@ impl Store {
             if !committed {
                 continue;
             }
-            indexes
-                .contracts
-                .insert(listed(&contract), listed_fields(&contract));
-            if let Some(clock) = &contract.clock {
-                indexes
-                    .on_clock(clock)
-                    .contracts
-                    .push(contract.id.to_string());
-            }
+            list(&mut indexes, &contract);
             drop(indexes);
             let id = contract.id.clone();
             self.contracts.add(id, Place::new(contract, row, ()));
