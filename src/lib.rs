@@ -13,6 +13,7 @@ pub mod faults;
 pub mod files;
 pub mod http;
 pub mod limits;
+pub mod requests;
 #[cfg(test)]
 mod rooms;
 pub mod routes;
@@ -62,6 +63,7 @@ pub struct RunningServer {
     server: JoinHandle<()>,
     scheduler: JoinHandle<()>,
     tls: Option<TlsReload>,
+    requests: Arc<requests::RequestLog>,
 }
 
 /// How long a stopping server lets open requests finish.
@@ -229,6 +231,15 @@ impl Application {
                 )
             }
         };
+        // The log serves the /testing API alone, so a server without it keeps nothing.
+        let bound = match mode.offers_sandbox() {
+            true => settings.request_log,
+            false => 0,
+        };
+        let requests = Arc::new(
+            requests::RequestLog::new(bound, &store)
+                .map_err(|e| io::Error::other(format!("the request log: {e}")))?,
+        );
         let limits = settings.limits.resolve(mode.is_public());
         let throttle = limits
             .rate
@@ -251,6 +262,7 @@ impl Application {
             limits,
             throttle,
             edr_answers: edr::Answers::default(),
+            requests,
         };
         Ok(Application {
             addr,
@@ -276,6 +288,7 @@ impl Application {
     /// Starts serving, and the scheduler, in the background.
     pub fn spawn(self) -> RunningServer {
         let app = self.app;
+        let requests = app.requests.clone();
         let scheduler = scheduler::spawn(app.store.clone());
         let service = routes::service(app);
         let stop = tokio_util::sync::CancellationToken::new();
@@ -296,6 +309,7 @@ impl Application {
             server,
             scheduler,
             tls,
+            requests,
         }
     }
 }
@@ -326,6 +340,9 @@ impl RunningServer {
         // A scheduler inside a commit stops at its next await: wait for it while the
         // runtime still runs, so that no timer of it is polled during the shutdown.
         let _ = self.scheduler.await;
+        // What the request log took last is committed before the process ends.
+        let requests = self.requests;
+        let _ = tokio::task::spawn_blocking(move || requests.flush()).await;
     }
 }
 

@@ -113,6 +113,16 @@ struct Cli {
     /// answers 409. Default with --sandbox: 512MiB; else off.
     #[arg(long, env = "TENDER_UPLOAD_BYTES", value_name = "BYTES", value_parser = limits::parse_bytes)]
     upload_bytes: Option<Limit<u64>>,
+    /// Exchanges kept per broker in its request log (GET /testing/requests, with --testing
+    /// or --sandbox), the oldest dropped first; kept across restarts with --data-dir. 0 keeps
+    /// none.
+    #[arg(
+        long,
+        env = "TENDER_REQUEST_LOG",
+        value_name = "N",
+        default_value_t = 1000
+    )]
+    request_log: usize,
     /// Log level: error, warn, info (one line per request), debug or trace.
     #[arg(long, env = "TENDER_LOG", default_value = "info")]
     log: tracing::Level,
@@ -163,6 +173,7 @@ async fn main() -> ExitCode {
             uploads: cli.uploads,
             upload_bytes: cli.upload_bytes,
         },
+        request_log: cli.request_log,
     };
     let app = match Application::build(settings.clone()).await {
         Ok(app) => app,

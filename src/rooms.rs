@@ -26,6 +26,7 @@ const ROOMS: &[(&str, &[&str])] = &[
         "stored_clocks",
         &["domain", "domain::values", "clock", "store"],
     ),
+    ("requests", &["domain", "domain::values", "store"]),
     ("scheduler", &["domain", "domain::values", "clock", "store"]),
     (
         "http",
@@ -39,7 +40,12 @@ const ROOMS: &[(&str, &[&str])] = &[
             "store",
             "contracting",
             "limits",
+            "requests",
         ],
+    ),
+    (
+        "requests::api",
+        &["http", "requests", "domain", "domain::values", "store"],
     ),
     (
         "api",
@@ -87,6 +93,8 @@ const ROOMS: &[(&str, &[&str])] = &[
             "api",
             "auction",
             "contracting::api",
+            "requests",
+            "requests::api",
             "http",
             "domain",
             "domain::values",

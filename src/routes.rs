@@ -7,6 +7,7 @@ use crate::api::{
     awards, bids, cancellations, clock, complaints, dashboard, docservice, documents, edr, faults,
     listing, lots, openapi, questions, tenders, test_clocks, test_tenders,
 };
+use crate::http::serve::Lost;
 use crate::http::throttle::Throttle;
 use crate::http::{App, Mode, error, pages};
 use salvo::catcher::Catcher;
@@ -32,27 +33,164 @@ impl Handler for InjectApp {
 
 /// One log line per request, naming the fault rule that hit it if any (after a dropped
 /// connection, `status` is what the client never received), and an `X-Request-ID` on every
-/// response.
-#[handler]
-async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
-    let started = Instant::now();
-    let request_id = format!("req-{}", crate::domain::ids::new_id());
-    ctrl.call_next(req, depot, res).await;
-    if let Ok(value) = HeaderValue::from_str(&request_id) {
-        res.headers_mut().insert("X-Request-ID", value);
+/// response; with `journal`, the exchange in its broker's request log too (the test helper's
+/// own requests are its one request's, not the broker's).
+struct AccessLog {
+    journal: bool,
+}
+
+#[async_trait]
+impl Handler for AccessLog {
+    async fn handle(
+        &self,
+        req: &mut Request,
+        depot: &mut Depot,
+        res: &mut Response,
+        ctrl: &mut FlowCtrl,
+    ) {
+        let started = Instant::now();
+        let at = time::OffsetDateTime::now_utc();
+        let request_id = format!("req-{}", crate::domain::ids::new_id());
+        ctrl.call_next(req, depot, res).await;
+        if let Ok(value) = HeaderValue::from_str(&request_id) {
+            res.headers_mut().insert("X-Request-ID", value);
+        }
+        let status = res.status_code.map_or(200, |s| s.as_u16());
+        let micros = started.elapsed().as_micros() as u64;
+        let hit = depot.get::<(String, &str)>(faults::HIT_RULE).ok();
+        {
+            let (method, path) = (req.method(), req.uri().path());
+            match hit {
+                Some((rule, fault)) => tracing::info!(
+                    method = %method, path = %path, status, micros, request_id, fault_rule = %rule,
+                    fault, "request"
+                ),
+                None => tracing::info!(
+                    method = %method, path = %path, status, micros, request_id, "request"
+                ),
+            }
+        }
+        if self.journal {
+            let fault = hit.map(|(rule, fault)| (rule.clone(), fault.to_string()));
+            journal(req, depot, res, request_id, at, micros, status, fault).await;
+        }
     }
-    let status = res.status_code.map_or(200, |s| s.as_u16());
-    let micros = started.elapsed().as_micros() as u64;
-    let (method, path) = (req.method(), req.uri().path());
-    match depot.get::<(String, &str)>(faults::HIT_RULE) {
-        Ok((rule, fault)) => tracing::info!(
-            method = %method, path = %path, status, micros, request_id, fault_rule = %rule,
-            fault, "request"
-        ),
-        Err(_) => tracing::info!(
-            method = %method, path = %path, status, micros, request_id, "request"
-        ),
+}
+
+/// Paths the request log leaves out: its own (a broker reading its log would fill it), and
+/// the dashboard's requests, which are not the platform's.
+fn unjournaled(req: &Request) -> bool {
+    let path = req.uri().path();
+    path.starts_with("/testing/requests")
+        || path.starts_with("/testing/report")
+        || path.starts_with("/assets/")
+        || req.headers().contains_key("X-Tender-Dashboard")
+}
+
+/// Keeps the exchange in its broker's request log: the bodies as the request and the
+/// response hold them (cheap clones of their buffers, cut past the log's cap), the masking
+/// left to whoever shows or keeps it.
+#[allow(clippy::too_many_arguments)]
+async fn journal(
+    req: &mut Request,
+    depot: &Depot,
+    res: &Response,
+    id: String,
+    at: time::OffsetDateTime,
+    micros: u64,
+    status: u16,
+    fault: Option<(String, String)>,
+) {
+    use crate::requests::exchange::{Body, Exchange};
+    use salvo::http::ResBody;
+    use salvo::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+    let Ok(app) = crate::http::app(depot) else {
+        return;
+    };
+    if app.requests.bound() == 0 || unjournaled(req) {
+        return;
     }
+    let Some(broker) = app.brokers.identify(req).map(|b| b.name.clone()) else {
+        return;
+    };
+    let header = |name| {
+        req.headers()
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let content_type = header(CONTENT_TYPE);
+    let length = header(CONTENT_LENGTH)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0);
+    let clock_header = header(salvo::http::header::HeaderName::from_static(
+        "x-testing-clock",
+    ));
+    let token_header = req.headers().contains_key("X-Access-Token");
+    let method = req.method().as_str().to_string();
+    let bodied = matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
+    let multipart = content_type
+        .as_deref()
+        .is_some_and(|ct| ct.starts_with("multipart/"));
+    let request = match bodied && !multipart {
+        true => match req.payload_with_max_size(app.max_body).await {
+            Ok(bytes) => Body::of(bytes),
+            Err(_) => Body::counted(length),
+        },
+        false => Body::counted(length),
+    };
+    let response = match &res.body {
+        ResBody::Once(bytes) => Body::of(bytes),
+        ResBody::Chunks(chunks) => {
+            let whole: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
+            Body::of(&bytes::Bytes::from(whole))
+        }
+        _ => Body::default(),
+    };
+    let location = res
+        .headers()
+        .get(LOCATION)
+        .or_else(|| depot.get::<HeaderValue>(faults::COMMITTED_AT).ok())
+        .and_then(|l| l.to_str().ok())
+        .map(str::to_string);
+    let path = req.uri().path().to_string();
+    let tender_token_on_bid = status == 403 && tender_token_on_bid(&app, req, &path);
+    app.requests.record(Exchange {
+        seq: 0,
+        id,
+        broker,
+        at: (at.unix_timestamp_nanos() / 1000) as i64,
+        micros,
+        method,
+        path,
+        query: req.uri().query().map(str::to_string),
+        status,
+        lost: res.extensions.get::<Lost>().is_some(),
+        fault,
+        content_type,
+        clock_header,
+        token_header,
+        tender_token_on_bid,
+        location,
+        request,
+        response,
+    });
+}
+
+/// A request to a bid refused with the token of the bid's tender.
+fn tender_token_on_bid(app: &App, req: &Request, path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(at) = parts.iter().position(|p| *p == "bids") else {
+        return false;
+    };
+    if at != 5 || parts.len() <= 6 || parts.get(3) != Some(&"tenders") {
+        return false;
+    }
+    let token = crate::http::auth::presented_token(req, None);
+    let Some(token) = token else { return false };
+    app.store
+        .read(parts[4], |t| t.owner_token.matches(&token))
+        .unwrap_or(false)
 }
 
 /// `documents` and `documents/{document_id}`, the same under a tender, a bid, an award, a
@@ -200,6 +338,7 @@ pub fn router(mode: Mode) -> Router {
                 .push(rule),
         );
         root = root.push(edr::testing_router());
+        root = root.push(crate::requests::api::router());
     }
     root
 }
@@ -211,7 +350,7 @@ pub fn router(mode: Mode) -> Router {
 fn driven(app: Arc<App>) -> Service {
     Service::new(router(app.mode))
         .hoop(InjectApp(app))
-        .hoop(access_log)
+        .hoop(AccessLog { journal: false })
         .catcher(Catcher::default().hoop(error::catcher))
 }
 
@@ -221,7 +360,7 @@ fn driven(app: Arc<App>) -> Service {
 pub fn service(app: Arc<App>) -> Service {
     let mut service = Service::new(router(app.mode))
         .hoop(InjectApp(app.clone()))
-        .hoop(access_log);
+        .hoop(AccessLog { journal: true });
     if app.throttle.is_some() {
         service = service.hoop(Throttle(app.clone()));
     }

@@ -35,6 +35,9 @@ pub struct Settings {
     /// What each broker may take: a rate of requests and a bound on each kind of record it
     /// keeps live, as given (the mode decides the rest: see [`limits::Options::resolve`]).
     pub limits: limits::Options,
+    /// Exchanges kept per broker in the request log (on `testing` or `sandbox`; 0 keeps
+    /// none).
+    pub request_log: usize,
 }
 
 impl Default for Settings {
@@ -55,6 +58,7 @@ impl Default for Settings {
             tls_cert: None,
             tls_key: None,
             limits: limits::Options::default(),
+            request_log: 1000,
         }
     }
 }

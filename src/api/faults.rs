@@ -37,6 +37,10 @@ const RULES: SettingKind = SettingKind {
 /// Where the layer leaves the rule that hit a request (its id and fault), for the access log.
 pub const HIT_RULE: &str = "fault_rule";
 
+/// Where the layer leaves the `Location` of what a request answered with an error after its
+/// commit had made, for the request log.
+pub const COMMITTED_AT: &str = "committed_at";
+
 /// Whether the caller sees `rule` in a call scoped to the test clock `scope` (any clock's
 /// rules when `None`): a rule for its requests, or one it set on its clock for anyone's.
 fn sees_on(asker: &Asker, rule: &Rule, scope: Option<&str>) -> bool {
@@ -250,6 +254,9 @@ impl Handler for Layer {
             }
             Fault::ErrorAfterCommit { status } => {
                 ctrl.call_next(req, depot, res).await;
+                if let Some(location) = res.headers().get(salvo::http::header::LOCATION) {
+                    depot.insert(COMMITTED_AT, location.clone());
+                }
                 // Nothing of the real answer (Location, token) may leak into the failure.
                 *res = Response::new();
                 fail(res, status);

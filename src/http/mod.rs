@@ -109,6 +109,8 @@ pub struct App {
     pub throttle: Option<Limiter>,
     /// EDR answers set per code on demand (with `--testing` or `--sandbox`).
     pub edr_answers: crate::edr::Answers,
+    /// Each broker's last exchanges (kept with `--testing` or `--sandbox`).
+    pub requests: Arc<crate::requests::RequestLog>,
 }
 
 impl App {

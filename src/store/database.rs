@@ -15,7 +15,7 @@ use std::thread;
 pub const FILE_NAME: &str = "registry.sqlite3";
 
 /// The schema this server writes. Each step of [`MIGRATIONS`] takes a file one version up.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: tenders in their stored JSON form; the server's own state by name.
     "CREATE TABLE tenders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
@@ -41,6 +41,9 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 3 → 4: test clocks, one row each by id (an earlier file has none: its records live on
     // their owners' clocks).
     "CREATE TABLE clocks (id TEXT PRIMARY KEY, record TEXT NOT NULL);",
+    // 4 → 5: the request log, each broker's last exchanges (masked) in the log's order.
+    "CREATE TABLE exchanges (seq INTEGER PRIMARY KEY, broker TEXT NOT NULL, record TEXT NOT NULL);
+     CREATE INDEX exchanges_by_broker ON exchanges (broker, seq);",
 ];
 
 /// The most writes committed in one transaction.
@@ -79,6 +82,14 @@ pub enum Write {
     BidGone { row: i64 },
     /// A test clock (JSON text), new or changed, by id.
     Clock { id: String, record: Vec<u8> },
+    /// An exchange of the request log (JSON text, masked), in the log's order.
+    Exchange {
+        seq: i64,
+        broker: String,
+        record: Vec<u8>,
+    },
+    /// A broker's exchanges past its last `keep`, removed.
+    ExchangesTrimmed { broker: String, keep: i64 },
     /// A named piece of server state; of two writes with versions, the later version wins.
     State {
         name: &'static str,
@@ -115,6 +126,8 @@ pub struct Loaded {
     pub state: Vec<(String, String)>,
     /// The test clocks' records (JSON text), by id.
     pub clocks: Vec<(String, String)>,
+    /// The request log's exchanges (JSON text), in the log's order.
+    pub exchanges: Vec<(i64, String)>,
 }
 
 /// A record read from the file.
@@ -290,7 +303,15 @@ fn load(conn: &Connection, on_row: OnRow<'_>) -> rusqlite::Result<Loaded> {
     let clocks = clocks
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    Ok(Loaded { state, clocks })
+    let mut exchanges = conn.prepare("SELECT seq, record FROM exchanges ORDER BY seq")?;
+    let exchanges = exchanges
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Loaded {
+        state,
+        clocks,
+        exchanges,
+    })
 }
 
 fn write_loop(conn: Connection, queue: mpsc::Receiver<Job>, path: &Path) {
@@ -358,6 +379,8 @@ struct Statements<'c> {
     bid_gone: rusqlite::Statement<'c>,
     state: rusqlite::Statement<'c>,
     clock: rusqlite::Statement<'c>,
+    exchange: rusqlite::Statement<'c>,
+    exchanges_trimmed: rusqlite::Statement<'c>,
 }
 
 impl<'c> Statements<'c> {
@@ -384,6 +407,15 @@ impl<'c> Statements<'c> {
             clock: conn.prepare(
                 "INSERT INTO clocks (id, record) VALUES (?1, ?2)
                  ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+            )?,
+            exchange: conn.prepare(
+                "INSERT INTO exchanges (seq, broker, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (seq) DO UPDATE SET record = excluded.record",
+            )?,
+            exchanges_trimmed: conn.prepare(
+                "DELETE FROM exchanges WHERE broker = ?1 AND seq < (
+                     SELECT min(seq) FROM (SELECT seq FROM exchanges WHERE broker = ?1
+                                           ORDER BY seq DESC LIMIT ?2))",
             )?,
         })
     }
@@ -431,6 +463,16 @@ impl<'c> Statements<'c> {
                 }
                 Write::Clock { id, record } => {
                     self.clock.execute(params![id, Text(record)])?;
+                }
+                Write::Exchange {
+                    seq,
+                    broker,
+                    record,
+                } => {
+                    self.exchange.execute(params![seq, broker, Text(record)])?;
+                }
+                Write::ExchangesTrimmed { broker, keep } => {
+                    self.exchanges_trimmed.execute(params![broker, keep])?;
                 }
                 Write::State {
                     name,

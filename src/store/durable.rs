@@ -65,6 +65,23 @@ impl Store {
         })
     }
 
+    /// The request log's exchanges the data directory held at start-up, (seq, JSON text),
+    /// handed over once.
+    pub fn take_kept_exchanges(&self) -> Vec<(i64, String)> {
+        self.durable.as_ref().map_or_else(Vec::new, |d| {
+            std::mem::take(&mut *d.exchanges.lock().unwrap_or_else(|p| p.into_inner()))
+        })
+    }
+
+    /// Commits the request log's rows, blocking the calling thread (the log's own keeper);
+    /// without a data directory, nothing to do.
+    pub fn keep_exchanges(&self, writes: Vec<Write>) -> Result<(), String> {
+        match &self.durable {
+            Some(durable) => durable.database.commit(writes),
+            None => Ok(()),
+        }
+    }
+
     /// The database file, when the store is kept in one.
     pub fn database_file(&self) -> Option<&Path> {
         self.durable.as_ref().map(|d| d.database.path())

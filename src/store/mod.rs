@@ -85,6 +85,8 @@ struct Durable {
     next_contract_row: AtomicI64,
     /// The server state found in the file at start-up, by name.
     state: HashMap<String, String>,
+    /// The request log found in the file at start-up (JSON text), in its order.
+    exchanges: Mutex<Vec<(i64, String)>>,
     /// The test clocks found in the file at start-up (JSON text), by id.
     clocks: Vec<(String, String)>,
 }

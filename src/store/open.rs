@@ -32,7 +32,14 @@ impl Store {
         max_pages: Option<u32>,
     ) -> Result<Store, String> {
         let (opened, records) = read_all(|on_row| Database::open_limited(dir, max_pages, on_row));
-        let (database, Loaded { state, clocks }) = opened?;
+        let (
+            database,
+            Loaded {
+                state,
+                clocks,
+                exchanges,
+            },
+        ) = opened?;
         let mut store = Store::new(zone);
         let state: HashMap<String, String> = state.into_iter().collect();
         if let Some(json) = state.get(CALENDAR) {
@@ -92,6 +99,7 @@ impl Store {
             next_contract_row: AtomicI64::new(last_contract_row + 1),
             state,
             clocks,
+            exchanges: Mutex::new(exchanges),
         });
         Ok(store)
     }

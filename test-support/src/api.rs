@@ -336,6 +336,12 @@ impl TestServer {
         }
     }
 
+    /// Stops the server as a stop signal would: open requests finish, and what it keeps is
+    /// committed.
+    pub async fn stop(self) {
+        self._server.stop().await;
+    }
+
     /// The changes feed read forward from `offset`, a hundred rows at most: the page.
     pub async fn changes_from(&self, offset: &str) -> Value {
         let offset = offset.replace('+', "%2B");

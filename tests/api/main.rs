@@ -24,6 +24,7 @@ mod malformed;
 mod qualification;
 mod questions;
 mod reconsideration;
+mod requests;
 mod sandbox_modes;
 mod tenders;
 mod test_clocks;

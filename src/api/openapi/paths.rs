@@ -832,6 +832,93 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 .only_with(&["--testing", "--sandbox"]),
             ],
         ));
+        let filter = |op: Op| {
+            op.query(
+                "record",
+                json!({"type": "string"}),
+                "Only exchanges that touched this tender, contract or auction",
+            )
+            .query(
+                "clock",
+                json!({"type": "string"}),
+                "Only exchanges on this test clock of the caller's",
+            )
+            .query(
+                "status",
+                json!({"type": "string"}),
+                "A class (4xx, 5xx) or one status (503)",
+            )
+            .query("method", json!({"type": "string"}), "Only this method")
+            .query(
+                "path",
+                json!({"type": "string"}),
+                "Only paths that begin with this",
+            )
+            .query(
+                "since",
+                json!({"type": "string", "format": "date-time"}),
+                "Only exchanges from this moment on",
+            )
+            .query(
+                "offset",
+                json!({"type": "string"}),
+                "The next_page.offset of the page before",
+            )
+            .query(
+                "limit",
+                json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+                "Exchanges a page (default 100)",
+            )
+        };
+        routes.push(item(
+            "/testing/requests",
+            vec![
+                filter(get(
+                    "testing",
+                    "The calling broker's request log, newest first: each exchange with both \
+                     bodies (tokens masked) and a curl line that repeats it",
+                ))
+                .errors(&[403, 422])
+                .ok_whole("ExchangePage")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/requests/{request_id}",
+            vec![
+                get(
+                    "testing",
+                    "One exchange of the calling broker's, by its X-Request-ID",
+                )
+                .errors(&[403])
+                .ok("Exchange")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
+        routes.push(item(
+            "/testing/report",
+            vec![
+                get(
+                    "testing",
+                    "The client's report: the spec's rules for clients judged from the calling \
+                     broker's request log, as JSON or as JUnit XML (format=junit, or Accept: \
+                     application/xml)",
+                )
+                .query(
+                    "clock",
+                    json!({"type": "string"}),
+                    "Only the exchanges on this test clock of the caller's",
+                )
+                .query(
+                    "format",
+                    json!({"type": "string", "enum": ["json", "junit"]}),
+                    "junit for JUnit XML",
+                )
+                .errors(&[403, 422])
+                .ok("ClientReport")
+                .only_with(&["--testing", "--sandbox"]),
+            ],
+        ));
     }
     routes
 }

@@ -741,6 +741,77 @@ pub fn schemas() -> Map<String, Json> {
             ),
         ),
         (
+            "ExchangePage",
+            object(
+                &["next_page", "data"],
+                json!({"next_page": r("PageLink"), "data": list_of("Exchange")}),
+            ),
+        ),
+        (
+            "Exchange",
+            object(
+                &[
+                    "id", "at", "method", "path", "status", "ms", "request", "response", "curl",
+                ],
+                json!({
+                    "id": {"type": "string", "description": "The X-Request-ID it was answered with"},
+                    "at": moment(),
+                    "method": text(),
+                    "path": text(),
+                    "query": {"type": "string", "description": "acc_token masked"},
+                    "status": {"type": "integer", "description": "As answered (or, when lost, as it would have been)"},
+                    "ms": {"type": "number"},
+                    "lost": {"type": "boolean", "description": "The answer never reached the client (a drop-* fault)"},
+                    "fault": object(&["rule", "fault"], json!({"rule": text(), "fault": text()})),
+                    "record": object(&["kind", "id"], json!({"kind": {"type": "string", "enum": ["tender", "contract", "auction"]}, "id": text()})),
+                    "request": r("ExchangeBody"),
+                    "response": r("ExchangeBody"),
+                    "curl": {"type": "string", "description": "Repeats it; $BROKER_KEY and $TOKEN stand for the credentials"},
+                }),
+            ),
+        ),
+        (
+            "ExchangeBody",
+            object(
+                &["size"],
+                json!({
+                    "size": {"type": "integer"},
+                    "json": {"description": "The body, when it is whole JSON (tokens and passwords masked)"},
+                    "text": {"type": "string", "description": "The body as text otherwise (masked)"},
+                    "cut": {"type": "boolean", "description": "Only its first 16 KiB are kept"},
+                    "contentType": text(),
+                    "token": {"type": "string", "enum": ["acc_token", "X-Access-Token", "access.token"]},
+                    "location": text(),
+                }),
+            ),
+        ),
+        (
+            "ClientReport",
+            object(
+                &["broker", "exchanges", "passed", "failed", "rules"],
+                json!({
+                    "broker": text(),
+                    "clock": {"type": ["string", "null"]},
+                    "exchanges": {"type": "integer"},
+                    "from": {"type": ["string", "null"], "format": "date-time"},
+                    "to": {"type": ["string", "null"], "format": "date-time"},
+                    "passed": {"type": "boolean"},
+                    "failed": {"type": "integer"},
+                    "rules": {"type": "array", "items": object(
+                        &["rule", "title", "spec", "words", "passed", "findings"],
+                        json!({
+                            "rule": text(), "title": text(), "spec": text(), "words": text(),
+                            "passed": {"type": "boolean"},
+                            "findings": {"type": "array", "items": object(
+                                &["description", "requests"],
+                                json!({"description": text(), "requests": {"type": "array", "items": text()}}),
+                            )},
+                        }),
+                    )},
+                }),
+            ),
+        ),
+        (
             "FaultMatch",
             object(
                 &["path"],
