@@ -8,7 +8,8 @@ openprocurement-client`) against a tender-registry started with `--testing`:
     cargo run --release -- --testing [--ds-users users.ini] &
     python3 scripts/upstream-client-flow.py [http://127.0.0.1:6543 [DS_USER:DS_PASSWORD [EDR_USER:EDR_PASSWORD]]]
 
-It uses the client's own calls: create_tender, upload_document, get_file, create_bid,
+It uses the client's own calls: create_tender and patch_tender (every tender made two-phase, a
+draft then published, as the spec's Errors 3 advises), upload_document, get_file, create_bid,
 upload_bid_document, update_bid_document, get_bid, get_lot, upload_award_document, patch_award,
 patch_contract, create_cancellation, upload_cancellation_document and patch_cancellation. Files
 go through the server's embedded document service (the client's DS host is the server's base
@@ -122,7 +123,7 @@ def download(url, token=None, broker=None):
 
 def documents_flow(owner, bidder, bidder_plain):
     """Files through the document service and the legacy upload, read back from every address."""
-    tender = owner.create_tender(tender_data())
+    tender = create_published(owner, tender_data())
     tid = tender.data.id
     notice = owner.upload_document(pdf("Notice.pdf", bytes(range(256))), tender)
     check("the notice's address", notice.data.url.startswith(f"{BASE}/get/"), True)
@@ -186,6 +187,19 @@ def move_clock_to_next_check(tender_id, leaving):
     sys.exit(f"the tender stayed in {leaving} through ten checks")
 
 
+def create_published(owner, data):
+    """A tender made two-phase: created a draft, then published by a PATCH of its status (a
+    creation whose answer is lost then leaves an unpublished draft, not a duplicate)."""
+    data["data"]["status"] = "draft"
+    tender = owner.create_tender(data)
+    check("the new tender's status", tender.data.status, "draft")
+    published = owner.patch_tender(
+        munchify({"data": {"id": tender.data.id, "status": "active.enquiries"}, "access": tender.access})
+    )
+    tender.data = published.data
+    return tender
+
+
 def tender_data(now=None):
     now = now or server_now()
     entity = dict(organization(), name="Школа №1", kind="general")
@@ -233,7 +247,7 @@ def lot_tender_data(lot_id):
 
 def lot_flow(owner, bidder):
     lot_id = uuid.uuid4().hex
-    tender = owner.create_tender(lot_tender_data(lot_id))
+    tender = create_published(owner, lot_tender_data(lot_id))
     tid = tender.data.id
     check("the lot's id", tender.data.lots[0].id, lot_id)
     check("the item's lot", tender.data["items"][0].relatedLot, lot_id)
@@ -365,7 +379,7 @@ def test_clock_flow(owner, bidder):
     server_before, own_before = server_now(), own_clock()
     data = tender_data(datetime.fromisoformat(clock["now"]))
     data["data"]["procurementMethodDetails"] = f"quick, clock={clock['id']}"
-    tender = owner.create_tender(data)
+    tender = create_published(owner, data)
     tid = tender.data.id
     lives_on = requests.get(f"{BASE}/testing/clock", params={"tender": tid}, timeout=10).json()
     check("the clock the tender lives on", lives_on["data"].get("clock"), clock["id"])
@@ -437,7 +451,7 @@ def main():
     edr_flow(edr, bidder)
 
     # Qualification: protocol, approve, cancel the approval, approve anew, sign.
-    tender = owner.create_tender(tender_data())
+    tender = create_published(owner, tender_data())
     tid = tender.data.id
     move_clock_past(tender.data.enquiryPeriod.endDate)
     bidder.create_bid(tender, {"data": {"value": {"amount": 480}, "tenderers": [organization()]}})
@@ -460,7 +474,7 @@ def main():
     contract_flow(owner_ds, contract.contractID, tender.access.token)
 
     # Cancellation: pending, with a document, then active.
-    tender = owner.create_tender(tender_data())
+    tender = create_published(owner, tender_data())
     tid = tender.data.id
     made = owner.create_cancellation(tender, {"data": {"reason": "Потреба відпала"}})
     check("the new cancellation", made.data.status, "pending")

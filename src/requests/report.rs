@@ -330,7 +330,11 @@ fn tokens(log: &[Arc<Exchange>]) -> Vec<Finding> {
         }
         if e.tender_token_on_bid {
             wrong.push(e.id.clone());
-        } else if api && e.is_read() && !e.path.contains("/bids/") {
+        } else if api
+            && e.is_read()
+            && !e.path.contains("/bids/")
+            && e.token_sent() == Some("acc_token")
+        {
             public.push(e.id.clone());
         } else if api && e.method == "POST" && e.path.ends_with("/questions") {
             questions.push(e.id.clone());
@@ -340,8 +344,8 @@ fn tokens(log: &[Arc<Exchange>]) -> Vec<Finding> {
     if !public.is_empty() {
         findings.push(Finding {
             description: format!(
-                "{} public read(s) sent a token, which no read but a bid's needs (a token in a \
-                 URL ends up in proxies' logs)",
+                "{} public read(s) sent a token in the URL (acc_token), which no read but a \
+                 bid's needs: a token in a URL ends up in proxies' logs",
                 public.len()
             ),
             requests: public,
