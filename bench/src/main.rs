@@ -979,6 +979,22 @@ async fn measure(b: &mut Bench) -> Result<(), Error> {
     )
     .await;
 
+    // The same reads sent with a broker's credentials: each kept in its request log.
+    let tenders = held.clone();
+    let reader = b.owner.clone();
+    b.case(
+        LOGGED_GET,
+        Arc::new(move |rng: &mut Rng| {
+            Call::get(format!(
+                "/api/2.3/tenders/{}",
+                tenders[rng.below(tenders.len())].id
+            ))
+            .by(&reader)
+        }),
+    )
+    .await;
+    request_log_footprint(b).await;
+
     if b.wanted(DOCUMENTED) {
         let documented = b.attach_documents().await?;
         b.case(
@@ -1262,6 +1278,37 @@ async fn lot_cases(b: &mut Bench) -> Result<(), Error> {
 }
 
 /// Tenders in the feed (walked by 1,000), i.e. published tenders held by the server.
+/// The GET tender case sent as the tender owner's broker, so that each read is kept in its
+/// request log.
+const LOGGED_GET: &str = "GET tender, as a broker (kept in its request log)";
+
+/// What the owner's request log holds after the logged reads, as the log counts it: the
+/// exchanges kept and the bytes each holds (its bodies, fields and entry); a note of the
+/// report. A target without the log (404) is noted so.
+async fn request_log_footprint(b: &mut Bench) {
+    let call = Call::get("/testing/requests?limit=1").by(&b.owner);
+    let line = match b.control.send(&call).await {
+        Ok(reply) if reply.ok() => {
+            let log = reply.json()["log"].clone();
+            let kept = log["kept"].as_f64().unwrap_or(0.0);
+            let bytes = log["bytes"].as_f64().unwrap_or(0.0);
+            match kept > 0.0 {
+                true => format!(
+                    "request log: {} exchanges of the owner's kept (bound {}), {} bytes each on average (bodies, fields and entry, as the log counts them; the GET tender answer is most of it)",
+                    report::thousands(kept),
+                    report::thousands(log["bound"].as_f64().unwrap_or(0.0)),
+                    report::thousands((bytes / kept).round()),
+                ),
+                false => "request log: nothing kept (the target keeps none)".to_string(),
+            }
+        }
+        Ok(reply) => format!("request log: not offered by the target ({})", reply.status),
+        Err(e) => format!("request log: not read ({e})"),
+    };
+    println!("{line}");
+    b.report.notes.push(line);
+}
+
 async fn count_listed(b: &mut Bench) -> Result<usize, Error> {
     Ok(b.feed_offsets().await?.len())
 }

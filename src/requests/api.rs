@@ -230,9 +230,11 @@ pub async fn list(
         .extend_pairs(params)
         .finish();
     let path = format!("/testing/requests?{encoded}");
+    let (kept, bytes) = app.requests.footprint(&broker.name);
     let body = json!({
         "next_page": {"offset": next, "path": path, "uri": format!("{}{path}", app.base_url(req))},
         "data": page.iter().map(|e| shown(&app, req, e)).collect::<Vec<_>>(),
+        "log": {"kept": kept, "bound": app.requests.bound(), "bytes": bytes},
     });
     reply::ok_rendered(res, reply::to_text(&body, reply::wants_pretty(req)));
     Ok(())

@@ -124,12 +124,13 @@ impl RequestLog {
         }
     }
 
-    /// The bytes the kept exchanges hold: their bodies, strings and the entries themselves.
-    pub fn footprint(&self) -> (usize, usize) {
+    /// The exchanges kept of `broker` and the bytes they hold: their bodies, strings and the
+    /// entries themselves.
+    pub fn footprint(&self, broker: &str) -> (usize, usize) {
         let rings = lock(&self.rings);
         let mut bytes = 0;
         let mut count = 0;
-        for ring in rings.values() {
+        if let Some(ring) = rings.get(broker) {
             for e in ring {
                 count += 1;
                 bytes += std::mem::size_of::<Exchange>()

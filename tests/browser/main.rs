@@ -14,6 +14,7 @@
 mod auction;
 mod broker_clocks;
 mod faces;
+mod requests;
 mod test_clocks;
 
 use serde_json::{Value, json};

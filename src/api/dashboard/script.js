@@ -28,7 +28,13 @@ const state = {
   shownKey: "",       // what the tender page was last drawn from
   limits: null,       // what each broker may take of the server, and what the viewer holds
   limitsAt: 0,        // when they were last read (ms)
+  requests: null,     // the signed-in broker's request log page, as /testing/requests answers it
+  exchange: null,     // the one exchange shown
+  report: null,       // the signed-in broker's client report
 };
+
+/** Marks the page's own requests, which the server's request log leaves out. */
+const OWN = { "X-Tender-Dashboard": "1" };
 
 const $ = (id) => document.getElementById(id);
 
@@ -106,7 +112,7 @@ function authHeaders(viewer) {
 }
 
 async function getJson(path, headers) {
-  const res = await fetch(path, { headers: { Accept: "application/json", ...(headers || {}) }, cache: "no-store" });
+  const res = await fetch(path, { headers: { Accept: "application/json", ...OWN, ...(headers || {}) }, cache: "no-store" });
   const body = await res.json().catch(() => null);
   return { status: res.status, body, date: res.headers.get("Date") };
 }
@@ -315,7 +321,7 @@ function refusal(status, body) {
 
 /** A request with a JSON body (or none) as the signed-in broker: its status and JSON answer. */
 async function send(method, path, data) {
-  const init = { method, headers: { Accept: "application/json", ...authHeaders() } };
+  const init = { method, headers: { Accept: "application/json", ...OWN, ...authHeaders() } };
   if (data !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify({ data });
@@ -805,7 +811,8 @@ function drawTender() {
     ["Changed", shortTime(t.dateModified)],
   ].filter(([, v]) => v !== undefined && v !== null && v !== "");
   view.replaceChildren(
-    h("p", {}, h("a", { href: "#/" }, "← all tenders")),
+    h("p", {}, h("a", { href: "#/" }, "← all tenders"),
+      state.viewer ? [" · ", h("a", { id: "tender-requests", href: "#/requests?record=" + encodeURIComponent(t.id) }, "your exchanges that touched it")] : null),
     h("div", { class: "card" },
       h("h2", {}, (t.tenderID || t.id) + " · " + (t.title || ""), t.mode === "test" ? h("span", { class: "badge test" }, " test ") : null),
       h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
@@ -867,13 +874,130 @@ function drawContract() {
 
 // ---- the loop ---------------------------------------------------------------------------
 
+/** The request log's view the hash names: {kind: "list", query} , {kind: "one", id}, {kind: "report"}, or null. */
+function selectedLog() {
+  const one = location.hash.match(/^#\/requests\/(req-[0-9a-f]+)/);
+  if (one) return { kind: "one", id: one[1] };
+  const list = location.hash.match(/^#\/requests(\?.*)?$/);
+  if (list) return { kind: "list", query: new URLSearchParams((list[1] || "").slice(1)) };
+  if (/^#\/report/.test(location.hash)) return { kind: "report" };
+  return null;
+}
+
 function route() {
   const id = selectedId();
   const contract = selectedContract();
-  $("list-view").hidden = !!(id || contract);
+  const log = selectedLog();
+  $("list-view").hidden = !!(id || contract || log);
   $("tender-view").hidden = !id;
   $("contract-view").hidden = !contract;
+  $("requests-view").hidden = !(log && log.kind === "list");
+  $("request-view").hidden = !(log && log.kind === "one");
+  $("report-view").hidden = !(log && log.kind === "report");
+  $("broker-links").hidden = !state.viewer;
   return id;
+}
+
+// ---- the request log and the client's report ------------------------------------------------
+
+const SIGN_IN_FIRST = "Sign in as a broker to see its requests: the log is each broker's own.";
+
+async function loadRequests(query) {
+  state.requests = null;
+  if (!state.viewer) return;
+  const { status, body } = await getJson("/testing/requests?" + query.toString(), authHeaders());
+  state.requests = status === 200 ? body : { problem: refusal(status, body) };
+}
+
+function requestFilters() {
+  const q = new URLSearchParams();
+  for (const [name, el] of [["status", "request-status"], ["method", "request-method"], ["path", "request-path"], ["record", "request-record"]]) {
+    const v = $(el).value.trim();
+    if (v) q.set(name, v);
+  }
+  return q;
+}
+
+function drawRequests(query) {
+  for (const [name, el] of [["status", "request-status"], ["method", "request-method"], ["path", "request-path"], ["record", "request-record"]]) {
+    if (document.activeElement !== $(el)) $(el).value = query.get(name) || "";
+  }
+  const r = state.requests;
+  const rows = r && Array.isArray(r.data) ? r.data : [];
+  $("requests").querySelector("tbody").replaceChildren(...rows.map((e) => h("tr", { class: e.status >= 400 || e.lost ? "error" : "", "data-id": e.id },
+    h("td", {}, shortTime(e.at)),
+    h("td", {}, e.method),
+    h("td", {}, e.path + (e.query ? "?" + e.query : "")),
+    h("td", { class: "code" }, e.lost ? "lost (" + e.status + ")" : String(e.status)),
+    h("td", {}, String(e.ms)),
+    h("td", {}, e.fault ? e.fault.fault : ""),
+    h("td", {}, h("a", { href: "#/requests/" + e.id }, e.id)))));
+  const empty = $("requests-empty");
+  empty.hidden = rows.length > 0;
+  empty.textContent = !state.viewer ? SIGN_IN_FIRST : r && r.problem ? r.problem : "No request of yours matches.";
+  $("requests-count").textContent = r && r.log ? rows.length + " shown of " + r.log.kept + " kept (the last " + r.log.bound + ")" : "";
+}
+
+async function loadExchange(id) {
+  state.exchange = null;
+  if (!state.viewer) return;
+  const { status, body } = await getJson("/testing/requests/" + encodeURIComponent(id), authHeaders());
+  state.exchange = status === 200 ? body.data : { problem: refusal(status, body) };
+}
+
+function bodyOf(b) {
+  if (!b || !b.size) return h("p", { class: "note" }, "no body");
+  const text = b.json !== undefined ? JSON.stringify(b.json, null, 2) : (b.text || "");
+  return h("div", {},
+    h("p", { class: "note" }, b.size + " bytes" + (b.contentType ? ", " + b.contentType : "") + (b.cut ? ", cut: only its start is kept" : "") + (b.token ? ", token sent as " + b.token : "")),
+    text ? h("pre", { class: "raw" }, text) : null);
+}
+
+function drawExchange() {
+  const e = state.exchange;
+  const view = $("request-view");
+  const back = h("p", {}, h("a", { href: "#/requests" }, "← your requests"));
+  if (!e || e.problem) { view.replaceChildren(back, h("p", { class: "problem" }, e ? e.problem : SIGN_IN_FIRST)); return; }
+  const facts = [
+    ["Request id", e.id], ["When", shortTime(e.at)], ["Request", e.method + " " + e.path + (e.query ? "?" + e.query : "")],
+    ["Status", h("span", { id: "exchange-status" }, e.lost ? e.status + ", its answer lost" : String(e.status))], ["Took", e.ms + " ms"],
+    ["Fault rule", e.fault ? e.fault.fault + " (" + e.fault.rule + ")" : null],
+    ["Record", e.record ? (e.record.kind === "tender" ? h("a", { href: "#/tenders/" + e.record.id }, e.record.id) : e.record.kind + " " + e.record.id) : null],
+    ["Location", e.response && e.response.location],
+  ].filter(([, v]) => v !== undefined && v !== null && v !== "");
+  view.replaceChildren(back,
+    h("div", { class: "card" }, h("h2", {}, e.method + " " + e.path),
+      h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+      h("h3", {}, "Repeat it"), h("pre", { class: "curl" }, e.curl)),
+    h("div", { class: "card", id: "exchange-request" }, h("h3", {}, "Request body"), bodyOf(e.request)),
+    h("div", { class: "card", id: "exchange-response" }, h("h3", {}, "Response body"), bodyOf(e.response)));
+}
+
+async function loadReport() {
+  state.report = null;
+  if (!state.viewer) return;
+  const { status, body } = await getJson("/testing/report", authHeaders());
+  state.report = status === 200 ? body.data : { problem: refusal(status, body) };
+}
+
+function drawReport() {
+  const r = state.report;
+  const view = $("report-view");
+  if (!r || r.problem) { view.replaceChildren(h("p", { class: "problem" }, r ? r.problem : SIGN_IN_FIRST)); return; }
+  view.replaceChildren(
+    h("h2", { id: "report-verdict" }, r.passed ? "Your client follows every rule the log can show" : r.failed + " rule(s) broken"),
+    h("p", { class: "note" }, "Judged from " + r.exchanges + " exchange(s) of " + r.broker + "; as JUnit XML at ",
+      h("a", { href: "/testing/report?format=junit" }, "/testing/report?format=junit"), " (with your credentials)."),
+    ...r.rules.map((rule) => h("div", { class: "card rule " + (rule.passed ? "passed" : "failed"), "data-rule": rule.rule },
+      h("h3", {}, (rule.passed ? "✓ " : "✗ ") + rule.title),
+      h("p", { class: "note" }, rule.spec + ": “" + rule.words + "”"),
+      rule.findings.length ? h("ul", {}, rule.findings.map((f) => h("li", {}, f.description, " ",
+        f.requests.map((id, i) => [i ? ", " : "", h("a", { href: "#/requests/" + id }, id)])))) : null)));
+}
+
+function logKey(log) {
+  const shown = log.kind === "list" ? state.requests : log.kind === "one" ? state.exchange : state.report;
+  return log.kind + "|" + location.hash + "|" + JSON.stringify(shown);
 }
 
 let busy = false;
@@ -889,6 +1013,18 @@ async function refresh() {
       await loadRecordClock("contract", state.contract && state.contract.id);
       const key = "c|" + contract + "|" + (state.contract && state.contract.dateModified);
       if (key !== state.shownKey) { state.shownKey = key; drawContract(); }
+    } else if (selectedLog()) {
+      const log = selectedLog();
+      if (log.kind === "list") await loadRequests(log.query);
+      if (log.kind === "one") await loadExchange(log.id);
+      if (log.kind === "report") await loadReport();
+      const key = logKey(log);
+      if (key !== state.shownKey) {
+        state.shownKey = key;
+        if (log.kind === "list") drawRequests(log.query);
+        if (log.kind === "one") drawExchange();
+        if (log.kind === "report") drawReport();
+      }
     } else if (id) {
       await loadTender(id);
       await loadRecordClock("tender", state.tender && state.tender.id);
@@ -948,6 +1084,10 @@ function start() {
   $("filter-status").addEventListener("change", drawList);
   $("filter-owner").addEventListener("change", drawList);
   $("more").addEventListener("click", () => act(loadOlder, showProblem));
+  $("request-filters").addEventListener("submit", (e) => e.preventDefault());
+  for (const el of ["request-status", "request-method", "request-path", "request-record"]) {
+    $(el).addEventListener("change", () => { location.hash = "#/requests?" + requestFilters().toString(); });
+  }
   window.addEventListener("hashchange", () => { state.shownKey = ""; showProblem(""); refresh(); });
   refresh();
   setInterval(refresh, REFRESH_MS);

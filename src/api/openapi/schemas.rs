@@ -744,7 +744,15 @@ pub fn schemas() -> Map<String, Json> {
             "ExchangePage",
             object(
                 &["next_page", "data"],
-                json!({"next_page": r("PageLink"), "data": list_of("Exchange")}),
+                json!({
+                    "next_page": r("PageLink"),
+                    "data": list_of("Exchange"),
+                    "log": object(&["kept", "bound", "bytes"], json!({
+                        "kept": {"type": "integer", "description": "Exchanges of the caller's kept"},
+                        "bound": {"type": "integer", "description": "The most kept (--request-log)"},
+                        "bytes": {"type": "integer", "description": "What they hold in memory: bodies, fields and entries"},
+                    })),
+                }),
             ),
         ),
         (
