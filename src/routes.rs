@@ -132,7 +132,8 @@ async fn journal(
     let multipart = content_type
         .as_deref()
         .is_some_and(|ct| ct.starts_with("multipart/"));
-    let request = match bodied && !multipart {
+    // A body past the size limit was never read whole: only its size is told.
+    let request = match bodied && !multipart && status != 413 {
         true => match req.payload_with_max_size(app.max_body).await {
             Ok(bytes) => Body::of(bytes),
             Err(_) => Body::counted(length),

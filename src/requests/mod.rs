@@ -89,17 +89,20 @@ impl RequestLog {
         }
         exchange.seq = self.next.fetch_add(1, Ordering::Relaxed);
         let exchange = Arc::new(exchange);
-        {
+        let dropped = {
             let mut rings = lock(&self.rings);
             let ring = match rings.get_mut(&exchange.broker) {
                 Some(ring) => ring,
                 None => rings.entry(exchange.broker.clone()).or_default(),
             };
             ring.push_back(exchange.clone());
-            if ring.len() > self.bound {
-                ring.pop_front();
+            match ring.len() > self.bound {
+                true => ring.pop_front(),
+                false => None,
             }
-        }
+        };
+        // Its buffers are freed outside the lock.
+        drop(dropped);
         if let Some(keeper) = &self.keeper {
             // A stopped keeper has logged why; the log in memory goes on.
             let _ = lock(keeper).send(Job::Keep(exchange));
