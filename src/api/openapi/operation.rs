@@ -131,6 +131,19 @@ impl Op {
         op
     }
 
+    /// The 200 also as text of `media_type` (a report as JUnit XML), to a request that asks.
+    pub fn ok_also_as(mut self, media_type: &str) -> Op {
+        if let Some(content) = self
+            .responses
+            .get_mut("200")
+            .and_then(|r| r.get_mut("content"))
+            .and_then(Json::as_object_mut)
+        {
+            content.insert(media_type.into(), json!({"schema": {"type": "string"}}));
+        }
+        self
+    }
+
     /// 201 with `Location` and `{"data": <schema>}`, plus `access.token` when `token`.
     pub fn created(mut self, schema: &str, token: bool) -> Op {
         let mut body = enveloped(schema_ref(schema));

@@ -916,6 +916,7 @@ pub fn paths(clock_api: bool, faults_api: bool) -> Vec<(String, Json)> {
                 )
                 .errors(&[403, 422])
                 .ok("ClientReport")
+                .ok_also_as("application/xml")
                 .only_with(&["--testing", "--sandbox"]),
             ],
         ));
