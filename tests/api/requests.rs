@@ -509,3 +509,51 @@ async fn a_careful_client_gets_a_clean_report() {
     );
     assert_eq!(got["passed"], true);
 }
+
+#[tokio::test]
+async fn a_test_clock_s_exchanges_and_report_are_its_own() {
+    let s = TestServer::start().await;
+    let now = s.now().await;
+    let clock = s
+        .post("/testing/clocks")
+        .broker("broker")
+        .data(json!({"name": "job"}))
+        .send()
+        .await
+        .assert_status(201);
+    let clock = clock.id();
+    let on_clock = s
+        .post("/api/2.3/tenders")
+        .broker("broker")
+        .header("X-Testing-Clock", &clock)
+        .data(draft(&now))
+        .send()
+        .await
+        .assert_status(201);
+    let read = s
+        .by("broker")
+        .get(&format!("/api/2.3/tenders/{}", on_clock.id()))
+        .await;
+    // Elsewhere, a single-phase creation: the clock's report knows nothing of it.
+    s.try_create(tender_body(&now, 1, 4))
+        .await
+        .assert_status(201);
+
+    let page = log(&s, "broker", &format!("?clock={clock}")).await;
+    assert_eq!(ids_of(&page), [request_id(&read), request_id(&on_clock)]);
+    let on = s
+        .get(&format!("/testing/report?clock={clock}"))
+        .broker("broker")
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(
+        (
+            &on.body["data"]["clock"],
+            &on.body["data"]["exchanges"],
+            &on.body["data"]["passed"]
+        ),
+        (&json!(clock), &json!(2), &json!(true))
+    );
+    assert_eq!(report(&s, "broker").await["passed"], false);
+}
