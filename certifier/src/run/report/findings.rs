@@ -72,6 +72,21 @@ impl RunReport {
             .collect()
     }
 
+    /// Upstream's rules the target was found not to follow, and how the certificate counts
+    /// them (`--strict` written as `flag` writes it).
+    pub fn upstream_broken(&self, flag: &str) -> (Vec<Finding<'_>>, String) {
+        let broken = self
+            .upstream_findings()
+            .into_iter()
+            .filter(|f| f.standing == Standing::Broken)
+            .collect();
+        let counted = match self.strict {
+            true => format!("counted with {flag}"),
+            false => "advisory: the spec does not state it".to_string(),
+        };
+        (broken, counted)
+    }
+
     /// The rules the run found broken, in the catalogue's order.
     pub fn broken_rules(&self) -> Vec<&'static str> {
         self.findings()

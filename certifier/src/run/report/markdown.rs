@@ -235,21 +235,13 @@ impl RunReport {
         for f in broken {
             broken_rule(&mut md, f, "The spec");
         }
-        let upstream: Vec<Finding> = self
-            .upstream_findings()
-            .into_iter()
-            .filter(|f| f.standing == Standing::Broken)
-            .collect();
+        let (upstream, counted) = self.upstream_broken("`--strict`");
         if !upstream.is_empty() {
             let _ = writeln!(
                 md,
                 "\n## Upstream's behaviour the target does not follow ({}, {})\n",
                 upstream.len(),
-                if self.strict {
-                    "counted with `--strict`"
-                } else {
-                    "advisory: the spec does not state it"
-                }
+                counted
             );
             for f in &upstream {
                 broken_rule(&mut md, f, "Why it is advisory");
